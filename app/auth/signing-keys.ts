@@ -1,0 +1,87 @@
+/**
+ * The ES256 keys that sign access tokens, kept in the database so that every instance (and the
+ * CLI) signs and verifies with the same keys. The newest unretired key signs; every key whose
+ * tokens may still be alive verifies. A token with an unknown kid triggers one reload, so a key
+ * created by another instance is picked up without a restart.
+ */
+import { randomUUID } from 'node:crypto';
+import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type JWK, type JWTVerifyGetKey, type CryptoKey } from 'jose';
+import type { Db } from '../store/database.ts';
+
+export const TOKEN_ALG = 'ES256';
+const RELOAD_INTERVAL_MS = 5_000;
+
+export interface SigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+}
+
+export class SigningKeys {
+  private jwks: { keys: JWK[] } = { keys: [] };
+  private localSet: JWTVerifyGetKey = createLocalJWKSet(this.jwks);
+  private current?: SigningKey;
+  private lastReload = 0;
+
+  constructor(private readonly db: Db) {}
+
+  /** Loads the keys, creating the first one if the database has none. */
+  async init(): Promise<void> {
+    await this.reload();
+    if (!this.current) {
+      await this.create();
+      await this.reload();
+    }
+  }
+
+  /** Generates a new signing key and retires the current one (it keeps verifying). */
+  async rotate(): Promise<string> {
+    const kid = await this.create();
+    await this.db.updateTable('signing_keys').set({ retired_at: new Date().toISOString() }).where('kid', '!=', kid).where('retired_at', 'is', null).execute();
+    await this.reload();
+    return kid;
+  }
+
+  signingKey(): SigningKey {
+    if (!this.current) throw new Error('SigningKeys.init() was not awaited');
+    return this.current;
+  }
+
+  /** The public JWKS, for /.well-known/jwks.json. */
+  publicJwks(): { keys: JWK[] } {
+    return this.jwks;
+  }
+
+  /** Key resolver for jose's jwtVerify. */
+  readonly getKey: JWTVerifyGetKey = async (header, token) => {
+    try {
+      return await this.localSet(header, token);
+    } catch (err) {
+      if (Date.now() - this.lastReload < RELOAD_INTERVAL_MS) throw err;
+      await this.reload();
+      return this.localSet(header, token);
+    }
+  };
+
+  private async create(): Promise<string> {
+    const { privateKey, publicKey } = await generateKeyPair(TOKEN_ALG, { extractable: true });
+    const kid = randomUUID();
+    const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: TOKEN_ALG, use: 'sig' };
+    const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: TOKEN_ALG };
+    await this.db
+      .insertInto('signing_keys')
+      .values({ kid, alg: TOKEN_ALG, private_jwk: JSON.stringify(privateJwk), public_jwk: JSON.stringify(publicJwk), created_at: new Date().toISOString(), retired_at: null })
+      .execute();
+    return kid;
+  }
+
+  private async reload(): Promise<void> {
+    this.lastReload = Date.now();
+    const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').orderBy('kid').execute();
+    this.jwks = { keys: rows.map((r) => JSON.parse(r.public_jwk) as JWK) };
+    this.localSet = createLocalJWKSet(this.jwks);
+    const active = rows.find((r) => r.retired_at === null);
+    if (active && active.kid !== this.current?.kid) {
+      this.current = { kid: active.kid, privateKey: (await importJWK(JSON.parse(active.private_jwk) as JWK, TOKEN_ALG)) as CryptoKey };
+    }
+  }
+}

@@ -1,0 +1,50 @@
+/** The operational settings, from the environment (DESIGN section 8), validated once at start. */
+import path from 'node:path';
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  /** Canonical base URL without a trailing slash; the MCP URL is `${publicUrl}/mcp`. */
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl?: string;
+  logLevel: string;
+  /** Extra allowed browser origins for /mcp (ALLOWED_ORIGINS, comma-separated). */
+  allowedOrigins: string[];
+  /** Extra Host names for /mcp (ALLOWED_HOSTS, comma-separated), or '*' for any. */
+  allowedHosts: string[] | '*';
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${env.PORT}"`);
+  const host = env.HOST || '127.0.0.1';
+  let publicUrl = env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  try {
+    const u = new URL(publicUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+    publicUrl = u.href.replace(/\/+$/, '');
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL such as https://mcp.example.com, got "${env.PUBLIC_URL}"`);
+  }
+  if (env.DATABASE_URL && !/^postgres(ql)?:\/\//.test(env.DATABASE_URL))
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite store)');
+  return {
+    port,
+    host,
+    publicUrl,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    ...(env.DATABASE_URL && { databaseUrl: env.DATABASE_URL }),
+    logLevel: env.LOG_LEVEL || 'info',
+    allowedOrigins: list(env.ALLOWED_ORIGINS),
+    allowedHosts: env.ALLOWED_HOSTS?.trim() === '*' ? '*' : list(env.ALLOWED_HOSTS),
+  };
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}

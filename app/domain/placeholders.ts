@@ -1,0 +1,85 @@
+/**
+ * Personalization placeholders in step text: `{name}`, `{company}`, ... and custom lead fields as
+ * `{custom.<field>}`. The interface's rule: a step whose text uses placeholders needs
+ * `fallback_text` unless `auto_fallback` is true.
+ */
+
+/** Built-in placeholders and the generic text `auto_fallback` puts in place of an unknown value. */
+export const AUTO_REPLACEMENTS: Readonly<Record<string, string>> = {
+  name: 'there',
+  first_name: 'there',
+  last_name: '',
+  company: 'your company',
+  position: 'your role',
+  title: 'your role',
+  location: 'your area',
+  industry: 'your industry',
+};
+
+export const KNOWN_PLACEHOLDERS = Object.keys(AUTO_REPLACEMENTS);
+const CUSTOM_PREFIX = 'custom.';
+const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)?)\}/g;
+
+/** The placeholders a text uses, in order of first appearance. */
+export function placeholdersIn(text: string): string[] {
+  return [...new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1]!))];
+}
+
+export function isKnownPlaceholder(name: string): boolean {
+  return name in AUTO_REPLACEMENTS || (name.startsWith(CUSTOM_PREFIX) && name.length > CUSTOM_PREFIX.length);
+}
+
+export interface StepText {
+  name: string;
+  text: string;
+  fallback_text?: string | null;
+  auto_fallback?: boolean;
+}
+
+export type StepViolation =
+  | { kind: 'unknown_placeholder'; step: number; step_name: string; placeholder: string }
+  | { kind: 'fallback_missing'; step: number; step_name: string }
+  | { kind: 'fallback_has_placeholder'; step: number; step_name: string; placeholders: string[] };
+
+/** The first rule a step breaks (steps numbered from 1 in campaign order), or undefined. */
+export function checkStep(step: StepText, position: number): StepViolation | undefined {
+  const used = placeholdersIn(step.text);
+  const unknown = used.find((p) => !isKnownPlaceholder(p));
+  if (unknown) return { kind: 'unknown_placeholder', step: position, step_name: step.name, placeholder: `{${unknown}}` };
+  if (used.length && !step.fallback_text && step.auto_fallback !== true) return { kind: 'fallback_missing', step: position, step_name: step.name };
+  const inFallback = step.fallback_text ? placeholdersIn(step.fallback_text) : [];
+  if (inFallback.length) return { kind: 'fallback_has_placeholder', step: position, step_name: step.name, placeholders: inFallback.map((p) => `{${p}}`) };
+  return undefined;
+}
+
+/** The first violation among a campaign's steps, in order. */
+export function checkSteps(steps: readonly StepText[], firstPosition = 1): StepViolation | undefined {
+  for (let i = 0; i < steps.length; i++) {
+    const violation = checkStep(steps[i]!, firstPosition + i);
+    if (violation) return violation;
+  }
+  return undefined;
+}
+
+export type LeadValues = Readonly<Record<string, string | null | undefined>>;
+
+/**
+ * Renders a step for a lead: every used value known -> the text filled in; otherwise the
+ * fallback text, or with auto_fallback the generic replacements. Lists what was unresolved.
+ */
+export function renderStep(step: StepText, lead: LeadValues | undefined): { text: string; unresolved: string[] } {
+  const used = placeholdersIn(step.text);
+  const value = (p: string) => {
+    const v = lead?.[p];
+    return typeof v === 'string' && v.trim() !== '' ? v : undefined;
+  };
+  const unresolved = used.filter((p) => value(p) === undefined).map((p) => `{${p}}`);
+  if (!unresolved.length) return { text: fill(step.text, (p) => value(p)!), unresolved };
+  if (step.fallback_text) return { text: step.fallback_text, unresolved };
+  if (step.auto_fallback) return { text: fill(step.text, (p) => value(p) ?? AUTO_REPLACEMENTS[p] ?? ''), unresolved };
+  return { text: step.text, unresolved };
+}
+
+function fill(text: string, value: (placeholder: string) => string): string {
+  return text.replace(PLACEHOLDER, (whole, p: string) => (isKnownPlaceholder(p) ? value(p) : whole));
+}

@@ -1,0 +1,37 @@
+/** `npm start`: the outreach MCP server with embedded defaults (SQLite in ./data, 127.0.0.1:3000). */
+import { ConfigError, loadConfig } from './config.ts';
+import { freePort } from './free-port.ts';
+import { DEMO, seedDemo } from './seed.ts';
+import { buildServer } from './server.ts';
+
+async function main(): Promise<void> {
+  let config = loadConfig();
+  if (config.port === 0) {
+    const port = await freePort(config.host);
+    config = loadConfig({ ...process.env, PORT: String(port) });
+  }
+  const service = await buildServer(config);
+  const seeded = await seedDemo(service.accounts, service.campaigns);
+  await service.app.listen({ port: config.port, host: config.host });
+  const where = service.db && config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `SQLite in ${config.dataDir}`;
+  console.log(`MCP server listening: ${config.publicUrl}/mcp (store: ${where})`);
+  if (seeded) {
+    console.log(`Created the demo account: sign in as ${DEMO.email} / ${DEMO.password}`);
+  }
+  console.log(`Get a token:  npm run cli -- token --email ${DEMO.email}`);
+  console.log(`Then connect a client to ${config.publicUrl}/mcp with the header "Authorization: Bearer <token>"`);
+
+  const stop = async (signal: string) => {
+    service.app.log.info(`${signal}: shutting down`);
+    await service.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) console.error(`Configuration error: ${err.message}`);
+  else console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,26 @@
+/** Turns a placeholder-rule violation into the catalog error the interface names. */
+import type { CatalogError } from '../../runtime/errors.ts';
+import type { StepViolation } from '../domain/placeholders.ts';
+import { KNOWN_PLACEHOLDERS } from '../domain/placeholders.ts';
+
+export interface StepErrors {
+  STEP_FALLBACK_MISSING(p: { step: number; step_name: string }): CatalogError;
+  UNKNOWN_PLACEHOLDER(p: { step: number; step_name: string; placeholder: string; known: string }): CatalogError;
+  FALLBACK_HAS_PLACEHOLDER(p: { step: number; step_name: string; placeholders: string }): CatalogError;
+}
+
+export function stepViolationError(errors: StepErrors, v: StepViolation): CatalogError {
+  switch (v.kind) {
+    case 'fallback_missing':
+      return errors.STEP_FALLBACK_MISSING({ step: v.step, step_name: v.step_name });
+    case 'unknown_placeholder':
+      return errors.UNKNOWN_PLACEHOLDER({
+        step: v.step,
+        step_name: v.step_name,
+        placeholder: v.placeholder,
+        known: [...KNOWN_PLACEHOLDERS.map((p) => `{${p}}`), '{custom.<field>}'].join(', '),
+      });
+    case 'fallback_has_placeholder':
+      return errors.FALLBACK_HAS_PLACEHOLDER({ step: v.step, step_name: v.step_name, placeholders: v.placeholders.join(', ') });
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * generated/handlers.gen.ts: the Handlers interface (one typed handler per tool), and a stub
+ * handler file for every tool that has none yet (written once, never overwritten).
+ */
+import path from 'node:path';
+import { StructureKind } from 'ts-morph';
+import type { Model, ToolModel } from '../model.ts';
+import type { OutputFile } from './output.ts';
+import { importPath, renderSource } from './ts-source.ts';
+import { toolTypesPath } from './tool-types.ts';
+
+export function emitHandlers(model: Model): OutputFile {
+  const content = renderSource([
+    ...model.tools.map((t) => ({
+      kind: StructureKind.ImportDeclaration as const,
+      isTypeOnly: true,
+      moduleSpecifier: `./tools/${t.name}.gen.ts`,
+      namedImports: [`${t.typeName}Handler`],
+    })),
+    {
+      kind: StructureKind.Interface,
+      isExported: true,
+      name: 'Handlers',
+      docs: ['Every tool of the server with the handler type it needs.'],
+      properties: model.tools.map((t) => ({ name: JSON.stringify(t.name), type: `${t.typeName}Handler` })),
+    },
+    `/** The handler file of each tool, relative to the handlers folder. */\nexport const handlerFiles = ${JSON.stringify(
+      Object.fromEntries(model.tools.map((t) => [t.name, `${t.name}.ts`])),
+      null,
+      2,
+    )} as const;`,
+  ]);
+  return { path: path.join(model.paths.generated, 'handlers.gen.ts'), content };
+}
+
+export function handlerPath(model: Model, tool: ToolModel): string {
+  return path.join(model.paths.handlers, `${tool.name}.ts`);
+}
+
+export function emitStub(model: Model, tool: ToolModel): OutputFile {
+  const spec = importPath(model.paths.handlers, toolTypesPath(model, tool), path.relative);
+  const summary = (tool.title ?? tool.description.split('\n')[0]!).replace(/\*\//g, '* /');
+  const content = `import type { ${tool.typeName}Handler } from '${spec}';
+
+/** ${summary} */
+export const handler: ${tool.typeName}Handler = async (args, ctx) => {
+  // Written once by \`npm run gen\`; yours to fill in. Raise declared errors with \`throw ctx.errors.CODE(...)\`.
+  void args;
+  void ctx;
+  throw new Error('Tool ${tool.name} is not implemented yet: fill in ${path.relative(process.cwd(), handlerPath(model, tool))}');
+};
+`;
+  return { path: handlerPath(model, tool), content, once: true };
+}

@@ -1,0 +1,49 @@
+/** generated/server.gen.ts: the ServerDefinition the runtime is started with. */
+import path from 'node:path';
+import { StructureKind, VariableDeclarationKind } from 'ts-morph';
+import type { Model } from '../model.ts';
+import type { OutputFile } from './output.ts';
+import { literal, renderSource } from './ts-source.ts';
+import { validatorName } from './validators.ts';
+
+export function emitServer(model: Model): OutputFile {
+  const tools = model.tools
+    .map((t) => {
+      const lines = [
+        `name: ${literal(t.name)}`,
+        `scopes: ${JSON.stringify(t.scopes)}`,
+        `errors: ${JSON.stringify(t.errors)}`,
+        `validateArguments: validators.${validatorName(t.typeName, 'Arguments')}`,
+        ...(t.output ? [`validateResult: validators.${validatorName(t.typeName, 'Result')}`] : []),
+      ];
+      return `    ${literal(t.name)}: {\n${lines.map((l) => `      ${l},`).join('\n')}\n    },`;
+    })
+    .join('\n');
+  const info = { name: model.server.name, version: model.server.version, ...(model.server.title !== undefined && { title: model.server.title }) };
+  const initializer = [
+    '{',
+    `  info: ${literal(info).replace(/\n/g, '\n  ')},`,
+    ...(model.server.instructions !== undefined ? [`  instructions: ${literal(model.server.instructions)},`] : []),
+    `  auth: ${literal(model.auth)},`,
+    '  scopes,',
+    '  errors: errorCatalog,',
+    '  toolsList,',
+    `  tools: {\n${tools}\n  },`,
+    '}',
+  ].join('\n');
+  const content = renderSource([
+    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: `${model.paths.runtimeImport}/definition.ts`, namedImports: ['ServerDefinition'] },
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './errors.gen.ts', namedImports: ['errorCatalog'] },
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './scopes.gen.ts', namedImports: ['scopes'] },
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './tools-list.gen.ts', namedImports: ['toolsList'] },
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './validators.gen.js', namespaceImport: 'validators' },
+    {
+      kind: StructureKind.VariableStatement,
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [`The ${model.server.name} server as declared in tools.yaml.`],
+      declarations: [{ name: 'serverDefinition', type: 'ServerDefinition', initializer }],
+    },
+  ]);
+  return { path: path.join(model.paths.generated, 'server.gen.ts'), content };
+}

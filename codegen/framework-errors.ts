@@ -1,0 +1,179 @@
+/**
+ * The errors the runtime raises itself. A tools.yaml may restate any of them (to change a
+ * message or remedy); the ones it leaves out are merged in from here, so every server built
+ * on the framework has a complete catalog.
+ */
+import type { ErrorSurface, ParamType } from './model.ts';
+
+export interface FrameworkError {
+  message: string;
+  surface: ErrorSurface;
+  status?: number;
+  code?: number;
+  remedy: string;
+  params?: Record<string, ParamType>;
+}
+
+export const frameworkErrors: Record<string, FrameworkError> = {
+  AUTH_HEADER_MISSING: {
+    message: 'Authorization header is required in MCP server config',
+    surface: 'auth',
+    status: 401,
+    code: -32001,
+    remedy: 'Add the header `Authorization: Bearer <token>` to the client configuration.',
+  },
+  INVALID_TOKEN: {
+    message: 'Invalid MCP token',
+    surface: 'auth',
+    status: 401,
+    code: -32001,
+    remedy: 'Authorize again and use the fresh token, whole and with the `Bearer ` prefix.',
+  },
+  TOKEN_REJECTED: {
+    message: 'Invalid service access token: {{detail}}',
+    surface: 'auth',
+    status: 401,
+    code: -32001,
+    remedy: 'Authorize again; if it persists the grant or account was disabled.',
+    params: { detail: 'string' },
+  },
+  ACCOUNT_CLAIM_INVALID: {
+    message: 'service_account_id claim missing or invalid',
+    surface: 'auth',
+    status: 401,
+    code: -32001,
+    remedy: 'Authorize again with the `service_account_id` scope selected.',
+  },
+  INSUFFICIENT_SCOPE: {
+    message: 'Missing required scope(s): {{scopes}}',
+    surface: 'auth',
+    status: 403,
+    code: -32003,
+    remedy: 'Remove the authorization and authorize again with the listed scopes selected.',
+    params: { scopes: 'string' },
+  },
+  METHOD_NOT_ALLOWED: {
+    message: 'Method not allowed',
+    surface: 'http',
+    status: 405,
+    code: -32000,
+    remedy: 'Send MCP requests with POST.',
+  },
+  FORBIDDEN_ORIGIN: {
+    message: 'Origin {{origin}} is not allowed',
+    surface: 'http',
+    status: 403,
+    code: -32000,
+    remedy: 'Call the server from an allowed origin (see ALLOWED_ORIGINS).',
+    params: { origin: 'string' },
+  },
+  BODY_TOO_LARGE: {
+    message: 'Request body is larger than {{limit}} bytes',
+    surface: 'http',
+    status: 413,
+    code: -32600,
+    remedy: 'Send smaller requests.',
+    params: { limit: 'integer' },
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    message: 'Content-Type must be application/json',
+    surface: 'http',
+    status: 415,
+    code: -32600,
+    remedy: 'Send the JSON-RPC message with `Content-Type: application/json`.',
+  },
+  NOT_ACCEPTABLE: {
+    message: 'Accept must include application/json and text/event-stream',
+    surface: 'http',
+    status: 406,
+    code: -32600,
+    remedy: 'Send `Accept: application/json, text/event-stream`.',
+  },
+  PARSE_ERROR: {
+    message: 'Parse error: the body is not valid JSON',
+    surface: 'protocol',
+    status: 400,
+    code: -32700,
+    remedy: 'Send a JSON-RPC 2.0 message as JSON text.',
+  },
+  INVALID_REQUEST: {
+    message: 'Invalid request: {{detail}}',
+    surface: 'protocol',
+    status: 400,
+    code: -32600,
+    remedy: 'Send a JSON-RPC 2.0 request object with jsonrpc "2.0", an id and a method.',
+    params: { detail: 'string' },
+  },
+  METHOD_NOT_FOUND: {
+    message: 'Method not found: {{method}}',
+    surface: 'protocol',
+    status: 404,
+    code: -32601,
+    remedy: 'Use a method this server supports (see server capabilities).',
+    params: { method: 'string' },
+  },
+  INVALID_PARAMS: {
+    message: 'Invalid params: {{detail}}',
+    surface: 'protocol',
+    code: -32602,
+    remedy: 'Correct the request params as the message says.',
+    params: { detail: 'string' },
+  },
+  UNKNOWN_TOOL: {
+    message: 'Unknown tool: {{tool}}',
+    surface: 'protocol',
+    code: -32602,
+    remedy: 'Call tools/list and use one of the listed names.',
+    params: { tool: 'string' },
+  },
+  UNSUPPORTED_PROTOCOL_VERSION: {
+    message: 'Unsupported protocol version: {{version}} (supported: {{supported}})',
+    surface: 'protocol',
+    status: 400,
+    code: -32022,
+    remedy: 'Use one of the supported protocol versions.',
+    params: { version: 'string', supported: 'string' },
+  },
+  HEADER_MISMATCH: {
+    message: 'Header mismatch: {{detail}}',
+    surface: 'protocol',
+    status: 400,
+    code: -32020,
+    remedy: 'Send MCP-Protocol-Version, Mcp-Method and Mcp-Name headers equal to the values in the body.',
+    params: { detail: 'string' },
+  },
+  INVALID_REQUEST_META: {
+    message: 'Invalid params: {{detail}}',
+    surface: 'protocol',
+    status: 400,
+    code: -32602,
+    remedy: 'Send params._meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities on every 2026-07-28 request.',
+    params: { detail: 'string' },
+  },
+  INVALID_ARGUMENTS: {
+    message: 'Invalid arguments for tool {{tool}}: {{detail}}',
+    surface: 'tool',
+    remedy: 'Correct the arguments as the message says and call the tool again.',
+    params: { tool: 'string', detail: 'string' },
+  },
+  INTERNAL_ERROR: {
+    message: 'Tool {{tool}} failed unexpectedly (reference {{reference}}); the error was logged',
+    surface: 'tool',
+    remedy: 'Try again; if it keeps failing, report the reference to the operator.',
+    params: { tool: 'string', reference: 'string' },
+  },
+  INVALID_RESULT: {
+    message: 'Tool {{tool}} produced a result that does not match its output schema: {{detail}}',
+    surface: 'tool',
+    remedy: 'A bug in the tool handler: fix the handler or the output schema.',
+    params: { tool: 'string', detail: 'string' },
+  },
+  FORBIDDEN_HOST: {
+    message: 'Host {{host}} is not allowed',
+    surface: 'http',
+    status: 403,
+    code: -32000,
+    remedy: 'Reach the server by its configured name (PUBLIC_URL), or add the host to ALLOWED_HOSTS.',
+    params: { host: 'string' },
+  },
+};

@@ -1,0 +1,69 @@
+/** The generator pipeline: tools.yaml -> model -> rendered files (in memory) -> write or check. */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadToolsYaml } from './load.ts';
+import type { Model } from './model.ts';
+import type { OutputFile } from './emit/output.ts';
+import { emitErrors } from './emit/errors.ts';
+import { emitScopes } from './emit/scopes.ts';
+import { emitToolsList } from './emit/tools-list.ts';
+import { emitValidators } from './emit/validators.ts';
+import { emitToolTypes } from './emit/tool-types.ts';
+import { emitServer } from './emit/server.ts';
+import { emitHandlers, emitStub } from './emit/handlers.ts';
+import { emitDocs } from './emit/docs.ts';
+
+/** Renders every output of a model in memory; nothing touches the disk. */
+export async function render(model: Model): Promise<OutputFile[]> {
+  const toolTypes = await Promise.all(model.tools.map((t) => emitToolTypes(model, t)));
+  return [
+    emitErrors(model),
+    emitScopes(model),
+    emitToolsList(model),
+    ...emitValidators(model),
+    ...toolTypes,
+    emitServer(model),
+    emitHandlers(model),
+    ...model.tools.map((t) => emitStub(model, t)),
+    ...emitDocs(model),
+  ];
+}
+
+export interface SyncResult {
+  /** Files written (write mode) or that would be written (check mode). */
+  changed: string[];
+  /** Generated files no longer produced: deleted (write mode) or reported (check mode). */
+  removed: string[];
+}
+
+/** Generated files present on disk, recursively, under the generated folder. */
+function existingGenerated(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && /\.gen\.(ts|js|d\.ts)$/.test(e.name))
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+/** Compares rendered files with the disk; writes changed ones unless `check`. */
+export function sync(model: Model, files: OutputFile[], check: boolean): SyncResult {
+  const changed: string[] = [];
+  for (const f of files) {
+    const exists = existsSync(f.path);
+    if (f.once ? exists : exists && readFileSync(f.path, 'utf8') === f.content) continue;
+    changed.push(f.path);
+    if (!check) {
+      mkdirSync(path.dirname(f.path), { recursive: true });
+      writeFileSync(f.path, f.content);
+    }
+  }
+  const produced = new Set(files.map((f) => f.path));
+  const removed = existingGenerated(model.paths.generated).filter((p) => !produced.has(p));
+  if (!check) for (const p of removed) rmSync(p);
+  return { changed, removed };
+}
+
+export async function generate(toolsYaml: string, check: boolean): Promise<SyncResult & { model: Model }> {
+  const model = loadToolsYaml(toolsYaml);
+  const files = await render(model);
+  return { model, ...sync(model, files, check) };
+}

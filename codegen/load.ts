@@ -1,0 +1,254 @@
+/**
+ * Stage 1 of the pipeline: read tools.yaml, validate it strictly (its own JSON Schema, then
+ * references, templates and the tools' JSON Schemas) and build the plain model.
+ * Every problem is collected and reported together, each with file, line and column.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { frameworkErrors } from './framework-errors.ts';
+import type { ErrorModel, Model, ParamType, ToolModel } from './model.ts';
+import { ToolsYamlError, type Problem } from './problems.ts';
+import fileSchema from './tools-yaml.schema.json' with { type: 'json' };
+import type { JSONSchema } from './json-schema.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+type Path = (string | number)[];
+
+interface RawFile {
+  server: { name: string; version: string; title?: string; instructions?: string };
+  auth?: 'bearer' | 'none';
+  codegen?: { generated?: string; handlers?: string; docs?: string; runtime?: string };
+  scopes: Record<string, { description: string; default?: boolean }>;
+  errors?: Record<string, RawError>;
+  tools: Record<string, RawTool>;
+}
+interface RawError {
+  message: string;
+  surface: ErrorModel['surface'];
+  status?: number;
+  code?: number;
+  remedy?: string;
+  params?: Record<string, ParamType>;
+}
+interface RawTool {
+  title?: string;
+  description: string;
+  scopes: string[];
+  annotations?: ToolModel['annotations'];
+  input: JSONSchema;
+  output?: JSONSchema;
+  errors?: string[];
+  examples?: ToolModel['examples'];
+}
+
+const TEMPLATE_PARAM = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/** Parameter names of a message template, in order of first appearance. */
+export function templateParams(template: string): string[] {
+  return [...new Set([...template.matchAll(TEMPLATE_PARAM)].map((m) => m[1]!))];
+}
+
+/** snake_case / kebab-case / dotted tool name to a PascalCase type name. */
+export function pascalCase(name: string): string {
+  return name
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/** Loads and validates a tools.yaml file; throws ToolsYamlError listing every problem. */
+export function loadToolsYaml(file: string): Model {
+  const text = readFileSync(file, 'utf8');
+  return parseToolsYaml(text, file);
+}
+
+export function parseToolsYaml(text: string, file: string): Model {
+  const display = path.relative(process.cwd(), file) || file;
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const problems: Problem[] = [];
+  const at = (offset: number | undefined, message: string) => {
+    const pos = lineCounter.linePos(offset ?? 0);
+    problems.push({ line: pos.line, col: pos.col, message });
+  };
+  const atPath = (p: Path, message: string, key = false) => at(locate(doc, p, key), message);
+
+  for (const err of doc.errors) {
+    const message = err.code === 'DUPLICATE_KEY' ? `duplicate key: ${err.message.split('\n')[0]}` : err.message.split('\n')[0]!;
+    at(err.pos[0], message);
+  }
+  if (problems.length) throw new ToolsYamlError(display, problems);
+
+  const raw = doc.toJS() as unknown;
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  const validateFile = ajv.compile(fileSchema);
+  if (!validateFile(raw)) {
+    for (const e of validateFile.errors ?? []) reportSchemaError(e, atPath);
+    throw new ToolsYamlError(display, problems);
+  }
+  const data = raw as unknown as RawFile;
+
+  const errors = buildErrors(data, atPath);
+  const errorByCode = new Map(errors.map((e) => [e.code, e]));
+  const scopeNames = new Set(Object.keys(data.scopes));
+
+  const schemaAjv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
+  addFormats(schemaAjv);
+  const tools: ToolModel[] = [];
+  const typeNames = new Map<string, string>();
+  for (const [name, tool] of Object.entries(data.tools)) {
+    const base = ['tools', name];
+    const typeName = pascalCase(name);
+    const clash = typeNames.get(typeName);
+    if (clash) atPath(base, `tool ${name} and tool ${clash} would both generate types named ${typeName}; rename one`, true);
+    typeNames.set(typeName, name);
+    tool.scopes.forEach((scope, i) => {
+      if (!scopeNames.has(scope)) atPath([...base, 'scopes', i], `tool ${name} requires scope ${scope}, which is not declared under scopes`);
+    });
+    (tool.errors ?? []).forEach((code, i) => {
+      const declared = errorByCode.get(code);
+      if (!declared) atPath([...base, 'errors', i], `tool ${name} raises error ${code}, which is not declared under errors`);
+      else if (declared.surface !== 'tool')
+        atPath([...base, 'errors', i], `tool ${name} lists error ${code}, but its surface is ${declared.surface}; a tool can raise only surface: tool errors`);
+    });
+    const input = compileSchema(schemaAjv, tool.input, [...base, 'input'], atPath);
+    const output = tool.output ? compileSchema(schemaAjv, tool.output, [...base, 'output'], atPath) : undefined;
+    (tool.examples ?? []).forEach((ex, i) => {
+      if (input && !input(ex.arguments))
+        atPath([...base, 'examples', i, 'arguments'], `example arguments do not match the input schema: ${schemaAjv.errorsText(input.errors)}`);
+      if (output && ex.result !== undefined && !output(ex.result))
+        atPath([...base, 'examples', i, 'result'], `example result does not match the output schema: ${schemaAjv.errorsText(output.errors)}`);
+      if (ex.error !== undefined && !(tool.errors ?? []).includes(ex.error))
+        atPath([...base, 'examples', i, 'error'], `example error ${ex.error} is not among the tool's errors`);
+    });
+    tools.push({
+      name,
+      typeName,
+      ...(tool.title !== undefined && { title: tool.title }),
+      description: tool.description,
+      scopes: [...tool.scopes],
+      ...(tool.annotations && { annotations: tool.annotations }),
+      input: tool.input,
+      ...(tool.output && { output: tool.output }),
+      errors: [...(tool.errors ?? [])].sort(),
+      examples: tool.examples ?? [],
+    });
+  }
+  if (problems.length) throw new ToolsYamlError(display, problems);
+
+  const dir = path.dirname(path.resolve(file));
+  const cg = data.codegen ?? {};
+  return {
+    paths: {
+      source: path.resolve(file),
+      generated: path.resolve(dir, cg.generated ?? 'generated'),
+      handlers: path.resolve(dir, cg.handlers ?? 'tools'),
+      ...(cg.docs && { docs: path.resolve(dir, cg.docs) }),
+      runtimeImport: cg.runtime ?? '../runtime',
+    },
+    server: data.server,
+    auth: data.auth ?? 'bearer',
+    scopes: Object.entries(data.scopes)
+      .map(([name, s]) => ({ name, description: s.description, default: s.default ?? false }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
+    errors: errors.sort((a, b) => a.code.localeCompare(b.code)),
+    tools: tools.sort((a, b) => a.name.localeCompare(b.name)),
+  };
+}
+
+function buildErrors(data: RawFile, atPath: (p: Path, m: string, key?: boolean) => void): ErrorModel[] {
+  const declared = data.errors ?? {};
+  const merged: Record<string, RawError & { framework: boolean }> = {};
+  for (const [code, e] of Object.entries(frameworkErrors)) merged[code] = { ...e, framework: true };
+  for (const [code, e] of Object.entries(declared)) {
+    const base = merged[code];
+    if (base && base.surface !== e.surface)
+      atPath(['errors', code, 'surface'], `error ${code} is raised by the runtime with surface ${base.surface}; it cannot be redeclared as ${e.surface}`);
+    merged[code] = { ...base, ...e, framework: Boolean(base) };
+  }
+  const out: ErrorModel[] = [];
+  for (const [code, e] of Object.entries(merged)) {
+    const names = templateParams(e.message);
+    const declaredParams = e.params ?? {};
+    if (code in declared) {
+      for (const p of Object.keys(declaredParams))
+        if (!names.includes(p)) atPath(['errors', code, 'params', p], `error ${code} declares parameter ${p}, but its message never uses {{${p}}}`, true);
+      if ((e.surface === 'auth' || e.surface === 'http') && e.status === undefined)
+        atPath(['errors', code], `error ${code} has surface ${e.surface} and needs an HTTP status`, true);
+    }
+    out.push({
+      code,
+      message: e.message,
+      surface: e.surface,
+      ...(e.status !== undefined && { status: e.status }),
+      ...(e.code !== undefined && { rpcCode: e.code }),
+      ...(e.remedy !== undefined && { remedy: e.remedy }),
+      params: names.map((name) => ({ name, type: declaredParams[name] ?? 'string' })),
+      framework: e.framework,
+    });
+  }
+  return out;
+}
+
+function compileSchema(
+  ajv: Ajv2020,
+  schema: JSONSchema,
+  where: Path,
+  atPath: (p: Path, m: string) => void,
+): ReturnType<Ajv2020['compile']> | undefined {
+  try {
+    return ajv.compile(schema);
+  } catch (err) {
+    atPath(where, `invalid JSON Schema: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+function reportSchemaError(e: ErrorObject, atPath: (p: Path, m: string, key?: boolean) => void) {
+  const p: Path = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const where = p.length ? p.join('.') : 'the file';
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return atPath([...p, e.params.additionalProperty as string], `unknown key ${e.params.additionalProperty} in ${where}`, true);
+    case 'required':
+      return atPath(p, `${where} is missing the required key ${e.params.missingProperty}`, true);
+    case 'propertyNames':
+      return atPath([...p, e.params.propertyName as string], `invalid name ${e.params.propertyName} in ${where}`, true);
+    case 'pattern':
+      if (e.propertyName === undefined && p.length) return atPath(p, `${where} ${e.message}`, true);
+      return atPath(p, `${where} ${e.message}`);
+    case 'enum':
+      return atPath(p, `${where} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`);
+    default:
+      return atPath(p, `${where} ${e.message}`);
+  }
+}
+
+/** Source offset of the node at a path (or of its key), falling back to the nearest ancestor. */
+function locate(doc: Document, p: Path, key: boolean): number | undefined {
+  for (let n = p.length; n >= 0; n--) {
+    const parentPath = p.slice(0, n - 1);
+    const last = p[n - 1];
+    if (n === 0) return (doc.contents as Node | null)?.range?.[0];
+    const parent = doc.getIn(parentPath, true) as Node | undefined;
+    if (isMap(parent)) {
+      const pair = parent.items.find((it) => isPair(it) && isScalar(it.key) && String(it.key.value) === String(last));
+      if (pair && isPair(pair)) {
+        const target = (key && n === p.length ? pair.key : pair.value ?? pair.key) as Node | null;
+        if (target?.range) return target.range[0];
+      }
+    } else {
+      const node = doc.getIn(p.slice(0, n), true) as Node | undefined;
+      if (node?.range) return node.range[0];
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,81 @@
+/** The plain intermediate model the emitters work from: everything resolved, sorted and validated. */
+import type { JSONSchema } from './json-schema.ts';
+
+export type ErrorSurface = 'auth' | 'http' | 'protocol' | 'tool';
+export type ParamType = 'string' | 'number' | 'integer';
+
+export interface ErrorModel {
+  code: string;
+  message: string;
+  surface: ErrorSurface;
+  status?: number;
+  rpcCode?: number;
+  remedy?: string;
+  /** Parameters in order of first appearance in the template. */
+  params: { name: string; type: ParamType }[];
+  /** True for codes the runtime itself raises (merged in from the framework catalog). */
+  framework: boolean;
+}
+
+export interface ScopeModel {
+  name: string;
+  description: string;
+  default: boolean;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface ToolExample {
+  title?: string;
+  arguments: Record<string, unknown>;
+  result?: unknown;
+  error?: string;
+}
+
+export interface ToolModel {
+  name: string;
+  /** PascalCase base for type names: create_campaign -> CreateCampaign. */
+  typeName: string;
+  title?: string;
+  description: string;
+  scopes: string[];
+  annotations?: ToolAnnotations;
+  input: JSONSchema;
+  output?: JSONSchema;
+  errors: string[];
+  examples: ToolExample[];
+}
+
+export interface ServerModel {
+  name: string;
+  version: string;
+  title?: string;
+  instructions?: string;
+}
+
+export interface ProjectPaths {
+  /** Absolute path of the tools.yaml. */
+  source: string;
+  /** Absolute folder for generated files. */
+  generated: string;
+  /** Absolute folder of handler files. */
+  handlers: string;
+  /** Absolute path of the generated reference doc, if any. */
+  docs?: string;
+  /** Import specifier of the runtime folder as seen from the generated folder. */
+  runtimeImport: string;
+}
+
+export interface Model {
+  paths: ProjectPaths;
+  server: ServerModel;
+  auth: 'bearer' | 'none';
+  scopes: ScopeModel[];
+  errors: ErrorModel[];
+  tools: ToolModel[];
+}

@@ -1,0 +1,131 @@
+/**
+ * Bearer authentication: the Authorization header -> a verified Principal, or a catalog error
+ * (401 with WWW-Authenticate). Verified claims are cached per token until they expire, so the
+ * signature is checked once per token, not once per request.
+ */
+import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { CatalogError, ErrorFactory } from './errors.ts';
+import type { Principal } from './handler.ts';
+
+/** Raised by an app's principal check: the token is well formed but the service refuses it. */
+export class TokenRejectedError extends Error {
+  override name = 'TokenRejectedError';
+}
+
+export interface JwtAuthOptions {
+  issuer: string;
+  /** The canonical MCP URL, `{PUBLIC_URL}/mcp`. */
+  audience: string;
+  keys: JWTVerifyGetKey;
+  algorithms?: string[];
+  /** Service-side checks (grant not revoked, user and account enabled); throw TokenRejectedError. */
+  checkPrincipal?: (principal: Principal, claims: JWTPayload) => Promise<void>;
+  /** Upper bound of cached tokens. */
+  cacheSize?: number;
+  now?: () => number;
+}
+
+export interface Authenticator {
+  /** Resolves the principal of an Authorization header value, or throws a CatalogError. */
+  authenticate(header: string | undefined): Promise<Principal>;
+  /** Drops cached tokens of a revoked grant. */
+  invalidateGrant(grantId: string): void;
+}
+
+const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
+
+/** WWW-Authenticate values per RFC 6750 and RFC 9728 (resource_metadata). */
+export class Challenges {
+  constructor(private readonly resourceMetadataUrl: string) {}
+  missing(): string {
+    return `Bearer resource_metadata="${this.resourceMetadataUrl}"`;
+  }
+  invalid(description: string): string {
+    return `Bearer error="invalid_token", error_description="${description.replace(/["\\]/g, "'")}", resource_metadata="${this.resourceMetadataUrl}"`;
+  }
+  insufficientScope(scopes: readonly string[]): string {
+    return `Bearer error="insufficient_scope", scope="${scopes.join(' ')}", resource_metadata="${this.resourceMetadataUrl}"`;
+  }
+}
+
+interface CacheEntry {
+  principal: Principal;
+  expiresAtMs: number;
+}
+
+export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFactory, challenges: Challenges): Authenticator {
+  const cache = new Map<string, CacheEntry>();
+  const cacheSize = options.cacheSize ?? 10_000;
+  const now = options.now ?? Date.now;
+  const algorithms = options.algorithms ?? ['ES256'];
+
+  const fail = (code: string, params: Record<string, string> = {}): CatalogError => {
+    const err = errors.create(code, params);
+    const header = code === 'AUTH_HEADER_MISSING' ? challenges.missing() : challenges.invalid(err.message);
+    return errors.create(code, params, { 'www-authenticate': header });
+  };
+
+  async function verify(token: string): Promise<CacheEntry> {
+    let claims: JWTPayload;
+    try {
+      ({ payload: claims } = await jwtVerify(token, options.keys, {
+        issuer: options.issuer,
+        audience: options.audience,
+        algorithms,
+        requiredClaims: ['exp', 'sub'],
+        currentDate: new Date(now()),
+      }));
+    } catch (err) {
+      if (err instanceof joseErrors.JOSEError || err instanceof TypeError) throw fail('INVALID_TOKEN');
+      throw err;
+    }
+    const accountId = claims.service_account_id;
+    if (typeof accountId !== 'string' || !ACCOUNT_ID.test(accountId)) throw fail('ACCOUNT_CLAIM_INVALID');
+    const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : [];
+    const principal: Principal = {
+      subject: claims.sub!,
+      accountId,
+      scopes: new Set(scopes),
+      ...(typeof claims.grant_id === 'string' && { grantId: claims.grant_id }),
+      ...(typeof claims.client_id === 'string' && { clientId: claims.client_id }),
+      expiresAt: claims.exp!,
+    };
+    if (options.checkPrincipal) {
+      try {
+        await options.checkPrincipal(principal, claims);
+      } catch (err) {
+        if (err instanceof TokenRejectedError) throw fail('TOKEN_REJECTED', { detail: err.message });
+        throw err;
+      }
+    }
+    return { principal, expiresAtMs: claims.exp! * 1000 };
+  }
+
+  return {
+    async authenticate(header) {
+      if (header === undefined || header === '') throw fail('AUTH_HEADER_MISSING');
+      const match = BEARER.exec(header);
+      if (!match) throw fail('INVALID_TOKEN');
+      const token = match[1]!;
+      const cached = cache.get(token);
+      if (cached && cached.expiresAtMs > now()) return cached.principal;
+      if (cached) cache.delete(token);
+      const entry = await verify(token);
+      if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
+      cache.set(token, entry);
+      return entry.principal;
+    },
+    invalidateGrant(grantId) {
+      for (const [token, entry] of cache) if (entry.principal.grantId === grantId) cache.delete(token);
+    },
+  };
+}
+
+/** The principal of every request on an `auth: none` server (local fixtures only). */
+export const anonymousPrincipal = (scopes: readonly string[]): Principal => ({
+  subject: 'anonymous',
+  accountId: 'local',
+  scopes: new Set(scopes),
+  expiresAt: Number.MAX_SAFE_INTEGER,
+});

@@ -1,0 +1,101 @@
+/**
+ * Which protocol era a POST belongs to, decided per request (no session): the stateless
+ * 2026-07-28 revision (per-request `_meta`, Mcp-* headers) or the handshake revisions.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ErrorFactory } from './errors.ts';
+import type { JsonRpcRequest, JsonRpcNotification } from './jsonrpc.ts';
+import { DEFAULT_HEADER_VERSION, HANDSHAKE_VERSIONS, STATELESS_VERSION, SUPPORTED_VERSIONS, isSupported } from './versions.ts';
+import type { LogLevel } from './handler.ts';
+
+export const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+} as const;
+
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+export interface Era {
+  stateless: boolean;
+  version: string;
+  /** Log notifications at or above this level are sent; undefined sends none. */
+  logLevel: LogLevel | undefined;
+}
+
+/** Methods whose `Mcp-Name` header must mirror a body field. */
+const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'resources/read': 'uri', 'prompts/get': 'name' };
+
+const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function decodeHeader(value: string): string {
+  const m = BASE64_SENTINEL.exec(value);
+  return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : value;
+}
+
+/**
+ * Decides the era of a request or notification and validates what that era requires.
+ * Throws a CatalogError (400) for a malformed envelope, mismatched headers or an unsupported version.
+ */
+export function resolveEra(
+  message: JsonRpcRequest | JsonRpcNotification,
+  headers: IncomingHttpHeaders,
+  errors: ErrorFactory,
+  defaultLogLevel: LogLevel | undefined,
+): Era {
+  const meta = message.params?._meta as Record<string, unknown> | undefined;
+  const headerVersion = headerValue(headers, 'mcp-protocol-version');
+  const metaVersion = meta?.[META.protocolVersion];
+  const stateless =
+    metaVersion !== undefined || message.method === 'server/discover' || (headerVersion !== undefined && headerVersion >= STATELESS_VERSION && message.method !== 'initialize');
+
+  if (!stateless) {
+    const version = message.method === 'initialize' ? String(message.params?.protocolVersion ?? DEFAULT_HEADER_VERSION) : (headerVersion ?? DEFAULT_HEADER_VERSION);
+    if (message.method !== 'initialize' && headerVersion !== undefined && !(HANDSHAKE_VERSIONS as readonly string[]).includes(headerVersion))
+      throw unsupported(errors, headerVersion);
+    return { stateless: false, version, logLevel: defaultLogLevel };
+  }
+
+  if (typeof metaVersion !== 'string') throw errors.create('INVALID_REQUEST_META', { detail: `params._meta["${META.protocolVersion}"] is required (a protocol version string)` });
+  const caps = meta?.[META.clientCapabilities];
+  if (typeof caps !== 'object' || caps === null || Array.isArray(caps))
+    throw errors.create('INVALID_REQUEST_META', { detail: `params._meta["${META.clientCapabilities}"] is required (an object; {} for none)` });
+  const logLevel = meta?.[META.logLevel];
+  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel))
+    throw errors.create('INVALID_REQUEST_META', { detail: `params._meta["${META.logLevel}"] must be one of ${LOG_LEVELS.join(', ')}` });
+
+  if (headerVersion === undefined) throw mismatch(errors, 'the MCP-Protocol-Version header is required');
+  if (headerVersion !== metaVersion) throw mismatch(errors, `MCP-Protocol-Version header value '${headerVersion}' does not match body value '${metaVersion}'`);
+  if ('id' in message) {
+    const method = headerValue(headers, 'mcp-method');
+    if (method === undefined) throw mismatch(errors, 'the Mcp-Method header is required');
+    if (method !== message.method) throw mismatch(errors, `Mcp-Method header value '${method}' does not match body value '${message.method}'`);
+    const field = NAMED[message.method];
+    if (field) {
+      const raw = headerValue(headers, 'mcp-name');
+      const bodyValue = message.params?.[field];
+      if (raw === undefined) throw mismatch(errors, `the Mcp-Name header is required for ${message.method}`);
+      const name = decodeHeader(raw);
+      if (name !== bodyValue) throw mismatch(errors, `Mcp-Name header value '${name}' does not match body value '${String(bodyValue)}'`);
+    }
+  }
+  if (!isSupported(metaVersion) || metaVersion < STATELESS_VERSION) throw unsupported(errors, metaVersion);
+  return { stateless: true, version: metaVersion, logLevel: logLevel as LogLevel | undefined };
+}
+
+function mismatch(errors: ErrorFactory, detail: string) {
+  return errors.create('HEADER_MISMATCH', { detail });
+}
+
+function unsupported(errors: ErrorFactory, version: string) {
+  const err = errors.create('UNSUPPORTED_PROTOCOL_VERSION', { version, supported: SUPPORTED_VERSIONS.join(', ') });
+  err.data = { supported: SUPPORTED_VERSIONS, requested: version };
+  return err;
+}

@@ -1,0 +1,65 @@
+/**
+ * Errors raised by handlers and by the runtime, all from the one catalog declared in tools.yaml.
+ * Nothing is identified by its message text: every error carries its stable catalog code.
+ */
+import type { ErrorCatalog, ErrorDefinition } from './definition.ts';
+
+export type ErrorParamValues = Record<string, string | number>;
+
+/** An error from the catalog, with its parameters filled in. The transport maps it by surface. */
+export class CatalogError extends Error {
+  /** Extra `error.data` for protocol errors (e.g. the supported versions). */
+  data?: unknown;
+
+  constructor(
+    readonly code: string,
+    readonly definition: ErrorDefinition,
+    readonly params: ErrorParamValues = {},
+    /** Extra headers for auth errors (WWW-Authenticate). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(renderTemplate(definition.message, params));
+    this.name = 'CatalogError';
+  }
+}
+
+/** A fault of the server's own configuration (bad definition, missing handler): raised at start. */
+export class FrameworkConfigError extends Error {
+  override name = 'FrameworkConfigError';
+}
+
+const PARAM = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/** Fills `{{param}}` slots; single braces such as `{name}` stay literal. */
+export function renderTemplate(template: string, params: ErrorParamValues): string {
+  return template.replace(PARAM, (_, name: string) => (name in params ? String(params[name]) : `{{${name}}}`));
+}
+
+/** Builds and raises catalog errors; one per server, shared by all requests. */
+export class ErrorFactory {
+  constructor(private readonly catalog: ErrorCatalog) {}
+
+  /** Verifies at start that every code the runtime may raise is in the catalog. */
+  require(codes: readonly string[]): void {
+    const missing = codes.filter((c) => !this.catalog[c]);
+    if (missing.length) throw new FrameworkConfigError(`The error catalog lacks codes the runtime raises: ${missing.join(', ')}`);
+  }
+
+  create(code: string, params: ErrorParamValues = {}, headers: Record<string, string> = {}): CatalogError {
+    const definition = this.catalog[code];
+    if (!definition) throw new FrameworkConfigError(`Unknown error code ${code}`);
+    return new CatalogError(code, definition, params, headers);
+  }
+}
+
+/** Typed constructors for the codes one tool may raise: `ctx.errors.CODE({ ...params })`. */
+export type ToolErrors<Params extends object, Codes extends keyof Params> = {
+  readonly [C in Codes]: keyof Params[C] extends never ? () => CatalogError : (params: Params[C]) => CatalogError;
+};
+
+/** The constructors object for a tool, built once at start from its declared codes. */
+export function toolErrorConstructors(factory: ErrorFactory, codes: readonly string[]): Record<string, (p?: ErrorParamValues) => CatalogError> {
+  const out: Record<string, (p?: ErrorParamValues) => CatalogError> = {};
+  for (const code of codes) out[code] = (params = {}) => factory.create(code, params);
+  return Object.freeze(out);
+}

@@ -1,0 +1,59 @@
+/** The contract between the runtime and a tool handler. */
+
+/**
+ * Application services handed to every handler (store, clock, ...). Empty here: an app adds
+ * its own by declaration merging, `declare module '.../runtime/handler.ts' { interface Services { store: Store } }`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Services {}
+
+/** Who is calling: the verified token's claims. */
+export interface Principal {
+  /** The user (`sub`). */
+  readonly subject: string;
+  /** The `service_account_id` claim; absent only on `auth: none` servers. */
+  readonly accountId: string;
+  readonly scopes: ReadonlySet<string>;
+  readonly grantId?: string;
+  readonly clientId?: string;
+  /** Expiry, seconds since the epoch. */
+  readonly expiresAt: number;
+}
+
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
+export interface ToolContext<Errors> {
+  readonly tool: string;
+  readonly principal: Principal;
+  readonly services: Services;
+  /** Constructors for the catalog errors this tool declares: `throw ctx.errors.CODE({...})`. */
+  readonly errors: Errors;
+  /** Aborted when the client cancels or disconnects. */
+  readonly signal: AbortSignal;
+  /** Sends a notifications/message log entry to the client (over SSE, when it accepts it). */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /** Sends notifications/progress when the client asked for it with a progressToken. */
+  progress(progress: number, total?: number, message?: string): void;
+}
+
+export type ContentBlock =
+  | { type: 'text'; text: string; annotations?: object }
+  | { type: 'image'; data: string; mimeType: string; annotations?: object }
+  | { type: 'audio'; data: string; mimeType: string; annotations?: object }
+  | {
+      type: 'resource';
+      resource: { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
+      annotations?: object;
+    }
+  | { type: 'resource_link'; uri: string; name: string; mimeType?: string; description?: string };
+
+/** What a handler of a tool without an output schema returns: content blocks as they are. */
+export interface ContentResult {
+  content: ContentBlock[];
+  isError?: boolean;
+}
+
+export type ToolHandler<Args, Result, Errors> = (args: Args, ctx: ToolContext<Errors>) => Result | Promise<Result>;
+
+/** Handlers by tool name, as the runtime receives them. */
+export type HandlerMap = Readonly<Record<string, ToolHandler<never, unknown, never>>>;

@@ -1,0 +1,181 @@
+/**
+ * The Fastify plugin serving MCP at one path: POST only (405 for every other method), host and
+ * origin checks, bearer auth, JSON-RPC classification, then the protocol. A request is answered
+ * from itself alone: no session, no per-request server objects.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { anonymousPrincipal, Challenges, type Authenticator } from './auth.ts';
+import type { ServerDefinition } from './definition.ts';
+import { CatalogError, ErrorFactory, FrameworkConfigError } from './errors.ts';
+import type { HandlerMap, LogLevel, Principal, Services } from './handler.ts';
+import { classify, errorMessage, type RequestId } from './jsonrpc.ts';
+import { checkOrigin, defaultOriginPolicy } from './origin-guard.ts';
+import { McpProtocol, rpcError } from './protocol.ts';
+import { ResponseChannel } from './response-channel.ts';
+import { ToolRunner } from './tool-runner.ts';
+
+export interface McpHttpOptions {
+  definition: ServerDefinition;
+  handlers: HandlerMap;
+  services: Services;
+  /** Required unless the definition says `auth: none`. */
+  authenticator?: Authenticator;
+  /** Canonical base URL; the resource metadata URL and the default allowed host derive from it. */
+  publicUrl: string;
+  path?: string;
+  allowedOrigins?: readonly string[];
+  /** Extra Host names, or '*' to accept any Host (behind a proxy that checks it). */
+  allowedHosts?: readonly string[] | '*';
+  bodyLimit?: number;
+  /** Check handler results against output schemas (development and tests). */
+  validateResults?: boolean;
+  pageSize?: number;
+  listTtlMs?: number;
+  /** Log threshold for handshake-era requests, which cannot carry one; default: info. */
+  defaultLogLevel?: LogLevel;
+}
+
+/** Codes the runtime raises itself; checked against the catalog at start. */
+const RUNTIME_CODES = [
+  'AUTH_HEADER_MISSING',
+  'INVALID_TOKEN',
+  'TOKEN_REJECTED',
+  'ACCOUNT_CLAIM_INVALID',
+  'INSUFFICIENT_SCOPE',
+  'METHOD_NOT_ALLOWED',
+  'FORBIDDEN_ORIGIN',
+  'FORBIDDEN_HOST',
+  'BODY_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'NOT_ACCEPTABLE',
+  'PARSE_ERROR',
+  'INVALID_REQUEST',
+  'INVALID_REQUEST_META',
+  'METHOD_NOT_FOUND',
+  'INVALID_PARAMS',
+  'UNKNOWN_TOOL',
+  'UNSUPPORTED_PROTOCOL_VERSION',
+  'HEADER_MISMATCH',
+  'INVALID_ARGUMENTS',
+  'INTERNAL_ERROR',
+  'INVALID_RESULT',
+];
+
+const PARSE_FAILED = Symbol('parse failed');
+
+export function resourceMetadataUrl(publicUrl: string, path = '/mcp'): string {
+  return `${publicUrl}/.well-known/oauth-protected-resource${path}`;
+}
+
+/** Sends a catalog error as an HTTP response whose body is a JSON-RPC error object. */
+function sendError(reply: FastifyReply, err: CatalogError, id: RequestId | null = null): void {
+  reply
+    .code(err.definition.status ?? 200)
+    .headers(err.headers)
+    .header('content-type', 'application/json')
+    .send(errorMessage(id, rpcError(err)));
+}
+
+function acceptsType(accept: string | undefined): { json: boolean; sse: boolean } {
+  if (accept === undefined || accept === '') return { json: true, sse: false };
+  const wildcard = accept.includes('*/*') || accept.includes('application/*');
+  return { json: wildcard || accept.includes('application/json'), sse: accept.includes('text/event-stream') };
+}
+
+export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Promise<void> {
+  const { definition } = options;
+  const path = options.path ?? '/mcp';
+  const errors = new ErrorFactory(definition.errors);
+  errors.require(RUNTIME_CODES);
+  if (definition.auth === 'bearer' && !options.authenticator) throw new FrameworkConfigError('This server declares auth: bearer but no authenticator was given');
+  const challenges = new Challenges(resourceMetadataUrl(options.publicUrl, path));
+  const runner = new ToolRunner(definition, options.handlers, options.services, errors, {
+    validateResults: options.validateResults ?? false,
+    logger: app.log,
+  });
+  const protocol = new McpProtocol(definition, runner, errors, challenges, {
+    pageSize: options.pageSize ?? 100,
+    listTtlMs: options.listTtlMs ?? 300_000,
+    defaultLogLevel: options.defaultLogLevel ?? 'info',
+  });
+  const policy = defaultOriginPolicy(options.publicUrl, options.allowedOrigins, options.allowedHosts);
+  const allScopes = definition.scopes.map((s) => s.name);
+  const authenticate = async (req: FastifyRequest): Promise<Principal> =>
+    definition.auth === 'none' ? anonymousPrincipal(allScopes) : options.authenticator!.authenticate(req.headers.authorization);
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+
+  // JSON bodies are parsed here so that bad JSON becomes a JSON-RPC parse error, not a Fastify 400.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(null, PARSE_FAILED);
+    }
+  });
+
+  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, _req, reply) => {
+    if (err instanceof CatalogError) return sendError(reply, err);
+    switch (err.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendError(reply, errors.create('BODY_TOO_LARGE', { limit: bodyLimit }));
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return sendError(reply, errors.create('UNSUPPORTED_MEDIA_TYPE'));
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return sendError(reply, errors.create('PARSE_ERROR'));
+    }
+    app.log.error({ err }, 'unexpected error in the MCP endpoint');
+    reply.code(500).header('content-type', 'application/json').send(errorMessage(null, { code: -32603, message: 'Internal error' }));
+  });
+
+  app.route({
+    method: ['GET', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS'],
+    url: path,
+    handler: (_req, reply) => {
+      reply.header('allow', 'POST');
+      sendError(reply, errors.create('METHOD_NOT_ALLOWED'));
+    },
+  });
+
+  app.post(path, async (req, reply) => {
+    const denied = checkOrigin(policy, req.headers);
+    if (denied) return sendError(reply, 'host' in denied ? errors.create('FORBIDDEN_HOST', denied) : errors.create('FORBIDDEN_ORIGIN', denied));
+    const accept = acceptsType(req.headers.accept);
+    if (!accept.json && !accept.sse) return sendError(reply, errors.create('NOT_ACCEPTABLE'));
+
+    let principal: Principal;
+    try {
+      principal = await authenticate(req);
+    } catch (err) {
+      if (err instanceof CatalogError) return sendError(reply, err, idOf(req.body));
+      throw err;
+    }
+
+    const body = req.body;
+    if (body === PARSE_FAILED) return sendError(reply, errors.create('PARSE_ERROR'));
+    const message = classify(body);
+    if (message.kind === 'invalid') return sendError(reply, errors.create('INVALID_REQUEST', { detail: message.detail }), message.id);
+    if (message.kind !== 'request') return reply.code(202).send();
+
+    const request = message.message;
+    const channel = new ResponseChannel(reply, accept.sse);
+    const abort = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
+    try {
+      const era = protocol.era(request, req.headers);
+      await protocol.handle(request, era, principal, channel, abort.signal);
+    } catch (err) {
+      if (err instanceof CatalogError && !channel.isStreaming) return sendError(reply, err, request.id);
+      throw err;
+    }
+    return reply;
+  });
+}
+
+function idOf(body: unknown): RequestId | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}

@@ -1,0 +1,56 @@
+/** JSON-RPC 2.0 message shapes and classification. */
+
+export type RequestId = string | number;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: RequestId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export type Classified =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; message: JsonRpcNotification }
+  | { kind: 'response' }
+  | { kind: 'invalid'; id: RequestId | null; detail: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+
+/** Sorts a parsed body into request, notification, client response, or invalid (with why). */
+export function classify(body: unknown): Classified {
+  if (!isObject(body)) return { kind: 'invalid', id: null, detail: Array.isArray(body) ? 'batches are not supported; send one message per request' : 'the body must be a JSON object' };
+  const id = isId(body.id) ? body.id : null;
+  if (body.jsonrpc !== '2.0') return { kind: 'invalid', id, detail: 'jsonrpc must be "2.0"' };
+  if (body.method === undefined && ('result' in body || 'error' in body)) return { kind: 'response' };
+  if (typeof body.method !== 'string' || body.method === '') return { kind: 'invalid', id, detail: 'method must be a non-empty string' };
+  if (body.params !== undefined && !isObject(body.params)) return { kind: 'invalid', id, detail: 'params must be an object' };
+  if (!('id' in body)) return { kind: 'notification', message: body as unknown as JsonRpcNotification };
+  if (!isId(body.id)) return { kind: 'invalid', id: null, detail: 'id must be a string or an integer' };
+  return { kind: 'request', message: body as unknown as JsonRpcRequest };
+}
+
+export function resultMessage(id: RequestId, result: unknown): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
+}
+
+export function errorMessage(id: RequestId | null, error: JsonRpcErrorObject): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, error });
+}
+
+export function notificationMessage(method: string, params: unknown): string {
+  return JSON.stringify({ jsonrpc: '2.0', method, params });
+}

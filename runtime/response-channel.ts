@@ -1,0 +1,44 @@
+/**
+ * One POST's response. It starts as a plain JSON answer and turns into an SSE stream only when
+ * the handler sends a notification (progress, log) and the client accepts text/event-stream, so
+ * the common case stays a single JSON write.
+ */
+import type { FastifyReply } from 'fastify';
+
+export class ResponseChannel {
+  private streaming = false;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    private readonly acceptsSse: boolean,
+  ) {}
+
+  /** Sends a notification ahead of the result; dropped when the client cannot take a stream. */
+  notify(message: string): boolean {
+    if (!this.acceptsSse || this.reply.raw.writableEnded || this.reply.raw.destroyed) return false;
+    if (!this.streaming) {
+      this.reply.hijack();
+      this.reply.raw.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+      });
+      this.streaming = true;
+    }
+    this.reply.raw.write(`event: message\ndata: ${message}\n\n`);
+    return true;
+  }
+
+  get isStreaming(): boolean {
+    return this.streaming;
+  }
+
+  /** Sends the final JSON-RPC message (result or error) and ends the response. */
+  finish(message: string, status = 200, headers: Record<string, string> = {}): void {
+    if (this.streaming) {
+      if (!this.reply.raw.writableEnded) this.reply.raw.end(`event: message\ndata: ${message}\n\n`);
+      return;
+    }
+    this.reply.code(status).headers(headers).header('content-type', 'application/json').send(message);
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * tools/call after the transport and auth: argument validation, the handler with its context,
+ * and mapping its outcome to a CallToolResult. Bad arguments and handler failures are tool
+ * results with isError (the model can read and fix them), never protocol errors.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ServerDefinition, ToolDefinition, ValidationErrorObject } from './definition.ts';
+import { CatalogError, type ErrorFactory, toolErrorConstructors } from './errors.ts';
+import type { ContentResult, HandlerMap, LogLevel, Principal, Services, ToolContext } from './handler.ts';
+import { FrameworkConfigError } from './errors.ts';
+
+export interface CallToolResult {
+  content: ContentResult['content'];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/** What the transport gives a call: who, how to notify the client, and when to stop. */
+export interface CallEnvironment {
+  principal: Principal;
+  signal: AbortSignal;
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  progress(progress: number, total?: number, message?: string): void;
+}
+
+export interface ServerLogger {
+  error(obj: object, msg: string): void;
+}
+
+interface PreparedTool {
+  definition: ToolDefinition;
+  handler: (args: unknown, ctx: ToolContext<unknown>) => unknown;
+  errors: Record<string, unknown>;
+}
+
+/** Renders ajv errors as one line a model can act on: `/steps/0/name: must be string`. */
+export function describeValidationErrors(errors: readonly ValidationErrorObject[] | null | undefined): string {
+  if (!errors?.length) return 'invalid value';
+  const parts = errors.map((e) => {
+    const where = e.instancePath || '(root)';
+    switch (e.keyword) {
+      case 'required':
+        return `${where}: missing required property "${String(e.params.missingProperty)}"`;
+      case 'additionalProperties':
+        return `${where}: unknown property "${String(e.params.additionalProperty)}" is not allowed`;
+      case 'enum':
+        return `${where}: must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+      default:
+        return `${where}: ${e.message ?? e.keyword}`;
+    }
+  });
+  return [...new Set(parts)].join('; ');
+}
+
+export class ToolRunner {
+  private readonly tools = new Map<string, PreparedTool>();
+
+  constructor(
+    definition: ServerDefinition,
+    handlers: HandlerMap,
+    private readonly services: Services,
+    private readonly errors: ErrorFactory,
+    private readonly options: { validateResults: boolean; logger: ServerLogger },
+  ) {
+    const missing = Object.keys(definition.tools).filter((name) => typeof handlers[name] !== 'function');
+    if (missing.length) throw new FrameworkConfigError(`No handler for tool(s): ${missing.join(', ')}; run \`npm run gen\` to create their stubs`);
+    for (const [name, def] of Object.entries(definition.tools)) {
+      this.tools.set(name, {
+        definition: def,
+        handler: handlers[name] as unknown as PreparedTool['handler'],
+        errors: toolErrorConstructors(errors, def.errors),
+      });
+    }
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.tools.get(name)?.definition;
+  }
+
+  /** The tool's required scopes that the principal lacks. */
+  missingScopes(tool: ToolDefinition, principal: Principal): string[] {
+    return tool.scopes.filter((s) => !principal.scopes.has(s));
+  }
+
+  /** Runs a tool and returns its CallToolResult serialized as JSON text. */
+  async call(name: string, args: unknown, env: CallEnvironment): Promise<string> {
+    const tool = this.tools.get(name)!;
+    const def = tool.definition;
+    if (!def.validateArguments(args)) {
+      return this.errorResult(this.errors.create('INVALID_ARGUMENTS', { tool: name, detail: describeValidationErrors(def.validateArguments.errors) }));
+    }
+    const ctx: ToolContext<unknown> = {
+      tool: name,
+      principal: env.principal,
+      services: this.services,
+      errors: tool.errors,
+      signal: env.signal,
+      log: env.log,
+      progress: env.progress,
+    };
+    let result: unknown;
+    try {
+      result = await tool.handler(args, ctx);
+    } catch (err) {
+      if (err instanceof CatalogError && err.definition.surface === 'tool') return this.errorResult(err);
+      const reference = randomUUID().slice(0, 8);
+      this.options.logger.error({ err, tool: name, reference }, 'tool handler failed');
+      return this.errorResult(this.errors.create('INTERNAL_ERROR', { tool: name, reference }));
+    }
+    if (!def.validateResult) return JSON.stringify(result as CallToolResult);
+    if (this.options.validateResults && !def.validateResult(result)) {
+      const detail = describeValidationErrors(def.validateResult.errors);
+      this.options.logger.error({ tool: name, detail }, 'tool result does not match its output schema');
+      return this.errorResult(this.errors.create('INVALID_RESULT', { tool: name, detail }));
+    }
+    // The same JSON twice, as structuredContent and as text, serialized once.
+    const json = JSON.stringify(result);
+    return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`;
+  }
+
+  private errorResult(err: CatalogError): string {
+    const result: CallToolResult = { content: [{ type: 'text', text: err.message }], isError: true };
+    return JSON.stringify(result);
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The conformance fixture server: examples/conformance/tools.yaml served by the same runtime as
+ * the outreach service (the mcpHttp Fastify plugin), without auth and bound to 127.0.0.1 only.
+ * Run directly (`node --import tsx examples/conformance/server.ts`) it listens on PORT, or on a
+ * free port, and prints its MCP URL.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Fastify, { LogController } from 'fastify';
+import { freePort } from '../../app/free-port.ts';
+import { loadHandlers } from '../../app/handlers.ts';
+import type { Services } from '../../runtime/handler.ts';
+import { mcpHttp } from '../../runtime/http.ts';
+import { handlerFiles } from './generated/handlers.gen.ts';
+import { serverDefinition } from './generated/server.gen.ts';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const HOST = '127.0.0.1';
+
+export interface ConformanceServer {
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  baseUrl: string;
+  /** The MCP endpoint, `${baseUrl}/mcp`. */
+  mcpUrl: string;
+  close(): Promise<void>;
+}
+
+/** Starts the fixture server on 127.0.0.1 at `port` (a free port when omitted or 0). */
+export async function startConformanceServer(port?: number): Promise<ConformanceServer> {
+  const listenPort = port || (await freePort(HOST));
+  const baseUrl = `http://${HOST}:${listenPort}`;
+  const app = Fastify({
+    logger: { level: process.env.LOG_LEVEL ?? 'warn' },
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  await app.register(mcpHttp, {
+    definition: serverDefinition,
+    handlers: await loadHandlers(path.join(HERE, 'tools'), handlerFiles),
+    // The fixture handlers use no application services; the cast covers the outreach app's
+    // Services augmentation, which is visible to the type-checker project-wide.
+    services: {} as Services,
+    publicUrl: baseUrl,
+    validateResults: true,
+  });
+  await app.listen({ host: HOST, port: listenPort });
+  return { baseUrl, mcpUrl: `${baseUrl}/mcp`, close: () => app.close() };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const server = await startConformanceServer(Number(process.env.PORT ?? 0));
+  console.log(`conformance fixture server listening: ${server.mcpUrl}`);
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

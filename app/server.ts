@@ -44,7 +44,7 @@ export async function openService(config: AppConfig) {
   const keys = new SigningKeys(db);
   await keys.init();
   const accounts = new AccountStore(db);
-  const campaigns = new CampaignStore(db);
+  const campaigns = new CampaignStore(db, kind);
   const tokenSettings = { issuer: config.publicUrl, audience: `${config.publicUrl}/mcp` };
   async function issueToken(input: Parameters<Service['issueToken']>[0]) {
     const clientId = input.clientId ?? 'cli';

@@ -1,7 +1,16 @@
-/** Campaigns and their ordered steps. Every write is one transaction. */
-import type { Db } from './database.ts';
+/**
+ * Campaigns and their ordered steps. Every write is one transaction that first locks the
+ * campaign row (FOR UPDATE on PostgreSQL; SQLite transactions hold the write lock from BEGIN
+ * IMMEDIATE), so concurrent writers queue instead of losing updates or breaking step order.
+ */
+import { sql, type Transaction } from 'kysely';
+import { NotFoundError } from '../domain/errors.ts';
+import { EDIT_STATES, requireState, STEP_EDIT_STATES, transition } from '../domain/lifecycle.ts';
+import { CannotStartError } from '../domain/errors.ts';
+import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
-import type { CampaignsTable, StepsTable } from './schema.ts';
+import type { CampaignsTable, CampaignStatus, Database, StepsTable } from './schema.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
 
 export interface NewStep {
   name: string;
@@ -12,6 +21,8 @@ export interface NewStep {
   fallback_text?: string;
   auto_fallback?: boolean;
 }
+
+export type StepPatch = Partial<Omit<NewStep, 'subject' | 'fallback_text'>> & { subject?: string | null; fallback_text?: string | null };
 
 export interface Step {
   id: string;
@@ -25,12 +36,29 @@ export interface Step {
   auto_fallback: boolean;
 }
 
-export interface Campaign {
+export interface Schedule {
+  timezone?: string;
+  days?: string[];
+  start_hour?: number;
+  end_hour?: number;
+}
+
+export type Settings = Record<string, unknown>;
+
+export interface CampaignSummary {
   id: string;
   name: string;
-  status: CampaignsTable['status'];
+  status: CampaignStatus;
   service_profile_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Campaign extends CampaignSummary {
+  schedule?: Schedule;
+  settings?: Settings;
   steps: Step[];
+  lead_counts: { total: number; active: number; replied: number };
 }
 
 function toStep(row: StepsTable): Step {
@@ -47,45 +75,236 @@ function toStep(row: StepsTable): Step {
   };
 }
 
-export class CampaignStore {
-  constructor(private readonly db: Db) {}
+function toSummary(row: CampaignsTable): CampaignSummary {
+  return { id: row.id, name: row.name, status: row.status, service_profile_id: row.profile_id, created_at: row.created_at, updated_at: row.updated_at };
+}
 
-  async create(input: { accountId: string; profileId: string; name: string; steps: readonly NewStep[] }): Promise<Campaign> {
+function stepRow(campaignId: string, position: number, s: NewStep): StepsTable {
+  return {
+    id: newId('stp'),
+    campaign_id: campaignId,
+    position,
+    name: s.name,
+    type: s.type,
+    text: s.text,
+    subject: s.subject ?? null,
+    delay_days: s.delay_days ?? 0,
+    fallback_text: s.fallback_text ?? null,
+    auto_fallback: s.auto_fallback ? 1 : 0,
+  };
+}
+
+type Trx = Transaction<Database>;
+const now = () => new Date().toISOString();
+
+export class CampaignStore {
+  constructor(
+    private readonly db: Db,
+    private readonly kind: DbKind,
+  ) {}
+
+  async create(input: { accountId: string; profileId: string; name: string; steps: readonly NewStep[]; schedule?: Schedule; settings?: Settings }): Promise<Campaign> {
     const id = newId('cmp');
-    const at = new Date().toISOString();
+    const at = now();
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('campaigns')
-        .values({ id, account_id: input.accountId, profile_id: input.profileId, name: input.name, status: 'draft', created_at: at, updated_at: at })
+        .values({
+          id,
+          account_id: input.accountId,
+          profile_id: input.profileId,
+          name: input.name,
+          status: 'draft',
+          created_at: at,
+          updated_at: at,
+          schedule: input.schedule ? JSON.stringify(input.schedule) : null,
+          settings: input.settings ? JSON.stringify(input.settings) : null,
+          version: 1,
+        })
         .execute();
-      if (input.steps.length) {
-        await trx
-          .insertInto('steps')
-          .values(
-            input.steps.map((s, i) => ({
-              id: newId('stp'),
-              campaign_id: id,
-              position: i + 1,
-              name: s.name,
-              type: s.type,
-              text: s.text,
-              subject: s.subject ?? null,
-              delay_days: s.delay_days ?? 0,
-              fallback_text: s.fallback_text ?? null,
-              auto_fallback: s.auto_fallback ? 1 : 0,
-            })),
-          )
-          .execute();
-      }
+      if (input.steps.length) await trx.insertInto('steps').values(input.steps.map((s, i) => stepRow(id, i + 1, s))).execute();
     });
-    return (await this.get(input.accountId, id))!;
+    return (await this.get(input.accountId, input.profileId, id))!;
   }
 
-  /** A campaign of this account with its steps in order, or undefined. */
-  async get(accountId: string, id: string): Promise<Campaign | undefined> {
-    const row = await this.db.selectFrom('campaigns').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  /** A campaign of this account and profile with its steps in order, or undefined. */
+  async get(accountId: string, profileId: string, id: string, db: Db | Trx = this.db): Promise<Campaign | undefined> {
+    const row = await db.selectFrom('campaigns').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('profile_id', '=', profileId).executeTakeFirst();
     if (!row) return undefined;
-    const steps = await this.db.selectFrom('steps').selectAll().where('campaign_id', '=', id).orderBy('position').execute();
-    return { id: row.id, name: row.name, status: row.status, service_profile_id: row.profile_id, steps: steps.map(toStep) };
+    const [steps, counts] = await Promise.all([
+      db.selectFrom('steps').selectAll().where('campaign_id', '=', id).orderBy('position').execute(),
+      db
+        .selectFrom('leads')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('campaign_id', '=', id)
+        .groupBy('status')
+        .execute(),
+    ]);
+    const count = (status: string) => Number(counts.find((c) => c.status === status)?.n ?? 0);
+    return {
+      ...toSummary(row),
+      ...(row.schedule !== null && { schedule: JSON.parse(row.schedule) as Schedule }),
+      ...(row.settings !== null && { settings: JSON.parse(row.settings) as Settings }),
+      steps: steps.map(toStep),
+      lead_counts: { total: count('active') + count('replied'), active: count('active'), replied: count('replied') },
+    };
+  }
+
+  /** Campaigns of a profile, newest first, optionally of some states; cursor-paginated. */
+  async list(accountId: string, profileId: string, options: { statuses?: CampaignStatus[]; limit: number; cursor?: string }) {
+    let q = this.db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('profile_id', '=', profileId);
+    if (options.statuses?.length) q = q.where('status', 'in', options.statuses);
+    if (options.cursor !== undefined) {
+      const [createdAt, id] = decodeCursor(options.cursor, 2);
+      q = q.where((eb) => eb.or([eb('created_at', '<', createdAt!), eb.and([eb('created_at', '=', createdAt!), eb('id', '<', id!)])]));
+    }
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit + 1).execute();
+    const page = rows.slice(0, options.limit);
+    const last = page.at(-1);
+    return { campaigns: page.map(toSummary), ...(rows.length > options.limit && last && { next_cursor: encodeCursor([last.created_at, last.id]) }) };
+  }
+
+  /** Runs `work` in a transaction holding the campaign's lock; the campaign must exist. */
+  private async locked<T>(accountId: string, profileId: string, id: string, work: (trx: Trx, row: CampaignsTable) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      let q = trx.selectFrom('campaigns').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('profile_id', '=', profileId);
+      if (this.kind === 'postgres') q = q.forUpdate();
+      const row = await q.executeTakeFirst();
+      if (!row) throw new NotFoundError('campaign', id);
+      const result = await work(trx, row);
+      await trx.updateTable('campaigns').set({ updated_at: now(), version: Number(row.version) + 1 }).where('id', '=', id).execute();
+      return result;
+    });
+  }
+
+  /** Changes name, schedule, settings and/or replaces the whole step list (steps only while draft or paused). */
+  async update(
+    accountId: string,
+    profileId: string,
+    id: string,
+    patch: { name?: string; schedule?: Schedule | null; settings?: Settings | null; steps?: readonly NewStep[] },
+  ): Promise<Campaign> {
+    await this.locked(accountId, profileId, id, async (trx, row) => {
+      requireState(row.status, 'edit', EDIT_STATES);
+      if (patch.steps) requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
+      const set: Partial<CampaignsTable> = {};
+      if (patch.name !== undefined) set.name = patch.name;
+      if (patch.schedule !== undefined) set.schedule = patch.schedule === null ? null : JSON.stringify(patch.schedule);
+      if (patch.settings !== undefined) set.settings = patch.settings === null ? null : JSON.stringify(patch.settings);
+      if (Object.keys(set).length) await trx.updateTable('campaigns').set(set).where('id', '=', id).execute();
+      if (patch.steps) {
+        await trx.deleteFrom('steps').where('campaign_id', '=', id).execute();
+        if (patch.steps.length) await trx.insertInto('steps').values(patch.steps.map((s, i) => stepRow(id, i + 1, s))).execute();
+      }
+    });
+    return (await this.get(accountId, profileId, id))!;
+  }
+
+  /** start / pause / archive, with the lifecycle rules; starting needs a step and a lead. */
+  async transition(accountId: string, profileId: string, id: string, action: 'start' | 'pause' | 'archive'): Promise<Campaign> {
+    await this.locked(accountId, profileId, id, async (trx, row) => {
+      const next = transition(row.status, action);
+      if (action === 'start') {
+        const steps = await trx.selectFrom('steps').select((eb) => eb.fn.countAll<number>().as('n')).where('campaign_id', '=', id).executeTakeFirstOrThrow();
+        if (Number(steps.n) === 0) throw new CannotStartError('no_steps');
+        const leads = await trx
+          .selectFrom('leads')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('campaign_id', '=', id)
+          .where('status', '!=', 'removed')
+          .executeTakeFirstOrThrow();
+        if (Number(leads.n) === 0) throw new CannotStartError('no_leads');
+      }
+      await trx.updateTable('campaigns').set({ status: next }).where('id', '=', id).execute();
+    });
+    return (await this.get(accountId, profileId, id))!;
+  }
+
+  /**
+   * Inserts a step at a position (1-based; default: last), shifting later steps. `check` sees
+   * the step list as it will be, inside the lock, and may throw to refuse the change.
+   */
+  async addStep(accountId: string, profileId: string, id: string, step: NewStep, position: number | undefined, check: (steps: readonly NewStep[], position: number) => void) {
+    return this.locked(accountId, profileId, id, async (trx, row) => {
+      requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
+      const steps = await this.stepsOf(trx, id);
+      const at = Math.min(Math.max(position ?? steps.length + 1, 1), steps.length + 1);
+      const next = [...steps.slice(0, at - 1), step, ...steps.slice(at - 1)];
+      check(next, at);
+      await this.shift(trx, id, at, 1);
+      const inserted = stepRow(id, at, step);
+      await trx.insertInto('steps').values(inserted).execute();
+      return toStep(inserted);
+    });
+  }
+
+  async updateStep(accountId: string, profileId: string, id: string, stepId: string, patch: StepPatch, check: (steps: readonly NewStep[], position: number) => void) {
+    return this.locked(accountId, profileId, id, async (trx, row) => {
+      requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
+      const steps = await this.stepsOf(trx, id);
+      const index = steps.findIndex((s) => s.id === stepId);
+      if (index === -1) throw new NotFoundError('step', stepId);
+      const merged = { ...steps[index]!, ...patch } as Step & StepPatch;
+      const updated: NewStep = {
+        name: merged.name,
+        type: merged.type,
+        text: merged.text,
+        ...(merged.subject != null && { subject: merged.subject }),
+        delay_days: merged.delay_days,
+        ...(merged.fallback_text != null && { fallback_text: merged.fallback_text }),
+        auto_fallback: merged.auto_fallback ?? false,
+      };
+      check(
+        steps.map((s, i) => (i === index ? updated : s)),
+        index + 1,
+      );
+      await trx
+        .updateTable('steps')
+        .set({
+          name: updated.name,
+          type: updated.type,
+          text: updated.text,
+          subject: updated.subject ?? null,
+          delay_days: updated.delay_days ?? 0,
+          fallback_text: updated.fallback_text ?? null,
+          auto_fallback: updated.auto_fallback ? 1 : 0,
+        })
+        .where('id', '=', stepId)
+        .execute();
+      return { ...toStep({ ...stepRow(id, index + 1, updated), id: stepId }) };
+    });
+  }
+
+  async deleteStep(accountId: string, profileId: string, id: string, stepId: string): Promise<void> {
+    await this.locked(accountId, profileId, id, async (trx, row) => {
+      requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
+      const step = await trx.selectFrom('steps').select(['position']).where('id', '=', stepId).where('campaign_id', '=', id).executeTakeFirst();
+      if (!step) throw new NotFoundError('step', stepId);
+      await trx.deleteFrom('steps').where('id', '=', stepId).execute();
+      await this.shift(trx, id, Number(step.position) + 1, -1);
+    });
+  }
+
+  private async stepsOf(trx: Trx, campaignId: string): Promise<Step[]> {
+    return (await trx.selectFrom('steps').selectAll().where('campaign_id', '=', campaignId).orderBy('position').execute()).map(toStep);
+  }
+
+  /**
+   * Moves steps at `from` and after by `delta`. Done in two passes through negative positions,
+   * since the (campaign, position) unique constraint is checked row by row.
+   */
+  private async shift(trx: Trx, campaignId: string, from: number, delta: number): Promise<void> {
+    await trx
+      .updateTable('steps')
+      .set({ position: sql<number>`-(position + ${delta})` })
+      .where('campaign_id', '=', campaignId)
+      .where('position', '>=', from)
+      .execute();
+    await trx
+      .updateTable('steps')
+      .set({ position: sql<number>`-position` })
+      .where('campaign_id', '=', campaignId)
+      .where('position', '<', 0)
+      .execute();
   }
 }

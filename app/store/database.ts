@@ -5,7 +5,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import { ImmediateSqliteDialect } from './sqlite-dialect.ts';
 import pg from 'pg';
 import { migrationProvider } from './migrations.ts';
 import type { Database } from './schema.ts';
@@ -16,10 +17,14 @@ export interface DatabaseConfig {
 }
 
 export type Db = Kysely<Database>;
+export type DbKind = 'sqlite' | 'postgres';
 
-export function openDatabase(config: DatabaseConfig): { db: Db; kind: 'sqlite' | 'postgres'; location: string } {
+export function openDatabase(config: DatabaseConfig): { db: Db; kind: DbKind; location: string } {
   if (config.databaseUrl) {
     const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+    // An idle connection the server closes (restart, failover) must not crash the process:
+    // the pool drops it and opens a new one on the next query.
+    pool.on('error', (err) => console.error(`PostgreSQL connection lost: ${err.message}`));
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: 'postgres', location: redact(config.databaseUrl) };
   }
   mkdirSync(config.dataDir, { recursive: true });
@@ -29,7 +34,7 @@ export function openDatabase(config: DatabaseConfig): { db: Db; kind: 'sqlite' |
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), kind: 'sqlite', location: file };
+  return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) }), kind: 'sqlite', location: file };
 }
 
 export async function migrate(db: Db): Promise<void> {

@@ -90,6 +90,77 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0002_campaign_details_leads_messages_outbox': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('campaigns').addColumn('schedule', 'text').execute();
+      await db.schema.alterTable('campaigns').addColumn('settings', 'text').execute();
+      await db.schema.alterTable('campaigns').addColumn('version', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+      await db.schema.createIndex('campaigns_account_status').on('campaigns').columns(['account_id', 'status']).execute();
+      await db.schema
+        .createTable('leads')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+        .addColumn('first_name', 'text')
+        .addColumn('last_name', 'text')
+        .addColumn('company', 'text')
+        .addColumn('position', 'text')
+        .addColumn('title', 'text')
+        .addColumn('location', 'text')
+        .addColumn('industry', 'text')
+        .addColumn('email', 'text')
+        .addColumn('profile_url', 'text')
+        .addColumn('custom_fields', 'text')
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('dedupe_key', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('leads_campaign_dedupe').on('leads').columns(['campaign_id', 'dedupe_key']).unique().execute();
+      await db.schema.createIndex('leads_campaign_created').on('leads').columns(['campaign_id', 'created_at', 'id']).execute();
+      await db.schema
+        .createTable('conversations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('profile_id', 'text', (c) => c.notNull().references('profiles.id'))
+        .addColumn('lead_id', 'text', (c) => c.references('leads.id'))
+        .addColumn('campaign_id', 'text', (c) => c.references('campaigns.id'))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('last_message_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('conversations_profile_last').on('conversations').columns(['profile_id', 'last_message_at']).execute();
+      await db.schema.createIndex('conversations_profile_lead').on('conversations').columns(['profile_id', 'lead_id']).execute();
+      await db.schema
+        .createTable('messages')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('conversation_id', 'text', (c) => c.notNull().references('conversations.id'))
+        .addColumn('profile_id', 'text', (c) => c.notNull().references('profiles.id'))
+        .addColumn('lead_id', 'text', (c) => c.references('leads.id'))
+        .addColumn('step_id', 'text')
+        .addColumn('direction', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text')
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('idempotency_key', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('delivered_at', 'text')
+        .addColumn('error', 'text')
+        .execute();
+      await db.schema.createIndex('messages_profile_idempotency').on('messages').columns(['profile_id', 'idempotency_key']).unique().execute();
+      await db.schema.createIndex('messages_conversation_created').on('messages').columns(['conversation_id', 'created_at']).execute();
+      await db.schema.createIndex('messages_lead').on('messages').columns(['lead_id', 'direction']).execute();
+      await db.schema
+        .createTable('outbox')
+        .addColumn('message_id', 'text', (c) => c.primaryKey().references('messages.id'))
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_attempt_at', 'text', (c) => c.notNull())
+        .addColumn('locked_until', 'text')
+        .addColumn('last_error', 'text')
+        .execute();
+      await db.schema.createIndex('outbox_due').on('outbox').columns(['state', 'next_attempt_at']).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -55,14 +55,22 @@ export interface SigningKeysTable {
   retired_at: string | null;
 }
 
+export type CampaignStatus = 'draft' | 'active' | 'paused' | 'completed' | 'archived';
+
 export interface CampaignsTable {
   id: string;
   account_id: string;
   profile_id: string;
   name: string;
-  status: 'draft' | 'active' | 'paused' | 'completed' | 'archived';
+  status: CampaignStatus;
   created_at: string;
   updated_at: string;
+  /** JSON text: sending window (time zone, days, hours). */
+  schedule: string | null;
+  /** JSON text: campaign settings. */
+  settings: string | null;
+  /** Bumped by every write, so a reader can tell whether it saw the latest state. */
+  version: number;
 }
 
 export interface StepsTable {
@@ -79,6 +87,63 @@ export interface StepsTable {
   auto_fallback: number;
 }
 
+export interface LeadsTable {
+  id: string;
+  account_id: string;
+  campaign_id: string;
+  first_name: string | null;
+  last_name: string | null;
+  company: string | null;
+  position: string | null;
+  title: string | null;
+  location: string | null;
+  industry: string | null;
+  email: string | null;
+  profile_url: string | null;
+  /** JSON text: custom fields, used as {custom.<field>} placeholders. */
+  custom_fields: string | null;
+  status: 'active' | 'replied' | 'removed';
+  /** Identity within a campaign (email, else profile URL, else name and company); NULL once removed. */
+  dedupe_key: string | null;
+  created_at: string;
+}
+
+export interface ConversationsTable {
+  id: string;
+  account_id: string;
+  profile_id: string;
+  lead_id: string | null;
+  campaign_id: string | null;
+  created_at: string;
+  last_message_at: string;
+}
+
+export interface MessagesTable {
+  id: string;
+  account_id: string;
+  conversation_id: string;
+  profile_id: string;
+  lead_id: string | null;
+  step_id: string | null;
+  direction: 'outbound' | 'inbound';
+  status: 'queued' | 'delivered' | 'failed' | 'received';
+  subject: string | null;
+  text: string;
+  idempotency_key: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  error: string | null;
+}
+
+export interface OutboxTable {
+  message_id: string;
+  state: 'pending' | 'done' | 'failed';
+  attempts: number;
+  next_attempt_at: string;
+  locked_until: string | null;
+  last_error: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -88,4 +153,8 @@ export interface Database {
   signing_keys: SigningKeysTable;
   campaigns: CampaignsTable;
   steps: StepsTable;
+  leads: LeadsTable;
+  conversations: ConversationsTable;
+  messages: MessagesTable;
+  outbox: OutboxTable;
 }

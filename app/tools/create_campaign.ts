@@ -10,6 +10,6 @@ export const handler: CreateCampaignHandler = async (args, ctx) => {
   const steps = args.steps ?? [];
   const violation = checkSteps(steps);
   if (violation) throw stepViolationError(ctx.errors, violation);
-  const campaign = await campaigns.create({ accountId, profileId: args.service_profile_id, name: args.name, steps });
-  return { campaign };
+  const { id, name, status, service_profile_id, steps: created } = await campaigns.create({ accountId, profileId: args.service_profile_id, name: args.name, steps });
+  return { campaign: { id, name, status, service_profile_id, steps: created } };
 };

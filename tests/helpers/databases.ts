@@ -1,0 +1,127 @@
+/**
+ * The store back-ends the store tests run against: SQLite in a temp folder, and PostgreSQL in a
+ * fresh database of the local server (127.0.0.1:5432, or TEST_POSTGRES_URL). PostgreSQL tests
+ * skip with a printed reason when no server answers, except in CI, where they must run.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { migrate, openDatabase, type Db, type DbKind } from '../../app/store/database.ts';
+
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestDatabase {
+  db: Db;
+  kind: DbKind;
+  /** The DATA_DIR / DATABASE_URL pair that opens this same database (for servers and the CLI). */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export interface Backend {
+  kind: DbKind;
+  /** Why the back-end is unavailable, or undefined when it can be used. */
+  skip: string | undefined;
+  /** A fresh, migrated, empty database. */
+  create(): Promise<TestDatabase>;
+}
+
+let postgresAvailable: Promise<string | undefined> | undefined;
+
+async function checkPostgres(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return undefined;
+  } catch (err) {
+    const reason = `PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL} (${(err as Error).message})`;
+    if (process.env.CI) throw new Error(`${reason}; CI must run the PostgreSQL tests`);
+    console.log(`# skipping PostgreSQL tests: ${reason}`);
+    return reason;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A fresh empty PostgreSQL database; returns its URL and a function that drops it. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `outreach_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async drop() {
+      const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await c.connect();
+      try {
+        // Closed pools may still be saying goodbye; wait for them rather than kill them.
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await c.query(`drop database if exists ${name}`);
+            break;
+          } catch (err) {
+            if (attempt >= 20) throw err;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+export const sqliteBackend: Backend = {
+  kind: 'sqlite',
+  skip: undefined,
+  async create() {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-store-'));
+    const { db, kind } = openDatabase({ dataDir });
+    await migrate(db);
+    return {
+      db,
+      kind,
+      env: { DATA_DIR: dataDir },
+      async close() {
+        await db.destroy();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+export async function postgresBackend(): Promise<Backend> {
+  postgresAvailable ??= checkPostgres();
+  const skip = await postgresAvailable;
+  return {
+    kind: 'postgres',
+    skip,
+    async create() {
+      const database = await createPostgresDatabase();
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-pg-'));
+      const { db, kind } = openDatabase({ dataDir, databaseUrl: database.url });
+      await migrate(db);
+      return {
+        db,
+        kind,
+        env: { DATA_DIR: dataDir, DATABASE_URL: database.url },
+        async close() {
+          await db.destroy();
+          await database.drop();
+          rmSync(dataDir, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
+
+/** Both back-ends, for `for (const backend of await backends())` in a store test. */
+export async function backends(): Promise<Backend[]> {
+  return [sqliteBackend, await postgresBackend()];
+}

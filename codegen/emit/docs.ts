@@ -8,9 +8,9 @@ const code = (s: string) => '`' + s + '`';
 function describeType(schema: Record<string, unknown> | undefined): string {
   if (!schema) return '';
   if (typeof schema.$ref === 'string') return schema.$ref.split('/').pop()!;
-  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' \\| ');
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   if (schema.type === 'array') return `array of ${describeType(schema.items as Record<string, unknown>)}`;
-  if (Array.isArray(schema.type)) return schema.type.join(' \\| ');
+  if (Array.isArray(schema.type)) return schema.type.join(' | ');
   return String(schema.type ?? 'any');
 }
 

@@ -1,0 +1,59 @@
+/** Where queued messages go: the delivery backend, behind one small interface. */
+
+export interface OutgoingMessage {
+  id: string;
+  account_id: string;
+  profile_id: string;
+  conversation_id: string;
+  lead_id: string | null;
+  /** The lead's addresses, when the message goes to a lead. */
+  to: { email: string | null; profile_url: string | null } | null;
+  channel: string;
+  subject: string | null;
+  text: string;
+  created_at: string;
+}
+
+export type DeliveryOutcome = { ok: true } | { ok: false; error: string; retryable: boolean };
+
+export interface DeliveryAdapter {
+  readonly name: string;
+  deliver(message: OutgoingMessage): Promise<DeliveryOutcome>;
+}
+
+/** The built-in adapter: writes each message to the log and reports it delivered. */
+export class LogDeliveryAdapter implements DeliveryAdapter {
+  readonly name = 'log';
+  constructor(private readonly log: (obj: object, msg: string) => void) {}
+
+  async deliver(message: OutgoingMessage): Promise<DeliveryOutcome> {
+    this.log({ messageId: message.id, profileId: message.profile_id, to: message.to, channel: message.channel }, 'message delivered (log adapter)');
+    return { ok: true };
+  }
+}
+
+/** POSTs each message as JSON to a delivery backend; 2xx is delivered, 408/429/5xx and network errors are retried. */
+export class WebhookDeliveryAdapter implements DeliveryAdapter {
+  readonly name = 'webhook';
+  constructor(
+    private readonly url: string,
+    private readonly timeoutMs = 5000,
+  ) {}
+
+  async deliver(message: OutgoingMessage): Promise<DeliveryOutcome> {
+    try {
+      const res = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': message.id },
+        body: JSON.stringify({ type: 'message.send', message }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      await res.body?.cancel();
+      if (res.ok) return { ok: true };
+      const retryable = res.status === 408 || res.status === 429 || res.status >= 500;
+      return { ok: false, error: `delivery backend answered HTTP ${res.status}`, retryable };
+    } catch (err) {
+      return { ok: false, error: `delivery backend unreachable: ${(err as Error).message}`, retryable: true };
+    }
+  }
+}

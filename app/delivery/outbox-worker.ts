@@ -1,0 +1,132 @@
+/**
+ * Delivers queued messages from the outbox. A row is claimed with a conditional UPDATE (a lease
+ * in locked_until), so several instances can run workers on one database without delivering a
+ * message twice at once; the network call happens outside any transaction; the outcome is then
+ * recorded in one transaction. Failures are retried with exponential backoff, up to maxAttempts.
+ */
+import type { Db } from '../store/database.ts';
+import type { DeliveryAdapter, OutgoingMessage } from './adapter.ts';
+
+export interface OutboxWorkerOptions {
+  maxAttempts?: number;
+  baseDelayMs?: number;
+  leaseMs?: number;
+  logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+export class OutboxWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private draining: Promise<void> | undefined;
+  private readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly adapter: DeliveryAdapter,
+    private readonly options: OutboxWorkerOptions,
+  ) {
+    this.maxAttempts = options.maxAttempts ?? 5;
+    this.baseDelayMs = options.baseDelayMs ?? 1000;
+    this.leaseMs = options.leaseMs ?? 30_000;
+  }
+
+  /** Polls for due messages every intervalMs until stop(). */
+  start(intervalMs = 1000): void {
+    this.timer ??= setInterval(() => void this.drain(), intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.draining;
+  }
+
+  /** Delivers every due message (one pass); concurrent calls share the running pass. */
+  drain(): Promise<void> {
+    this.draining ??= this.drainOnce().finally(() => (this.draining = undefined));
+    return this.draining;
+  }
+
+  private async drainOnce(): Promise<void> {
+    const now = new Date().toISOString();
+    const due = await this.db.selectFrom('outbox').select('message_id').where('state', '=', 'pending').where('next_attempt_at', '<=', now).orderBy('next_attempt_at').limit(100).execute();
+    for (const { message_id } of due) await this.deliver(message_id);
+  }
+
+  /** Tries to deliver one message now, if it is due and no other worker holds it. Returns whether it tried. */
+  async deliver(messageId: string): Promise<boolean> {
+    if (!(await this.claim(messageId))) return false;
+    const message = await this.load(messageId);
+    if (!message) return false;
+    let outcome;
+    try {
+      outcome = await this.adapter.deliver(message);
+    } catch (err) {
+      outcome = { ok: false as const, error: (err as Error).message, retryable: true };
+    }
+    await this.record(messageId, outcome);
+    return true;
+  }
+
+  private async claim(messageId: string): Promise<boolean> {
+    const now = new Date();
+    const result = await this.db
+      .updateTable('outbox')
+      .set({ locked_until: new Date(now.getTime() + this.leaseMs).toISOString() })
+      .where('message_id', '=', messageId)
+      .where('state', '=', 'pending')
+      .where('next_attempt_at', '<=', now.toISOString())
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  private async load(messageId: string): Promise<OutgoingMessage | undefined> {
+    const row = await this.db
+      .selectFrom('messages')
+      .innerJoin('profiles', 'profiles.id', 'messages.profile_id')
+      .leftJoin('leads', 'leads.id', 'messages.lead_id')
+      .select([
+        'messages.id',
+        'messages.account_id',
+        'messages.profile_id',
+        'messages.conversation_id',
+        'messages.lead_id',
+        'messages.subject',
+        'messages.text',
+        'messages.created_at',
+        'profiles.channel',
+        'leads.email',
+        'leads.profile_url',
+      ])
+      .where('messages.id', '=', messageId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { email, profile_url, ...rest } = row;
+    return { ...rest, to: row.lead_id ? { email: email ?? null, profile_url: profile_url ?? null } : null };
+  }
+
+  private async record(messageId: string, outcome: { ok: true } | { ok: false; error: string; retryable: boolean }): Promise<void> {
+    const at = new Date();
+    await this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('outbox').select(['attempts']).where('message_id', '=', messageId).executeTakeFirstOrThrow();
+      const attempts = Number(row.attempts) + 1;
+      if (outcome.ok) {
+        await trx.updateTable('outbox').set({ state: 'done', attempts, locked_until: null, last_error: null }).where('message_id', '=', messageId).execute();
+        await trx.updateTable('messages').set({ status: 'delivered', delivered_at: at.toISOString(), error: null }).where('id', '=', messageId).execute();
+        return;
+      }
+      const giveUp = !outcome.retryable || attempts >= this.maxAttempts;
+      const next = new Date(at.getTime() + this.baseDelayMs * 2 ** (attempts - 1)).toISOString();
+      await trx
+        .updateTable('outbox')
+        .set({ state: giveUp ? 'failed' : 'pending', attempts, locked_until: null, last_error: outcome.error, next_attempt_at: next })
+        .where('message_id', '=', messageId)
+        .execute();
+      if (giveUp) await trx.updateTable('messages').set({ status: 'failed', error: outcome.error }).where('id', '=', messageId).execute();
+    });
+    if (!outcome.ok) this.options.logger.warn({ messageId, error: outcome.error }, 'message delivery failed');
+  }
+}

@@ -1,0 +1,170 @@
+/** Leads of a campaign: bulk add with duplicate detection, filtered listing, removal. */
+import type { Transaction } from 'kysely';
+import { NotFoundError } from '../domain/errors.ts';
+import { ADD_LEADS_STATES, requireState } from '../domain/lifecycle.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import type { Db, DbKind } from './database.ts';
+import { newId } from './ids.ts';
+import type { Database, LeadsTable } from './schema.ts';
+
+export const LEAD_FIELDS = ['first_name', 'last_name', 'company', 'position', 'title', 'location', 'industry', 'email', 'profile_url'] as const;
+export type LeadField = (typeof LEAD_FIELDS)[number];
+
+export type NewLead = Partial<Record<LeadField, string>> & { custom_fields?: Record<string, string> };
+
+export interface Lead extends NewLead {
+  id: string;
+  campaign_id: string;
+  status: 'active' | 'replied';
+  created_at: string;
+}
+
+export type AddLeadResult = { index: number; status: 'added'; lead_id: string } | { index: number; status: 'duplicate'; lead_id: string; matched_on: string };
+
+/** A lead's identity within a campaign: its email, else its profile URL, else name and company. */
+export function dedupeKey(lead: NewLead): { key: string; on: string } | undefined {
+  const email = lead.email?.trim().toLowerCase();
+  if (email) return { key: `email:${email}`, on: 'email' };
+  const url = lead.profile_url
+    ?.trim()
+    .toLowerCase()
+    .replace(/^https?:\/\/(www\.)?/, '')
+    .replace(/[?#].*$/, '')
+    .replace(/\/+$/, '');
+  if (url) return { key: `url:${url}`, on: 'profile_url' };
+  const name = [lead.first_name, lead.last_name, lead.company].map((v) => v?.trim().toLowerCase() ?? '').join('|');
+  return name.replace(/\|/g, '') ? { key: `name:${name}`, on: 'name and company' } : undefined;
+}
+
+export function toLead(row: LeadsTable): Lead {
+  const lead: Lead = { id: row.id, campaign_id: row.campaign_id, status: row.status as Lead['status'], created_at: row.created_at };
+  for (const f of LEAD_FIELDS) if (row[f] !== null) lead[f] = row[f];
+  if (row.custom_fields) lead.custom_fields = JSON.parse(row.custom_fields) as Record<string, string>;
+  return lead;
+}
+
+/** The placeholder values of a lead: built-in fields, `name` as the first name, and custom.<field>. */
+export function leadValues(lead: Lead | NewLead): Record<string, string | undefined> {
+  const values: Record<string, string | undefined> = { name: lead.first_name };
+  for (const f of LEAD_FIELDS) values[f] = lead[f];
+  for (const [k, v] of Object.entries(lead.custom_fields ?? {})) values[`custom.${k}`] = v;
+  return values;
+}
+
+type Trx = Transaction<Database>;
+
+export class LeadStore {
+  constructor(
+    private readonly db: Db,
+    private readonly kind: DbKind,
+  ) {}
+
+  /** Locks a campaign of this profile for the transaction and returns its status. */
+  private async lockCampaign(trx: Trx, accountId: string, profileId: string, campaignId: string) {
+    let q = trx.selectFrom('campaigns').select(['id', 'status']).where('id', '=', campaignId).where('account_id', '=', accountId).where('profile_id', '=', profileId);
+    if (this.kind === 'postgres') q = q.forUpdate();
+    const row = await q.executeTakeFirst();
+    if (!row) throw new NotFoundError('campaign', campaignId);
+    return row;
+  }
+
+  /** Adds leads in one transaction; a lead already in the campaign (or twice in the batch) is reported, not added. */
+  async add(accountId: string, profileId: string, campaignId: string, leads: readonly NewLead[]): Promise<AddLeadResult[]> {
+    return this.db.transaction().execute(async (trx) => {
+      const campaign = await this.lockCampaign(trx, accountId, profileId, campaignId);
+      requireState(campaign.status, 'add_leads', ADD_LEADS_STATES);
+      const keyed = leads.map((lead, index) => ({ lead, index, identity: dedupeKey(lead)! }));
+      const keys = [...new Set(keyed.map((k) => k.identity.key))];
+      const existing = new Map<string, string>();
+      for (let i = 0; i < keys.length; i += 500) {
+        const rows = await trx
+          .selectFrom('leads')
+          .select(['id', 'dedupe_key'])
+          .where('campaign_id', '=', campaignId)
+          .where('dedupe_key', 'in', keys.slice(i, i + 500))
+          .execute();
+        for (const r of rows) existing.set(r.dedupe_key!, r.id);
+      }
+      const results: AddLeadResult[] = [];
+      const rows: LeadsTable[] = [];
+      const at = new Date().toISOString();
+      for (const { lead, index, identity } of keyed) {
+        const dup = existing.get(identity.key);
+        if (dup) {
+          results.push({ index, status: 'duplicate', lead_id: dup, matched_on: identity.on });
+          continue;
+        }
+        const id = newId('led');
+        existing.set(identity.key, id);
+        rows.push({
+          id,
+          account_id: accountId,
+          campaign_id: campaignId,
+          first_name: lead.first_name ?? null,
+          last_name: lead.last_name ?? null,
+          company: lead.company ?? null,
+          position: lead.position ?? null,
+          title: lead.title ?? null,
+          location: lead.location ?? null,
+          industry: lead.industry ?? null,
+          email: lead.email ?? null,
+          profile_url: lead.profile_url ?? null,
+          custom_fields: lead.custom_fields ? JSON.stringify(lead.custom_fields) : null,
+          status: 'active',
+          dedupe_key: identity.key,
+          created_at: at,
+        });
+        results.push({ index, status: 'added', lead_id: id });
+      }
+      for (let i = 0; i < rows.length; i += 200) await trx.insertInto('leads').values(rows.slice(i, i + 200)).execute();
+      if (rows.length) await trx.updateTable('campaigns').set({ updated_at: at }).where('id', '=', campaignId).execute();
+      return results;
+    });
+  }
+
+  async list(
+    accountId: string,
+    profileId: string,
+    campaignId: string,
+    options: { status?: 'active' | 'replied'; search?: string; limit: number; cursor?: string },
+  ): Promise<{ leads: Lead[]; next_cursor?: string }> {
+    const campaign = await this.db.selectFrom('campaigns').select('id').where('id', '=', campaignId).where('account_id', '=', accountId).where('profile_id', '=', profileId).executeTakeFirst();
+    if (!campaign) throw new NotFoundError('campaign', campaignId);
+    let q = this.db.selectFrom('leads').selectAll().where('campaign_id', '=', campaignId).where('status', '!=', 'removed');
+    if (options.status) q = q.where('status', '=', options.status);
+    if (options.search) {
+      const like = `%${options.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where((eb) =>
+        eb.or(['first_name', 'last_name', 'company', 'email'].map((f) => eb(eb.fn('lower', [eb.ref(f as 'email')]), 'like', eb.val(like)))),
+      );
+    }
+    if (options.cursor !== undefined) {
+      const [createdAt, id] = decodeCursor(options.cursor, 2);
+      q = q.where((eb) => eb.or([eb('created_at', '>', createdAt!), eb.and([eb('created_at', '=', createdAt!), eb('id', '>', id!)])]));
+    }
+    const rows = await q.orderBy('created_at').orderBy('id').limit(options.limit + 1).execute();
+    const page = rows.slice(0, options.limit);
+    const last = page.at(-1);
+    return { leads: page.map(toLead), ...(rows.length > options.limit && last && { next_cursor: encodeCursor([last.created_at, last.id]) }) };
+  }
+
+  /** A lead of a campaign of this profile (removed leads are not found). */
+  async get(accountId: string, profileId: string, leadId: string): Promise<Lead | undefined> {
+    const row = await this.db
+      .selectFrom('leads')
+      .innerJoin('campaigns', 'campaigns.id', 'leads.campaign_id')
+      .selectAll('leads')
+      .where('leads.id', '=', leadId)
+      .where('leads.account_id', '=', accountId)
+      .where('campaigns.profile_id', '=', profileId)
+      .where('leads.status', '!=', 'removed')
+      .executeTakeFirst();
+    return row ? toLead(row) : undefined;
+  }
+
+  async remove(accountId: string, profileId: string, leadId: string): Promise<void> {
+    const lead = await this.get(accountId, profileId, leadId);
+    if (!lead) throw new NotFoundError('lead', leadId);
+    await this.db.updateTable('leads').set({ status: 'removed', dedupe_key: null }).where('id', '=', leadId).execute();
+  }
+}

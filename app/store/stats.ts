@@ -1,0 +1,91 @@
+/** Campaign statistics: totals and per-day counts, computed from leads and messages. */
+import { NotFoundError } from '../domain/errors.ts';
+import type { Db } from './database.ts';
+
+export interface DayStats {
+  day: string;
+  sent: number;
+  delivered: number;
+  failed: number;
+  replies: number;
+}
+
+export interface CampaignStats {
+  campaign_id: string;
+  leads: number;
+  contacted: number;
+  replied: number;
+  reply_rate: number;
+  sent: number;
+  delivered: number;
+  failed: number;
+  replies: number;
+  per_day: DayStats[];
+}
+
+export class StatsStore {
+  constructor(private readonly db: Db) {}
+
+  /** Stats of a campaign of this profile; days are UTC dates, optionally limited to [from, to]. */
+  async campaign(accountId: string, profileId: string, campaignId: string, range: { from?: string; to?: string } = {}): Promise<CampaignStats> {
+    const campaign = await this.db.selectFrom('campaigns').select('id').where('id', '=', campaignId).where('account_id', '=', accountId).where('profile_id', '=', profileId).executeTakeFirst();
+    if (!campaign) throw new NotFoundError('campaign', campaignId);
+    const leads = await this.db
+      .selectFrom('leads')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('campaign_id', '=', campaignId)
+      .where('status', '!=', 'removed')
+      .executeTakeFirstOrThrow();
+    let q = this.db
+      .selectFrom('messages')
+      .innerJoin('conversations', 'conversations.id', 'messages.conversation_id')
+      .select(['messages.direction', 'messages.status', 'messages.lead_id', 'messages.created_at'])
+      .where('conversations.campaign_id', '=', campaignId);
+    if (range.from) q = q.where('messages.created_at', '>=', range.from);
+    if (range.to) q = q.where('messages.created_at', '<', nextDay(range.to));
+    const messages = await q.execute();
+    const days = new Map<string, DayStats>();
+    const contacted = new Set<string>();
+    const replied = new Set<string>();
+    const totals = { sent: 0, delivered: 0, failed: 0, replies: 0 };
+    for (const m of messages) {
+      const day = m.created_at.slice(0, 10);
+      const d = days.get(day) ?? { day, sent: 0, delivered: 0, failed: 0, replies: 0 };
+      days.set(day, d);
+      if (m.direction === 'outbound') {
+        if (m.status === 'failed') {
+          d.failed++;
+          totals.failed++;
+          continue;
+        }
+        d.sent++;
+        totals.sent++;
+        if (m.status === 'delivered') {
+          d.delivered++;
+          totals.delivered++;
+        }
+        if (m.lead_id) contacted.add(m.lead_id);
+      } else {
+        d.replies++;
+        totals.replies++;
+        if (m.lead_id) replied.add(m.lead_id);
+      }
+    }
+    const repliedContacted = [...replied].filter((id) => contacted.has(id)).length;
+    return {
+      campaign_id: campaignId,
+      leads: Number(leads.n),
+      contacted: contacted.size,
+      replied: replied.size,
+      reply_rate: contacted.size ? Math.round((repliedContacted / contacted.size) * 10_000) / 10_000 : 0,
+      ...totals,
+      per_day: [...days.values()].sort((a, b) => a.day.localeCompare(b.day)),
+    };
+  }
+}
+
+function nextDay(day: string): string {
+  const d = new Date(`${day}T00:00:00.000Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString();
+}

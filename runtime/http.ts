@@ -105,7 +105,8 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
 
   // JSON bodies are parsed here so that bad JSON becomes a JSON-RPC parse error, not a Fastify 400.
-  app.removeContentTypeParser('application/json');
+  // Only JSON is parsed (Fastify's default text/plain parser would let other types through): 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
     try {
       done(null, JSON.parse(body as string));

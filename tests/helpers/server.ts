@@ -15,6 +15,11 @@ export interface TestServer {
   /** The MCP endpoint URL. */
   mcpUrl: string;
   service: Service;
+  port: number;
+  /** The server's temporary DATA_DIR (removed by close()). */
+  dataDir: string;
+  /** The environment the server was configured from (PORT, HOST, DATA_DIR, ...): give it to a CLI child process to share the store and token audience. */
+  env: Record<string, string>;
   /** Creates an account (with one user and `profiles` profiles) and returns its ids. */
   createAccount(options?: { profiles?: number; email?: string }): Promise<{ accountId: string; userId: string; profileIds: string[]; email: string }>;
   /** Mints a token for a user; default scopes: all four. */
@@ -28,13 +33,17 @@ let accountCounter = 0;
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-test-'));
   const port = await freePort('127.0.0.1');
-  const config = loadConfig({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env });
+  const fullEnv: Record<string, string> = { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env };
+  const config = loadConfig(fullEnv);
   const service = await buildServer(config, { logger: false, validateResults: true });
   await service.app.listen({ port, host: '127.0.0.1' });
   return {
     baseUrl: config.publicUrl,
     mcpUrl: `${config.publicUrl}/mcp`,
     service,
+    port,
+    dataDir,
+    env: fullEnv,
     async createAccount(options = {}) {
       const n = ++accountCounter;
       const email = options.email ?? `user${n}.${process.pid}@example.com`;

@@ -1,0 +1,249 @@
+/**
+ * The official MCP TypeScript clients as peers over real HTTP with real tokens:
+ * `@modelcontextprotocol/sdk` 1.x (handshake era) and `@modelcontextprotocol/client` 2.x, both in
+ * its default legacy mode and speaking the stateless 2026-07-28 revision; and a token minted by
+ * the admin CLI (`npm run cli -- token`).
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION as LATEST_V1 } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client as ClientV2,
+  LATEST_PROTOCOL_VERSION as LATEST_V2,
+  StreamableHTTPClientTransport as TransportV2,
+  type VersionNegotiationMode,
+} from '@modelcontextprotocol/client';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { accountWithToken, STATELESS } from './support.ts';
+
+const execFileAsync = promisify(execFile);
+const FALLBACK_MESSAGE = "Step 1 ('Intro') references variables like {name} or {company} but has no fallback_text";
+const CLIENT_INFO = { name: 'e2e-sdk-client', version: '1.0.0' };
+
+let server: TestServer;
+let account: Awaited<ReturnType<typeof accountWithToken>>;
+
+before(async () => {
+  server = await startTestServer();
+  account = await accountWithToken(server);
+});
+after(async () => {
+  await server?.close();
+});
+
+interface Recorded {
+  method: string;
+  headers: Headers;
+  body: any;
+}
+
+/** A fetch that records what the client sends, so the test can see the wire, not only the client's word. */
+function recordingFetch(log: Recorded[]): typeof fetch {
+  return async (input, init) => {
+    const headers = new Headers(init?.headers);
+    let body: any;
+    if (typeof init?.body === 'string') body = JSON.parse(init.body);
+    log.push({ method: init?.method ?? 'GET', headers, body });
+    return fetch(input, init);
+  };
+}
+
+/** The profile ids of a profiles result (the SDK 1.x result type is a union, hence `object`). */
+function profileIdsOf(result: object): string[] {
+  const structured = (result as { structuredContent: { profiles: Array<{ id: string }> } }).structuredContent;
+  return structured.profiles.map((p) => p.id);
+}
+
+function firstText(result: object): string {
+  const content = (result as { content: Array<{ type: string; text: string }> }).content;
+  assert.equal(content[0]?.type, 'text');
+  return content[0]!.text;
+}
+
+describe('@modelcontextprotocol/sdk 1.x', () => {
+  async function connect(token: string) {
+    const client = new ClientV1(CLIENT_INFO);
+    const transport = new TransportV1(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    await client.connect(transport);
+    return { client, transport };
+  }
+
+  test('connects with the newest version it knows, lists and calls tools', async () => {
+    const { client, transport } = await connect(account.token);
+    try {
+      assert.equal(transport.protocolVersion, LATEST_V1);
+      assert.ok(transport.protocolVersion! >= '2025-06-18');
+      assert.equal(client.getServerVersion()?.name, 'outreach-mcp');
+      assert.ok(client.getServerCapabilities()?.tools);
+      assert.equal(transport.sessionId, undefined, 'the server keeps no session');
+
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name);
+      assert.ok(names.includes('profiles'), names.join());
+      assert.ok(names.includes('create_campaign'));
+
+      const result = await client.callTool({ name: 'profiles', arguments: {} });
+      assert.notEqual(result.isError, true);
+      assert.deepEqual(profileIdsOf(result), account.profileIds);
+      assert.equal(firstText(result), JSON.stringify(result.structuredContent));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('create_campaign with a placeholder and no fallback: isError with the exact message', async () => {
+    const { client } = await connect(account.token);
+    try {
+      const result = await client.callTool({
+        name: 'create_campaign',
+        arguments: { service_profile_id: account.profileIds[0], name: 'SDK 1.x', steps: [{ name: 'Intro', type: 'message', text: 'Hi {name}!' }] },
+      });
+      assert.equal(result.isError, true);
+      assert.equal(firstText(result), FALLBACK_MESSAGE);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('create_campaign with a fallback: the campaign, structured and as text', async () => {
+    const { client } = await connect(account.token);
+    try {
+      const result = await client.callTool({
+        name: 'create_campaign',
+        arguments: {
+          service_profile_id: account.profileIds[0],
+          name: 'SDK 1.x ok',
+          steps: [{ name: 'Intro', type: 'message', text: 'Hi {name}!', fallback_text: 'Hi!' }],
+        },
+      });
+      assert.notEqual(result.isError, true);
+      const campaign = (result.structuredContent as { campaign: { name: string; steps: Array<{ position: number }> } }).campaign;
+      assert.equal(campaign.name, 'SDK 1.x ok');
+      assert.deepEqual(
+        campaign.steps.map((s) => s.position),
+        [1],
+      );
+      assert.equal(firstText(result), JSON.stringify(result.structuredContent));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a bad token: connect fails and the user sees the server message', async () => {
+    const client = new ClientV1(CLIENT_INFO);
+    const transport = new TransportV1(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${account.token.slice(0, -3)}` } } });
+    await assert.rejects(client.connect(transport), (err: Error) => {
+      assert.match(err.message, /Invalid MCP token/);
+      return true;
+    });
+    await client.close();
+  });
+});
+
+describe('@modelcontextprotocol/client 2.x', () => {
+  async function connect(mode: VersionNegotiationMode | undefined, token = account.token) {
+    const log: Recorded[] = [];
+    const client = new ClientV2(CLIENT_INFO, mode === undefined ? {} : { versionNegotiation: { mode } });
+    const transport = new TransportV2(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: recordingFetch(log) });
+    await client.connect(transport);
+    return { client, transport, log };
+  }
+
+  for (const mode of [{ pin: STATELESS }, 'auto'] as const) {
+    test(`versionNegotiation ${JSON.stringify(mode)}: speaks 2026-07-28 without a handshake`, async () => {
+      const { client, log } = await connect(mode);
+      try {
+        assert.equal(client.getNegotiatedProtocolVersion(), STATELESS);
+        assert.equal(client.getProtocolEra(), 'modern');
+        assert.ok(client.getDiscoverResult()?.supportedVersions.includes(STATELESS));
+
+        const { tools } = await client.listTools();
+        assert.deepEqual(tools.map((t) => t.name).sort(), ['create_campaign', 'profiles']);
+        const result = await client.callTool({ name: 'profiles', arguments: {} });
+        assert.notEqual(result.isError, true);
+        assert.deepEqual(profileIdsOf(result), account.profileIds);
+        assert.equal(firstText(result), JSON.stringify(result.structuredContent));
+
+        const bad = await client.callTool({
+          name: 'create_campaign',
+          arguments: { service_profile_id: account.profileIds[0], name: 'SDK 2.x', steps: [{ name: 'Intro', type: 'message', text: 'Hi {company}' }] },
+        });
+        assert.equal(bad.isError, true);
+        assert.equal(firstText(bad), FALLBACK_MESSAGE);
+
+        // The wire: a discover probe, then enveloped requests with the 2026 headers; never initialize.
+        const posts = log.filter((r) => r.method === 'POST');
+        const methods = posts.map((r) => r.body?.method);
+        assert.equal(methods[0], 'server/discover');
+        assert.ok(!methods.includes('initialize'), methods.join());
+        assert.ok(methods.includes('tools/list') && methods.includes('tools/call'), methods.join());
+        for (const r of posts.filter((p) => 'id' in (p.body ?? {}))) {
+          assert.equal(r.headers.get('mcp-protocol-version'), STATELESS, r.body.method);
+          assert.equal(r.headers.get('mcp-method'), r.body.method);
+          assert.equal(r.body.params?._meta?.['io.modelcontextprotocol/protocolVersion'], STATELESS);
+          if (r.body.method === 'tools/call') assert.equal(r.headers.get('mcp-name'), r.body.params.name);
+        }
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  test('default (legacy) mode: the initialize handshake, then tools', async () => {
+    const { client, log } = await connect(undefined);
+    try {
+      assert.equal(client.getProtocolEra(), 'legacy');
+      assert.equal(client.getNegotiatedProtocolVersion(), LATEST_V2);
+      assert.equal(client.getServerVersion()?.name, 'outreach-mcp');
+      const posts = log.filter((r) => r.method === 'POST').map((r) => r.body?.method);
+      assert.equal(posts[0], 'initialize');
+      assert.ok(!posts.includes('server/discover'));
+      const result = await client.callTool({ name: 'profiles', arguments: {} });
+      assert.deepEqual(profileIdsOf(result), account.profileIds);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('pinned 2026-07-28 with a bad token: connect fails (an auth error, not a silent fallback)', async () => {
+    const client = new ClientV2(CLIENT_INFO, { versionNegotiation: { mode: { pin: STATELESS } } });
+    const log: Recorded[] = [];
+    const transport = new TransportV2(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: 'Bearer nope' } }, fetch: recordingFetch(log) });
+    await assert.rejects(client.connect(transport));
+    assert.ok(!log.some((r) => r.body?.method === 'initialize'), 'no fallback to initialize');
+    await client.close();
+  });
+});
+
+describe('a token minted by the admin CLI', () => {
+  test('`npm run cli -- token --email` prints a token the SDK client can use', async () => {
+    const cliAccount = await server.createAccount();
+    // The CLI must open the server's store and mint for its URL: the server's env, nothing inherited that would point elsewhere.
+    const env: NodeJS.ProcessEnv = { ...process.env, ...server.env };
+    for (const name of ['DATABASE_URL', 'PUBLIC_URL'] as const) if (server.env[name] === undefined) delete env[name];
+    const { stdout } = await execFileAsync('npm', ['run', '--silent', 'cli', '--', 'token', '--email', cliAccount.email], { env, timeout: 30_000 });
+    const token = stdout.trim();
+    assert.match(token, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, `the token alone on stdout, got: ${stdout}`);
+
+    const client = new ClientV1(CLIENT_INFO);
+    const transport = new TransportV1(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    await client.connect(transport);
+    try {
+      const result = await client.callTool({ name: 'profiles', arguments: {} });
+      assert.notEqual(result.isError, true);
+      assert.deepEqual(profileIdsOf(result), cliAccount.profileIds);
+      // The default scopes include mcp:write.
+      const created = await client.callTool({
+        name: 'create_campaign',
+        arguments: { service_profile_id: cliAccount.profileIds[0], name: 'From the CLI token' },
+      });
+      assert.notEqual(created.isError, true, JSON.stringify(created));
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,352 @@
+/**
+ * The /mcp transport and the handshake-era protocol (2025-03-26 .. 2025-11-25) over real HTTP:
+ * methods, JSON-RPC framing, size and media types, Origin and Host checks, Accept, protocol
+ * version headers, initialize negotiation, ping and tools/list.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
+import { accountWithToken, assertRpcError, assertToolError, assertToolResult, bearer, callTool, initializeRequest, rawPost, request } from './support.ts';
+
+let server: TestServer;
+let auth: Record<string, string>;
+let profileId: string;
+
+before(async () => {
+  server = await startTestServer();
+  const account = await accountWithToken(server);
+  auth = bearer(account.token);
+  profileId = account.profileIds[0]!;
+});
+after(async () => {
+  await server?.close();
+});
+
+const post = (body: unknown, headers: Record<string, string> = {}) => postMcp(server.mcpUrl, body, { ...auth, ...headers });
+
+describe('HTTP methods', () => {
+  for (const method of ['GET', 'DELETE', 'PUT', 'PATCH']) {
+    test(`${method} /mcp: 405, Allow: POST, "Method not allowed"`, async () => {
+      const res = await fetch(server.mcpUrl, {
+        method,
+        headers: {
+          ...auth,
+          accept: 'application/json, text/event-stream',
+          ...(method === 'PUT' || method === 'PATCH' ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(method === 'PUT' || method === 'PATCH' ? { body: JSON.stringify(request('ping')) } : {}),
+      });
+      assert.equal(res.status, 405);
+      assert.equal(res.headers.get('allow'), 'POST');
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+      const body = (await res.json()) as { jsonrpc: string; error: { code: number; message: string } };
+      assert.equal(body.jsonrpc, '2.0');
+      assert.equal(body.error.message, 'Method not allowed');
+      assert.equal(res.headers.get('mcp-session-id'), null);
+    });
+  }
+
+  test('GET /mcp without a token is 405 as well (no auth needed to learn the method is wrong)', async () => {
+    const res = await fetch(server.mcpUrl, { headers: { accept: 'text/event-stream' } });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get('allow'), 'POST');
+    assert.equal(((await res.json()) as { error: { message: string } }).error.message, 'Method not allowed');
+  });
+
+  test('HEAD /mcp: 405 with Allow: POST', async () => {
+    const res = await fetch(server.mcpUrl, { method: 'HEAD', headers: auth });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get('allow'), 'POST');
+  });
+});
+
+describe('JSON-RPC framing', () => {
+  test('invalid JSON: 400, -32700', async () => {
+    assertRpcError(await post('{"jsonrpc":"2.0","id":1,"method":'), 400, -32700);
+    assertRpcError(await post('not json at all'), 400, -32700);
+  });
+
+  test('an empty body: 400, -32700', async () => {
+    const res = await fetch(server.mcpUrl, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json' }, body: '' });
+    assert.equal(res.status, 400);
+    assert.equal(((await res.json()) as { error: { code: number } }).error.code, -32700);
+  });
+
+  test('a JSON array (batch): 400, -32600', async () => {
+    assertRpcError(await post([request('ping'), request('ping')]), 400, -32600);
+  });
+
+  test('a JSON scalar: 400, -32600', async () => {
+    assertRpcError(await post('42'), 400, -32600);
+  });
+
+  test('missing jsonrpc: 400, -32600, id echoed', async () => {
+    const res = await post({ id: 7, method: 'ping' });
+    assertRpcError(res, 400, -32600);
+    assert.equal(res.json.id, 7);
+  });
+
+  test('jsonrpc other than "2.0": 400, -32600', async () => {
+    assertRpcError(await post({ jsonrpc: '1.0', id: 1, method: 'ping' }), 400, -32600);
+  });
+
+  test('a method that is not a string: 400, -32600', async () => {
+    assertRpcError(await post({ jsonrpc: '2.0', id: 1, method: 42 }), 400, -32600);
+  });
+
+  test('params that are not an object: 400, -32600', async () => {
+    assertRpcError(await post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: [1, 2] }), 400, -32600);
+  });
+
+  test('a notification: 202 with an empty body', async () => {
+    const res = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    assert.equal(res.status, 202);
+    assert.equal(res.text, '');
+  });
+
+  test('an unknown notification: 202 as well', async () => {
+    const res = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'test' } });
+    assert.equal(res.status, 202);
+    assert.equal(res.text, '');
+  });
+
+  test('a JSON-RPC response from the client: 202 with an empty body', async () => {
+    const ok = await post({ jsonrpc: '2.0', id: 'srv-1', result: {} });
+    assert.equal(ok.status, 202);
+    assert.equal(ok.text, '');
+    const err = await post({ jsonrpc: '2.0', id: 'srv-2', error: { code: -32601, message: 'nope' } });
+    assert.equal(err.status, 202);
+    assert.equal(err.text, '');
+  });
+
+  test('an unknown method (handshake era): 200 with JSON-RPC error -32601', async () => {
+    const body = request('resources/list');
+    const res = await post(body, { 'mcp-protocol-version': '2025-06-18' });
+    assertRpcError(res, 200, -32601);
+    assert.equal(res.json.id, body.id);
+    assert.match(res.json.error.message, /resources\/list/);
+  });
+
+  test('the id is echoed as given, string or number', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 'abc-1', method: 'ping' });
+    assert.equal(res.json.id, 'abc-1');
+    const res0 = await post({ jsonrpc: '2.0', id: 0, method: 'ping' });
+    assert.equal(res0.json.id, 0);
+    assert.deepEqual(res0.json.result, {});
+  });
+});
+
+describe('tools/call', () => {
+  test('an unknown tool: JSON-RPC error -32602 naming it', async () => {
+    const body = callTool('no_such_tool');
+    const res = await post(body);
+    assertRpcError(res, 200, -32602);
+    assert.equal(res.json.id, body.id);
+    assert.match(res.json.error.message, /no_such_tool/);
+  });
+
+  test('a missing tool name: JSON-RPC error -32602', async () => {
+    assertRpcError(await post(request('tools/call', { arguments: {} })), 200, -32602);
+  });
+
+  test('a missing required argument: an isError result naming the field', async () => {
+    const text = assertToolError(await post(callTool('create_campaign', { service_profile_id: profileId })));
+    assert.match(text, /create_campaign/);
+    assert.match(text, /"name"/);
+  });
+
+  test('an unknown argument: an isError result naming it', async () => {
+    const text = assertToolError(await post(callTool('create_campaign', { service_profile_id: profileId, name: 'X', colour: 'blue' })));
+    assert.match(text, /"colour"/);
+  });
+
+  test('a wrong type deep in the arguments: an isError result with the path', async () => {
+    const text = assertToolError(
+      await post(
+        callTool('create_campaign', { service_profile_id: profileId, name: 'X', steps: [{ name: 'S', type: 'message', text: 'Hi', delay_days: 'two' }] }),
+      ),
+    );
+    assert.match(text, /\/steps\/0\/delay_days/);
+  });
+
+  test('arguments on a tool that takes none: an isError result', async () => {
+    const text = assertToolError(await post(callTool('profiles', { unexpected: true })));
+    assert.match(text, /"unexpected"/);
+  });
+
+  test('a tool that sends no notifications answers with plain JSON even when SSE is accepted', async () => {
+    const res = await post(callTool('profiles'));
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    assert.equal(res.events.length, 0);
+    assertToolResult(res);
+  });
+});
+
+describe('limits and media types', () => {
+  test('a body over 1 MiB: 413', async () => {
+    const big = JSON.stringify({ ...callTool('create_campaign', { service_profile_id: profileId, name: 'x'.repeat(1024 * 1024) }) });
+    const res = await post(big);
+    assert.equal(res.status, 413);
+    assert.equal(res.json.jsonrpc, '2.0');
+    assert.equal(typeof res.json.error.message, 'string');
+  });
+
+  test('a body just under 1 MiB is read (and judged by the tool schema, not the transport)', async () => {
+    const body = callTool('create_campaign', { service_profile_id: profileId, name: 'x'.repeat(1000 * 1000) });
+    const res = await post(body);
+    assert.equal(res.status, 200);
+    assertToolError(res);
+  });
+
+  test('Content-Type text/plain: 415', async () => {
+    const res = await post(JSON.stringify(request('ping')), { 'content-type': 'text/plain' });
+    assertRpcError(res, 415, undefined);
+  });
+
+  test('Content-Type application/x-www-form-urlencoded: 415', async () => {
+    const res = await post('a=1', { 'content-type': 'application/x-www-form-urlencoded' });
+    assertRpcError(res, 415, undefined);
+  });
+
+  test('Content-Type application/json; charset=utf-8 is accepted', async () => {
+    const res = await post(request('ping'), { 'content-type': 'application/json; charset=utf-8' });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json.result, {});
+  });
+
+  test('Accept: text/html only: 406', async () => {
+    assertRpcError(await post(request('ping'), { accept: 'text/html' }), 406, undefined);
+  });
+
+  test('Accept: application/json only: a JSON answer', async () => {
+    const res = await post(callTool('profiles'), { accept: 'application/json' });
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    assertToolResult(res);
+  });
+});
+
+describe('Origin and Host', () => {
+  test('a foreign Origin: 403', async () => {
+    assertRpcError(await post(request('ping'), { origin: 'http://evil.example' }), 403, undefined);
+  });
+
+  test('Origin "null" (sandboxed page): 403', async () => {
+    assertRpcError(await post(request('ping'), { origin: 'null' }), 403, undefined);
+  });
+
+  test('a foreign Origin is refused before authentication (no token needed to be refused)', async () => {
+    const res = await postMcp(server.mcpUrl, request('ping'), { origin: 'http://evil.example' });
+    assert.equal(res.status, 403);
+  });
+
+  test("the server's own Origin: 200", async () => {
+    const res = await post(request('ping'), { origin: `http://127.0.0.1:${server.port}` });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json.result, {});
+  });
+
+  test('a foreign Host header (DNS rebinding): 403', async () => {
+    const res = await rawPost(server.mcpUrl, JSON.stringify(request('ping')), {
+      ...auth,
+      host: 'evil.example.com',
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    });
+    assert.equal(res.status, 403, res.text);
+    const body = JSON.parse(res.text) as { jsonrpc: string; error: { message: string } };
+    assert.equal(body.jsonrpc, '2.0');
+    assert.match(body.error.message, /evil\.example\.com/);
+  });
+
+  test('Host localhost:<port>: 200', async () => {
+    const res = await rawPost(server.mcpUrl, JSON.stringify(request('ping')), {
+      ...auth,
+      host: `localhost:${server.port}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    });
+    assert.equal(res.status, 200, res.text);
+  });
+});
+
+describe('protocol versions (handshake era)', () => {
+  test('an unsupported MCP-Protocol-Version header: 400', async () => {
+    const res = await post(request('tools/list'), { 'mcp-protocol-version': '1999-01-01' });
+    assertRpcError(res, 400, undefined);
+    assert.match(res.json.error.message, /1999-01-01/);
+  });
+
+  for (const version of ['2025-03-26', '2025-06-18', '2025-11-25']) {
+    test(`MCP-Protocol-Version ${version} is served`, async () => {
+      const res = await post(request('tools/list'), { 'mcp-protocol-version': version });
+      assert.equal(res.status, 200);
+      assert.equal(res.json.result.tools.length, 2);
+    });
+  }
+
+  test('no MCP-Protocol-Version header is served (as 2025-03-26)', async () => {
+    const res = await post(request('ping'));
+    assert.equal(res.status, 200);
+  });
+
+  for (const [requested, answered] of [
+    ['2025-06-18', '2025-06-18'],
+    ['2025-11-25', '2025-11-25'],
+    ['2025-03-26', '2025-03-26'],
+    ['2024-01-01', '2025-11-25'],
+    ['2024-11-05', '2025-11-25'],
+  ] as const) {
+    test(`initialize asking for ${requested} answers ${answered}`, async () => {
+      const res = await post(initializeRequest(requested));
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.result.protocolVersion, answered);
+    });
+  }
+
+  test('initialize: serverInfo, tools capability, instructions, and no session', async () => {
+    const res = await post(initializeRequest('2025-06-18'));
+    const result = res.json.result;
+    assert.equal(result.serverInfo.name, 'outreach-mcp');
+    assert.equal(typeof result.serverInfo.version, 'string');
+    assert.ok(result.capabilities.tools, 'capabilities.tools');
+    assert.match(result.instructions, /profiles/);
+    assert.equal(res.headers.get('mcp-session-id'), null);
+  });
+
+  test('ping: {}', async () => {
+    const res = await post(request('ping'), { 'mcp-protocol-version': '2025-06-18' });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json.result, {});
+  });
+
+  test('logging/setLevel: {}; an invalid level: -32602', async () => {
+    assert.deepEqual((await post(request('logging/setLevel', { level: 'warning' }))).json.result, {});
+    assertRpcError(await post(request('logging/setLevel', { level: 'loud' })), 200, -32602);
+  });
+});
+
+describe('tools/list', () => {
+  test('both tools with inputSchema, outputSchema and annotations', async () => {
+    const res = await post(request('tools/list'), { 'mcp-protocol-version': '2025-06-18' });
+    assert.equal(res.status, 200);
+    const tools = res.json.result.tools as Array<Record<string, any>>;
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['create_campaign', 'profiles']);
+    for (const tool of tools) {
+      assert.equal(tool.inputSchema.type, 'object', tool.name);
+      assert.equal(tool.outputSchema.type, 'object', tool.name);
+      assert.equal(typeof tool.description, 'string');
+      assert.equal(typeof tool.annotations, 'object');
+    }
+    const profiles = tools.find((t) => t.name === 'profiles')!;
+    assert.equal(profiles.annotations.readOnlyHint, true);
+    const create = tools.find((t) => t.name === 'create_campaign')!;
+    assert.equal(create.annotations.readOnlyHint, false);
+    assert.deepEqual([...create.inputSchema.required].sort(), ['name', 'service_profile_id']);
+    assert.equal(res.json.result.nextCursor, undefined, 'one page');
+  });
+
+  test('a bad cursor: -32602', async () => {
+    assertRpcError(await post(request('tools/list', { cursor: 'not-a-cursor' })), 200, -32602);
+    assertRpcError(await post(request('tools/list', { cursor: 42 })), 200, -32602);
+  });
+});

@@ -1,0 +1,262 @@
+/**
+ * runtime/auth.ts: Bearer JWT -> Principal with an ES256 key pair made here, verified claims
+ * cached per token, catalog errors with WWW-Authenticate for every failure.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { errorCatalog } from '../../generated/errors.gen.ts';
+import { Challenges, createJwtAuthenticator, TokenRejectedError, type JwtAuthOptions } from '../../runtime/auth.ts';
+import { CatalogError, ErrorFactory } from '../../runtime/errors.ts';
+import type { Principal } from '../../runtime/handler.ts';
+
+const ISSUER = 'http://127.0.0.1:3000';
+const AUDIENCE = 'http://127.0.0.1:3000/mcp';
+const METADATA = 'http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp';
+const errors = new ErrorFactory(errorCatalog);
+const challenges = new Challenges(METADATA);
+
+let privateKey: CryptoKey;
+let jwks: JWTVerifyGetKey;
+
+before(async () => {
+  const pair = await generateKeyPair('ES256');
+  privateKey = pair.privateKey;
+  jwks = createLocalJWKSet({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' }] });
+});
+
+interface TokenOptions {
+  claims?: JWTPayload;
+  audience?: string;
+  issuer?: string;
+  expiresIn?: number | string;
+  key?: CryptoKey;
+}
+
+async function sign({ claims = {}, audience = AUDIENCE, issuer = ISSUER, expiresIn = '1h', key = privateKey }: TokenOptions = {}): Promise<string> {
+  return new SignJWT({ scope: 'mcp:read mcp:write', service_account_id: 'acc_1', grant_id: 'g1', ...claims })
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    .setSubject('usr_1')
+    .setIssuer(issuer)
+    .setAudience(audience)
+    .setIssuedAt()
+    .setJti(crypto.randomUUID())
+    .setExpirationTime(expiresIn)
+    .sign(key);
+}
+
+/** An authenticator whose key lookups (one per signature verification) are counted. */
+function counted(options: Partial<JwtAuthOptions> = {}) {
+  const calls = { keys: 0, checks: 0 };
+  const keys: JWTVerifyGetKey = (header, token) => {
+    calls.keys++;
+    return jwks(header, token);
+  };
+  const checkPrincipal = options.checkPrincipal;
+  const auth = createJwtAuthenticator(
+    {
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      keys,
+      ...options,
+      checkPrincipal: async (principal: Principal, claims: JWTPayload) => {
+        calls.checks++;
+        await checkPrincipal?.(principal, claims);
+      },
+    },
+    errors,
+    challenges,
+  );
+  return { auth, calls };
+}
+
+/** Awaits a rejection with the catalog error `code` and returns it. */
+async function rejectsWith(promise: Promise<unknown>, code: string): Promise<CatalogError> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught instanceof CatalogError, `expected CatalogError ${code}, got ${String(caught)}`);
+  assert.equal(caught.code, code, caught.message);
+  return caught;
+}
+
+describe('createJwtAuthenticator', () => {
+  test('a valid token gives the principal: subject, account, scopes as a set, grant, expiry', async () => {
+    const { auth } = counted();
+    const token = await sign({ claims: { client_id: 'cli_9' } });
+    const p = await auth.authenticate(`Bearer ${token}`);
+    assert.equal(p.subject, 'usr_1');
+    assert.equal(p.accountId, 'acc_1');
+    assert.ok(p.scopes instanceof Set);
+    assert.deepEqual([...p.scopes].sort(), ['mcp:read', 'mcp:write']);
+    assert.equal(p.grantId, 'g1');
+    assert.equal(p.clientId, 'cli_9');
+    assert.ok(Math.abs(p.expiresAt - (Math.floor(Date.now() / 1000) + 3600)) <= 5);
+  });
+
+  test('a token is verified once and then served from the cache', async () => {
+    const { auth, calls } = counted();
+    const token = await sign();
+    const first = await auth.authenticate(`Bearer ${token}`);
+    assert.deepEqual(calls, { keys: 1, checks: 1 });
+    const second = await auth.authenticate(`Bearer ${token}`);
+    assert.equal(second, first);
+    assert.deepEqual(calls, { keys: 1, checks: 1 }, 'no second verification or service check');
+    await auth.authenticate(`Bearer ${await sign()}`);
+    assert.equal(calls.keys, 2, 'another token is verified on its own');
+  });
+
+  test('a cached token stops working once it expires', async () => {
+    let now = Date.now();
+    const { auth, calls } = counted({ now: () => now });
+    const token = await sign({ expiresIn: '60s' });
+    await auth.authenticate(`Bearer ${token}`);
+    now += 61_000;
+    await rejectsWith(auth.authenticate(`Bearer ${token}`), 'INVALID_TOKEN');
+    assert.equal(calls.keys, 2, 'the expired entry is verified again, and fails');
+  });
+
+  test('an expired token is INVALID_TOKEN with a WWW-Authenticate challenge', async () => {
+    const { auth } = counted();
+    const token = await sign({ expiresIn: Math.floor(Date.now() / 1000) - 10 });
+    const err = await rejectsWith(auth.authenticate(`Bearer ${token}`), 'INVALID_TOKEN');
+    assert.equal(err.message, 'Invalid MCP token');
+    assert.equal(err.definition.status, 401);
+    assert.equal(err.headers['www-authenticate'], `Bearer error="invalid_token", error_description="Invalid MCP token", resource_metadata="${METADATA}"`);
+  });
+
+  test('a wrong audience, a wrong issuer, a foreign key, a tampered or malformed token are INVALID_TOKEN', async () => {
+    const { auth } = counted();
+    const other = await generateKeyPair('ES256');
+    const valid = await sign();
+    const [h, , s] = valid.split('.');
+    const tampered = `${h}.${Buffer.from(JSON.stringify({ sub: 'usr_2', service_account_id: 'acc_2', exp: 9999999999, aud: AUDIENCE, iss: ISSUER })).toString('base64url')}.${s}`;
+    const cases: [string, string][] = [
+      ['wrong audience', `Bearer ${await sign({ audience: 'http://127.0.0.1:3000/other' })}`],
+      ['wrong issuer', `Bearer ${await sign({ issuer: 'https://evil.example' })}`],
+      ['foreign key', `Bearer ${await sign({ key: other.privateKey })}`],
+      ['tampered payload', `Bearer ${tampered}`],
+      ['truncated', `Bearer ${valid.slice(0, -10)}`],
+      ['not a JWT', 'Bearer abc.def'],
+      ['no Bearer prefix', valid],
+      ['other scheme', `Basic ${Buffer.from('a:b').toString('base64')}`],
+      ['token split by a space', `Bearer ${valid.slice(0, 20)} ${valid.slice(20)}`],
+    ];
+    for (const [why, header] of cases) {
+      const err = await rejectsWith(auth.authenticate(header), 'INVALID_TOKEN');
+      assert.ok(err.headers['www-authenticate']?.startsWith('Bearer error="invalid_token"'), why);
+    }
+  });
+
+  test('no header is AUTH_HEADER_MISSING with a plain challenge naming the resource metadata', async () => {
+    const { auth } = counted();
+    for (const header of [undefined, '']) {
+      const err = await rejectsWith(auth.authenticate(header), 'AUTH_HEADER_MISSING');
+      assert.equal(err.message, 'Authorization header is required in MCP server config');
+      assert.equal(err.headers['www-authenticate'], `Bearer resource_metadata="${METADATA}"`);
+    }
+  });
+
+  test('a missing or malformed service_account_id is ACCOUNT_CLAIM_INVALID', async () => {
+    const { auth, calls } = counted();
+    for (const service_account_id of [undefined, '', 42, 'has space', 'x'.repeat(129)]) {
+      const err = await rejectsWith(auth.authenticate(`Bearer ${await sign({ claims: { service_account_id } })}`), 'ACCOUNT_CLAIM_INVALID');
+      assert.equal(err.message, 'service_account_id claim missing or invalid');
+      assert.match(err.headers['www-authenticate'] ?? '', /^Bearer error="invalid_token", error_description="service_account_id claim missing or invalid"/);
+    }
+    assert.equal(calls.checks, 0, 'the service check is not asked about a token without an account');
+  });
+
+  test("a token without scope has no scopes; a token the service refuses is TOKEN_REJECTED with the service's detail", async () => {
+    const { auth: plain } = counted();
+    assert.equal((await plain.authenticate(`Bearer ${await sign({ claims: { scope: undefined } })}`)).scopes.size, 0);
+
+    const { auth } = counted({
+      checkPrincipal: async (principal) => {
+        if (principal.grantId === 'revoked') throw new TokenRejectedError('the authorization was removed');
+      },
+    });
+    const err = await rejectsWith(auth.authenticate(`Bearer ${await sign({ claims: { grant_id: 'revoked' } })}`), 'TOKEN_REJECTED');
+    assert.equal(err.message, 'Invalid service access token: the authorization was removed');
+    assert.equal(err.definition.status, 401);
+    assert.equal(
+      err.headers['www-authenticate'],
+      `Bearer error="invalid_token", error_description="Invalid service access token: the authorization was removed", resource_metadata="${METADATA}"`,
+    );
+  });
+
+  test('a rejected token is not cached: the check runs again on the next call', async () => {
+    let refuse = true;
+    const { auth, calls } = counted({
+      checkPrincipal: async () => {
+        if (refuse) throw new TokenRejectedError('account disabled');
+      },
+    });
+    const header = `Bearer ${await sign()}`;
+    await rejectsWith(auth.authenticate(header), 'TOKEN_REJECTED');
+    refuse = false;
+    await auth.authenticate(header);
+    assert.equal(calls.checks, 2);
+  });
+
+  test('any other failure of the service check is not turned into a token error', async () => {
+    const { auth } = counted({
+      checkPrincipal: async () => {
+        throw new Error('database is down');
+      },
+    });
+    await assert.rejects(
+      auth.authenticate(`Bearer ${await sign()}`),
+      (e: unknown) => !(e instanceof CatalogError) && (e as Error).message === 'database is down',
+    );
+  });
+
+  test('invalidateGrant drops the cached tokens of that grant only', async () => {
+    const revoked = new Set<string>();
+    const { auth, calls } = counted({
+      checkPrincipal: async (principal) => {
+        if (revoked.has(principal.grantId ?? '')) throw new TokenRejectedError('the grant was revoked');
+      },
+    });
+    const a = `Bearer ${await sign({ claims: { grant_id: 'grant_a' } })}`;
+    const b = `Bearer ${await sign({ claims: { grant_id: 'grant_b' } })}`;
+    await auth.authenticate(a);
+    await auth.authenticate(b);
+    assert.deepEqual(calls, { keys: 2, checks: 2 });
+
+    revoked.add('grant_a');
+    await auth.authenticate(a);
+    assert.equal(calls.checks, 2, 'still cached: revocation takes effect through invalidateGrant');
+    auth.invalidateGrant('grant_a');
+    const err = await rejectsWith(auth.authenticate(a), 'TOKEN_REJECTED');
+    assert.equal(err.message, 'Invalid service access token: the grant was revoked');
+    assert.deepEqual(calls, { keys: 3, checks: 3 }, 'verified and checked again');
+    await auth.authenticate(b);
+    assert.deepEqual(calls, { keys: 3, checks: 3 }, 'the other grant stays cached');
+  });
+
+  test('the cache holds at most cacheSize tokens, evicting the oldest', async () => {
+    const { auth, calls } = counted({ cacheSize: 2 });
+    const [t1, t2, t3] = [await sign(), await sign(), await sign()].map((t) => `Bearer ${t}`);
+    for (const t of [t1, t2, t3]) await auth.authenticate(t!);
+    assert.equal(calls.keys, 3);
+    await auth.authenticate(t3!);
+    await auth.authenticate(t2!);
+    assert.equal(calls.keys, 3, 't2 and t3 are cached');
+    await auth.authenticate(t1!);
+    assert.equal(calls.keys, 4, 't1 was evicted');
+  });
+});
+
+describe('Challenges', () => {
+  test('insufficient_scope names the missing scopes; quotes in descriptions cannot break the header', () => {
+    assert.equal(
+      challenges.insufficientScope(['mcp:write', 'profile']),
+      `Bearer error="insufficient_scope", scope="mcp:write profile", resource_metadata="${METADATA}"`,
+    );
+    assert.equal(challenges.invalid('say "hi" \\ bye'), `Bearer error="invalid_token", error_description="say 'hi' ' bye", resource_metadata="${METADATA}"`);
+  });
+});

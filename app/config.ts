@@ -13,6 +13,8 @@ export interface AppConfig {
   allowedOrigins: string[];
   /** Extra Host names for /mcp (ALLOWED_HOSTS, comma-separated), or '*' for any. */
   allowedHosts: string[] | '*';
+  /** Delivery backend that receives each sent message as a JSON POST; unset: the log adapter. */
+  deliveryWebhookUrl?: string;
 }
 
 export class ConfigError extends Error {
@@ -33,6 +35,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   if (env.DATABASE_URL && !/^postgres(ql)?:\/\//.test(env.DATABASE_URL))
     throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite store)');
+  if (env.DELIVERY_WEBHOOK_URL && !/^https?:\/\//.test(env.DELIVERY_WEBHOOK_URL))
+    throw new ConfigError(`DELIVERY_WEBHOOK_URL must be an http(s) URL, got "${env.DELIVERY_WEBHOOK_URL}"`);
   return {
     port,
     host,
@@ -42,6 +46,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: env.LOG_LEVEL || 'info',
     allowedOrigins: list(env.ALLOWED_ORIGINS),
     allowedHosts: env.ALLOWED_HOSTS?.trim() === '*' ? '*' : list(env.ALLOWED_HOSTS),
+    ...(env.DELIVERY_WEBHOOK_URL && { deliveryWebhookUrl: env.DELIVERY_WEBHOOK_URL }),
   };
 }
 

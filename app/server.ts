@@ -19,6 +19,11 @@ import { loadHandlers } from './handlers.ts';
 import './services.ts';
 import { AccountStore } from './store/accounts.ts';
 import { CampaignStore } from './store/campaigns.ts';
+import { LeadStore } from './store/leads.ts';
+import { MessageStore } from './store/messages.ts';
+import { StatsStore } from './store/stats.ts';
+import { LogDeliveryAdapter, WebhookDeliveryAdapter } from './delivery/adapter.ts';
+import { OutboxWorker } from './delivery/outbox-worker.ts';
 import { migrate, openDatabase, type Db } from './store/database.ts';
 
 const HANDLERS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'tools');
@@ -28,6 +33,9 @@ export interface Service {
   db: Db;
   accounts: AccountStore;
   campaigns: CampaignStore;
+  leads: LeadStore;
+  messages: MessageStore;
+  outbox: OutboxWorker;
   keys: SigningKeys;
   authenticator: Authenticator;
   /** Mints an access token for a user (creating a grant so that it can be revoked). */
@@ -45,6 +53,9 @@ export async function openService(config: AppConfig) {
   await keys.init();
   const accounts = new AccountStore(db);
   const campaigns = new CampaignStore(db, kind);
+  const leads = new LeadStore(db, kind);
+  const messages = new MessageStore(db, kind);
+  const stats = new StatsStore(db);
   const tokenSettings = { issuer: config.publicUrl, audience: `${config.publicUrl}/mcp` };
   async function issueToken(input: Parameters<Service['issueToken']>[0]) {
     const clientId = input.clientId ?? 'cli';
@@ -52,12 +63,12 @@ export async function openService(config: AppConfig) {
     const minted = await mintAccessToken(keys, tokenSettings, { ...input, clientId, grantId }, input.ttlSeconds);
     return { ...minted, grantId };
   }
-  return { db, kind, location, keys, accounts, campaigns, tokenSettings, issueToken };
+  return { db, kind, location, keys, accounts, campaigns, leads, messages, stats, tokenSettings, issueToken };
 }
 
 export async function buildServer(config: AppConfig, options: { logger?: boolean; validateResults?: boolean } = {}): Promise<Service> {
   const opened = await openService(config);
-  const { db, keys, accounts, campaigns, tokenSettings } = opened;
+  const { db, keys, accounts, campaigns, leads, messages, stats, tokenSettings } = opened;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: true }),
@@ -71,11 +82,15 @@ export async function buildServer(config: AppConfig, options: { logger?: boolean
     new Challenges(resourceMetadataUrl(config.publicUrl)),
   );
   const handlers = await loadHandlers(HANDLERS_DIR, handlerFiles);
+  const adapter = config.deliveryWebhookUrl
+    ? new WebhookDeliveryAdapter(config.deliveryWebhookUrl)
+    : new LogDeliveryAdapter((obj, msg) => app.log.info(obj, msg));
+  const outbox = new OutboxWorker(db, adapter, { logger: app.log });
 
   await app.register(mcpHttp, {
     definition: serverDefinition,
     handlers,
-    services: { accounts, campaigns },
+    services: { accounts, campaigns, leads, messages, stats, outbox },
     authenticator,
     publicUrl: config.publicUrl,
     allowedOrigins: config.allowedOrigins,
@@ -96,11 +111,17 @@ export async function buildServer(config: AppConfig, options: { logger?: boolean
     return { status: 'ok', server: serverDefinition.info };
   });
 
+  app.addHook('onReady', async () => outbox.start());
+  app.addHook('onClose', async () => outbox.stop());
+
   return {
     app,
     db,
     accounts,
     campaigns,
+    leads,
+    messages,
+    outbox,
     keys,
     authenticator,
     issueToken: opened.issueToken,

@@ -116,8 +116,8 @@ export function parseToolsYaml(text: string, file: string): Model {
       else if (declared.surface !== 'tool')
         atPath([...base, 'errors', i], `tool ${name} lists error ${code}, but its surface is ${declared.surface}; a tool can raise only surface: tool errors`);
     });
-    const input = compileSchema(schemaAjv, tool.input, [...base, 'input'], atPath);
-    const output = tool.output ? compileSchema(schemaAjv, tool.output, [...base, 'output'], atPath) : undefined;
+    const input = compileSchema(schemaAjv, structuredClone(tool.input), [...base, 'input'], atPath);
+    const output = tool.output ? compileSchema(schemaAjv, structuredClone(tool.output), [...base, 'output'], atPath) : undefined;
     (tool.examples ?? []).forEach((ex, i) => {
       if (input && !input(ex.arguments))
         atPath([...base, 'examples', i, 'arguments'], `example arguments do not match the input schema: ${schemaAjv.errorsText(input.errors)}`);

@@ -2,40 +2,796 @@
 import type { ToolListing } from '../runtime/definition.ts';
 /** The tools/list result entries, sorted by name. */
 export const toolsList: readonly ToolListing[] = [
-    {
-      "name": "create_campaign",
-      "title": "Create a campaign",
-      "description": "Creates a draft campaign for a sender profile, optionally with its steps. Step text may use\nplaceholders such as {name} or {company}; such a step needs `fallback_text` (a generic\nversion used when a lead's value is unknown) unless `auto_fallback` is true.\n",
-      "inputSchema": {
-        "type": "object",
-        "required": [
-          "service_profile_id",
-          "name"
-        ],
-        "additionalProperties": false,
-        "properties": {
-          "service_profile_id": {
-            "type": "string",
-            "minLength": 1,
-            "description": "The id of a profile returned by `profiles`."
-          },
-          "name": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 200,
-            "description": "The campaign's name."
-          },
-          "steps": {
-            "type": "array",
-            "maxItems": 50,
-            "description": "The campaign's steps, in order.",
-            "items": {
-              "$ref": "#/$defs/StepInput"
+  {
+    "name": "add_leads",
+    "title": "Add leads",
+    "description": "Adds up to 500 leads to a campaign in one call. A lead already in the campaign (same email,\nelse same profile URL, else same name and company), or twice in the call, is reported as a\nduplicate and not added; the others are added. The result lists every lead by its index.\n",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "campaign_id",
+        "leads"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        },
+        "leads": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 500,
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "A person to contact. At least one of email, profile_url or first_name identifies the lead.",
+            "properties": {
+              "first_name": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              },
+              "last_name": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              },
+              "company": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 300
+              },
+              "position": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 300
+              },
+              "title": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 300
+              },
+              "location": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 300
+              },
+              "industry": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 300
+              },
+              "email": {
+                "type": "string",
+                "format": "email",
+                "maxLength": 320
+              },
+              "profile_url": {
+                "type": "string",
+                "format": "uri",
+                "maxLength": 2000
+              },
+              "custom_fields": {
+                "type": "object",
+                "maxProperties": 50,
+                "propertyNames": {
+                  "pattern": "^[A-Za-z0-9_]{1,64}$"
+                },
+                "additionalProperties": {
+                  "type": "string",
+                  "maxLength": 2000
+                },
+                "description": "Extra values, used in text as {custom.<field>}."
+              }
+            }
+          }
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "added",
+        "duplicates",
+        "results"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "added": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "duplicates": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "results": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "index",
+              "status",
+              "lead_id"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "index": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Position of the lead in the request, from 0."
+              },
+              "status": {
+                "enum": [
+                  "added",
+                  "duplicate"
+                ]
+              },
+              "lead_id": {
+                "type": "string",
+                "description": "The new lead, or the existing one it duplicates."
+              },
+              "matched_on": {
+                "type": "string",
+                "description": "For duplicates: what matched (email, profile_url, name and company)."
+              }
+            }
+          }
+        }
+      }
+    },
+    "annotations": {
+      "title": "Add leads",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "add_step",
+    "title": "Add a step",
+    "description": "Adds a step to a draft or paused campaign, at `position` (from 1; default: last). Later\nsteps move down. The placeholder rule of `create_campaign` applies.\n",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "campaign_id",
+        "step"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        },
+        "step": {
+          "type": "object",
+          "required": [
+            "name",
+            "type",
+            "text"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "name": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200,
+              "description": "A short name for the step, e.g. \"Intro\" or \"Follow-up 1\"."
+            },
+            "type": {
+              "enum": [
+                "message",
+                "connection_request",
+                "email",
+                "inmail",
+                "follow_up"
+              ],
+              "description": "How the step reaches the lead."
+            },
+            "text": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 8000,
+              "description": "Message text; may use placeholders such as {name}, {company} or {custom.<field>}."
+            },
+            "subject": {
+              "type": "string",
+              "maxLength": 500,
+              "description": "Subject line (email and inmail steps)."
+            },
+            "delay_days": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 365,
+              "default": 0,
+              "description": "Days to wait after the previous step."
+            },
+            "fallback_text": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 8000,
+              "description": "Generic version of the message, used when a lead lacks a placeholder's value. Required when `text` uses placeholders, unless `auto_fallback` is true."
+            },
+            "auto_fallback": {
+              "type": "boolean",
+              "default": false,
+              "description": "When true, unknown values get generic text ({name} -> \"there\", {company} -> \"your company\")."
             }
           }
         },
-        "$defs": {
-          "StepInput": {
+        "position": {
+          "type": "integer",
+          "minimum": 1,
+          "description": "Where the step goes, from 1 (default last)."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "campaign"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "campaign": {
+          "type": "object",
+          "required": [
+            "id",
+            "name",
+            "status",
+            "service_profile_id",
+            "created_at",
+            "updated_at",
+            "steps",
+            "lead_counts"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "name": {
+              "type": "string"
+            },
+            "status": {
+              "enum": [
+                "draft",
+                "active",
+                "paused",
+                "completed",
+                "archived"
+              ],
+              "description": "draft -> active <-> paused -> completed; any -> archived."
+            },
+            "service_profile_id": {
+              "type": "string"
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "schedule": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "When the campaign may send.",
+              "properties": {
+                "timezone": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 64,
+                  "description": "IANA time zone, e.g. \"Europe/Paris\" (default: the profile's)."
+                },
+                "days": {
+                  "type": "array",
+                  "uniqueItems": true,
+                  "minItems": 1,
+                  "items": {
+                    "enum": [
+                      "mon",
+                      "tue",
+                      "wed",
+                      "thu",
+                      "fri",
+                      "sat",
+                      "sun"
+                    ]
+                  }
+                },
+                "start_hour": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 23
+                },
+                "end_hour": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 24
+                }
+              }
+            },
+            "settings": {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "stop_on_reply": {
+                  "type": "boolean",
+                  "description": "Stop the sequence for a lead once they reply (default true)."
+                },
+                "daily_limit": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 1000,
+                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                }
+              }
+            },
+            "steps": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "position",
+                  "name",
+                  "type",
+                  "text",
+                  "delay_days",
+                  "auto_fallback"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "position": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The step's place in the campaign, from 1."
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "type": {
+                    "type": "string"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "subject": {
+                    "type": "string"
+                  },
+                  "delay_days": {
+                    "type": "integer"
+                  },
+                  "fallback_text": {
+                    "type": "string"
+                  },
+                  "auto_fallback": {
+                    "type": "boolean"
+                  }
+                }
+              }
+            },
+            "lead_counts": {
+              "type": "object",
+              "required": [
+                "total",
+                "active",
+                "replied"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "total": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "active": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "annotations": {
+      "title": "Add a step",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "archive_campaign",
+    "title": "Archive a campaign",
+    "description": "Archives a campaign in any state. An archived campaign sends nothing and can no longer be changed.",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "campaign_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "campaign"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "campaign": {
+          "type": "object",
+          "required": [
+            "id",
+            "name",
+            "status",
+            "service_profile_id",
+            "created_at",
+            "updated_at",
+            "steps",
+            "lead_counts"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "name": {
+              "type": "string"
+            },
+            "status": {
+              "enum": [
+                "draft",
+                "active",
+                "paused",
+                "completed",
+                "archived"
+              ],
+              "description": "draft -> active <-> paused -> completed; any -> archived."
+            },
+            "service_profile_id": {
+              "type": "string"
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "schedule": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "When the campaign may send.",
+              "properties": {
+                "timezone": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 64,
+                  "description": "IANA time zone, e.g. \"Europe/Paris\" (default: the profile's)."
+                },
+                "days": {
+                  "type": "array",
+                  "uniqueItems": true,
+                  "minItems": 1,
+                  "items": {
+                    "enum": [
+                      "mon",
+                      "tue",
+                      "wed",
+                      "thu",
+                      "fri",
+                      "sat",
+                      "sun"
+                    ]
+                  }
+                },
+                "start_hour": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 23
+                },
+                "end_hour": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 24
+                }
+              }
+            },
+            "settings": {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "stop_on_reply": {
+                  "type": "boolean",
+                  "description": "Stop the sequence for a lead once they reply (default true)."
+                },
+                "daily_limit": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 1000,
+                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                }
+              }
+            },
+            "steps": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "position",
+                  "name",
+                  "type",
+                  "text",
+                  "delay_days",
+                  "auto_fallback"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "position": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The step's place in the campaign, from 1."
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "type": {
+                    "type": "string"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "subject": {
+                    "type": "string"
+                  },
+                  "delay_days": {
+                    "type": "integer"
+                  },
+                  "fallback_text": {
+                    "type": "string"
+                  },
+                  "auto_fallback": {
+                    "type": "boolean"
+                  }
+                }
+              }
+            },
+            "lead_counts": {
+              "type": "object",
+              "required": [
+                "total",
+                "active",
+                "replied"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "total": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "active": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "annotations": {
+      "title": "Archive a campaign",
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": false,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "campaign_stats",
+    "title": "Campaign statistics",
+    "description": "Totals and per-day counts for a campaign: leads, leads contacted, leads who replied, reply\nrate (replied / contacted), messages sent, delivered and failed, replies. Days are UTC dates;\n`from` and `to` (YYYY-MM-DD, inclusive) limit the message counts.\n",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "campaign_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        },
+        "from": {
+          "type": "string",
+          "format": "date"
+        },
+        "to": {
+          "type": "string",
+          "format": "date"
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "campaign_id",
+        "leads",
+        "contacted",
+        "replied",
+        "reply_rate",
+        "sent",
+        "delivered",
+        "failed",
+        "replies",
+        "per_day"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "campaign_id": {
+          "type": "string"
+        },
+        "leads": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "contacted": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "replied": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "reply_rate": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 1
+        },
+        "sent": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "delivered": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "failed": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "replies": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "per_day": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "day",
+              "sent",
+              "delivered",
+              "failed",
+              "replies"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "day": {
+                "type": "string",
+                "format": "date"
+              },
+              "sent": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "delivered": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "failed": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "replies": {
+                "type": "integer",
+                "minimum": 0
+              }
+            }
+          }
+        }
+      }
+    },
+    "annotations": {
+      "title": "Campaign statistics",
+      "readOnlyHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "create_campaign",
+    "title": "Create a campaign",
+    "description": "Creates a draft campaign for a sender profile, optionally with its steps, schedule and\nsettings. Step text may use placeholders such as {name} or {company}; such a step needs\n`fallback_text` (a generic version used when a lead's value is unknown) unless\n`auto_fallback` is true. Add leads with `add_leads`, then `start_campaign`.\n",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "name"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "The campaign's name."
+        },
+        "steps": {
+          "type": "array",
+          "maxItems": 50,
+          "items": {
             "type": "object",
             "required": [
               "name",
@@ -47,62 +803,1012 @@ export const toolsList: readonly ToolListing[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 200
+                "maxLength": 200,
+                "description": "A short name for the step, e.g. \"Intro\" or \"Follow-up 1\"."
               },
               "type": {
                 "enum": [
                   "message",
                   "connection_request",
                   "email",
-                  "inmail"
-                ]
+                  "inmail",
+                  "follow_up"
+                ],
+                "description": "How the step reaches the lead."
               },
               "text": {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 8000,
-                "description": "Message text; may use placeholders such as {name} and {company}."
+                "description": "Message text; may use placeholders such as {name}, {company} or {custom.<field>}."
               },
               "subject": {
                 "type": "string",
-                "maxLength": 500
+                "maxLength": 500,
+                "description": "Subject line (email and inmail steps)."
               },
               "delay_days": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 365,
-                "default": 0
+                "default": 0,
+                "description": "Days to wait after the previous step."
               },
               "fallback_text": {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 8000,
-                "description": "Generic text used when a lead lacks a placeholder's value."
+                "description": "Generic version of the message, used when a lead lacks a placeholder's value. Required when `text` uses placeholders, unless `auto_fallback` is true."
               },
               "auto_fallback": {
                 "type": "boolean",
                 "default": false,
-                "description": "When true, unknown values get generic replacements ({name} -> \"there\", {company} -> \"your company\")."
+                "description": "When true, unknown values get generic text ({name} -> \"there\", {company} -> \"your company\")."
+              }
+            }
+          },
+          "description": "The campaign's steps, in order."
+        },
+        "schedule": {
+          "type": "object",
+          "additionalProperties": false,
+          "description": "When the campaign may send.",
+          "properties": {
+            "timezone": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64,
+              "description": "IANA time zone, e.g. \"Europe/Paris\" (default: the profile's)."
+            },
+            "days": {
+              "type": "array",
+              "uniqueItems": true,
+              "minItems": 1,
+              "items": {
+                "enum": [
+                  "mon",
+                  "tue",
+                  "wed",
+                  "thu",
+                  "fri",
+                  "sat",
+                  "sun"
+                ]
+              }
+            },
+            "start_hour": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 23
+            },
+            "end_hour": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 24
+            }
+          }
+        },
+        "settings": {
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "stop_on_reply": {
+              "type": "boolean",
+              "description": "Stop the sequence for a lead once they reply (default true)."
+            },
+            "daily_limit": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000,
+              "description": "Cap for this campaign's messages per day, below the profile's own limit."
+            }
+          }
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "campaign"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "campaign": {
+          "type": "object",
+          "required": [
+            "id",
+            "name",
+            "status",
+            "service_profile_id",
+            "created_at",
+            "updated_at",
+            "steps",
+            "lead_counts"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "name": {
+              "type": "string"
+            },
+            "status": {
+              "enum": [
+                "draft",
+                "active",
+                "paused",
+                "completed",
+                "archived"
+              ],
+              "description": "draft -> active <-> paused -> completed; any -> archived."
+            },
+            "service_profile_id": {
+              "type": "string"
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "schedule": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "When the campaign may send.",
+              "properties": {
+                "timezone": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 64,
+                  "description": "IANA time zone, e.g. \"Europe/Paris\" (default: the profile's)."
+                },
+                "days": {
+                  "type": "array",
+                  "uniqueItems": true,
+                  "minItems": 1,
+                  "items": {
+                    "enum": [
+                      "mon",
+                      "tue",
+                      "wed",
+                      "thu",
+                      "fri",
+                      "sat",
+                      "sun"
+                    ]
+                  }
+                },
+                "start_hour": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 23
+                },
+                "end_hour": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 24
+                }
+              }
+            },
+            "settings": {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "stop_on_reply": {
+                  "type": "boolean",
+                  "description": "Stop the sequence for a lead once they reply (default true)."
+                },
+                "daily_limit": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 1000,
+                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                }
+              }
+            },
+            "steps": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "position",
+                  "name",
+                  "type",
+                  "text",
+                  "delay_days",
+                  "auto_fallback"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "position": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The step's place in the campaign, from 1."
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "type": {
+                    "type": "string"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "subject": {
+                    "type": "string"
+                  },
+                  "delay_days": {
+                    "type": "integer"
+                  },
+                  "fallback_text": {
+                    "type": "string"
+                  },
+                  "auto_fallback": {
+                    "type": "boolean"
+                  }
+                }
+              }
+            },
+            "lead_counts": {
+              "type": "object",
+              "required": [
+                "total",
+                "active",
+                "replied"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "total": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "active": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
               }
             }
           }
         }
-      },
-      "outputSchema": {
-        "type": "object",
-        "required": [
-          "campaign"
-        ],
-        "additionalProperties": false,
-        "properties": {
-          "campaign": {
+      }
+    },
+    "annotations": {
+      "title": "Create a campaign",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "delete_step",
+    "title": "Delete a step",
+    "description": "Deletes a step of a draft or paused campaign; later steps move up.",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "campaign_id",
+        "step_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        },
+        "step_id": {
+          "type": "string",
+          "minLength": 1
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "campaign"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "campaign": {
+          "type": "object",
+          "required": [
+            "id",
+            "name",
+            "status",
+            "service_profile_id",
+            "created_at",
+            "updated_at",
+            "steps",
+            "lead_counts"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "name": {
+              "type": "string"
+            },
+            "status": {
+              "enum": [
+                "draft",
+                "active",
+                "paused",
+                "completed",
+                "archived"
+              ],
+              "description": "draft -> active <-> paused -> completed; any -> archived."
+            },
+            "service_profile_id": {
+              "type": "string"
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "schedule": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "When the campaign may send.",
+              "properties": {
+                "timezone": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 64,
+                  "description": "IANA time zone, e.g. \"Europe/Paris\" (default: the profile's)."
+                },
+                "days": {
+                  "type": "array",
+                  "uniqueItems": true,
+                  "minItems": 1,
+                  "items": {
+                    "enum": [
+                      "mon",
+                      "tue",
+                      "wed",
+                      "thu",
+                      "fri",
+                      "sat",
+                      "sun"
+                    ]
+                  }
+                },
+                "start_hour": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 23
+                },
+                "end_hour": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 24
+                }
+              }
+            },
+            "settings": {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "stop_on_reply": {
+                  "type": "boolean",
+                  "description": "Stop the sequence for a lead once they reply (default true)."
+                },
+                "daily_limit": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 1000,
+                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                }
+              }
+            },
+            "steps": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "position",
+                  "name",
+                  "type",
+                  "text",
+                  "delay_days",
+                  "auto_fallback"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "position": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The step's place in the campaign, from 1."
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "type": {
+                    "type": "string"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "subject": {
+                    "type": "string"
+                  },
+                  "delay_days": {
+                    "type": "integer"
+                  },
+                  "fallback_text": {
+                    "type": "string"
+                  },
+                  "auto_fallback": {
+                    "type": "boolean"
+                  }
+                }
+              }
+            },
+            "lead_counts": {
+              "type": "object",
+              "required": [
+                "total",
+                "active",
+                "replied"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "total": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "active": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "annotations": {
+      "title": "Delete a step",
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": false,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "get_campaign",
+    "title": "Get a campaign",
+    "description": "Returns a campaign with its ordered steps, schedule, settings and lead counts.",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "campaign_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "campaign"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "campaign": {
+          "type": "object",
+          "required": [
+            "id",
+            "name",
+            "status",
+            "service_profile_id",
+            "created_at",
+            "updated_at",
+            "steps",
+            "lead_counts"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "name": {
+              "type": "string"
+            },
+            "status": {
+              "enum": [
+                "draft",
+                "active",
+                "paused",
+                "completed",
+                "archived"
+              ],
+              "description": "draft -> active <-> paused -> completed; any -> archived."
+            },
+            "service_profile_id": {
+              "type": "string"
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "schedule": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "When the campaign may send.",
+              "properties": {
+                "timezone": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 64,
+                  "description": "IANA time zone, e.g. \"Europe/Paris\" (default: the profile's)."
+                },
+                "days": {
+                  "type": "array",
+                  "uniqueItems": true,
+                  "minItems": 1,
+                  "items": {
+                    "enum": [
+                      "mon",
+                      "tue",
+                      "wed",
+                      "thu",
+                      "fri",
+                      "sat",
+                      "sun"
+                    ]
+                  }
+                },
+                "start_hour": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 23
+                },
+                "end_hour": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 24
+                }
+              }
+            },
+            "settings": {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "stop_on_reply": {
+                  "type": "boolean",
+                  "description": "Stop the sequence for a lead once they reply (default true)."
+                },
+                "daily_limit": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 1000,
+                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                }
+              }
+            },
+            "steps": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "position",
+                  "name",
+                  "type",
+                  "text",
+                  "delay_days",
+                  "auto_fallback"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "position": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The step's place in the campaign, from 1."
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "type": {
+                    "type": "string"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "subject": {
+                    "type": "string"
+                  },
+                  "delay_days": {
+                    "type": "integer"
+                  },
+                  "fallback_text": {
+                    "type": "string"
+                  },
+                  "auto_fallback": {
+                    "type": "boolean"
+                  }
+                }
+              }
+            },
+            "lead_counts": {
+              "type": "object",
+              "required": [
+                "total",
+                "active",
+                "replied"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "total": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "active": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "annotations": {
+      "title": "Get a campaign",
+      "readOnlyHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "get_conversation",
+    "title": "Get a conversation",
+    "description": "Returns a conversation with all its messages, oldest first, in both directions.",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "conversation_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "conversation_id": {
+          "type": "string",
+          "minLength": 1
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "conversation"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "conversation": {
+          "type": "object",
+          "required": [
+            "id",
+            "created_at",
+            "last_message_at",
+            "messages"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "lead_id": {
+              "type": "string"
+            },
+            "campaign_id": {
+              "type": "string"
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "last_message_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "messages": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "conversation_id",
+                  "direction",
+                  "status",
+                  "text",
+                  "created_at"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "conversation_id": {
+                    "type": "string"
+                  },
+                  "direction": {
+                    "enum": [
+                      "outbound",
+                      "inbound"
+                    ]
+                  },
+                  "status": {
+                    "enum": [
+                      "queued",
+                      "delivered",
+                      "failed",
+                      "received"
+                    ],
+                    "description": "Outbound: queued -> delivered or failed. Inbound: received."
+                  },
+                  "subject": {
+                    "type": "string"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "lead_id": {
+                    "type": "string"
+                  },
+                  "step_id": {
+                    "type": "string"
+                  },
+                  "idempotency_key": {
+                    "type": "string"
+                  },
+                  "created_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "delivered_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "error": {
+                    "type": "string"
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "annotations": {
+      "title": "Get a conversation",
+      "readOnlyHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "get_lead",
+    "title": "Get a lead",
+    "description": "Returns one lead with all its fields.",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "lead_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "lead_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a lead (from `list_leads` or `add_leads`)."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "lead"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "lead": {
+          "type": "object",
+          "required": [
+            "id",
+            "campaign_id",
+            "status",
+            "created_at"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "campaign_id": {
+              "type": "string"
+            },
+            "status": {
+              "enum": [
+                "active",
+                "replied"
+              ]
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "first_name": {
+              "type": "string"
+            },
+            "last_name": {
+              "type": "string"
+            },
+            "company": {
+              "type": "string"
+            },
+            "position": {
+              "type": "string"
+            },
+            "title": {
+              "type": "string"
+            },
+            "location": {
+              "type": "string"
+            },
+            "industry": {
+              "type": "string"
+            },
+            "email": {
+              "type": "string"
+            },
+            "profile_url": {
+              "type": "string"
+            },
+            "custom_fields": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      }
+    },
+    "annotations": {
+      "title": "Get a lead",
+      "readOnlyHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "list_campaigns",
+    "title": "List campaigns",
+    "description": "Lists a profile's campaigns, newest first, optionally only those in some states. Returns `next_cursor` when there are more.",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "status": {
+          "type": "array",
+          "uniqueItems": true,
+          "minItems": 1,
+          "items": {
+            "enum": [
+              "draft",
+              "active",
+              "paused",
+              "completed",
+              "archived"
+            ]
+          },
+          "description": "Only campaigns in these states."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 20,
+          "description": "Page size (1-100, default 20)."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The `next_cursor` of the previous page; omit for the first page."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "campaigns"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "campaigns": {
+          "type": "array",
+          "items": {
             "type": "object",
             "required": [
               "id",
               "name",
               "status",
               "service_profile_id",
-              "steps"
+              "created_at",
+              "updated_at"
             ],
             "additionalProperties": false,
             "properties": {
@@ -124,90 +1830,569 @@ export const toolsList: readonly ToolListing[] = [
               "service_profile_id": {
                 "type": "string"
               },
-              "steps": {
-                "type": "array",
-                "items": {
-                  "type": "object",
-                  "required": [
-                    "id",
-                    "position",
-                    "name",
-                    "type",
-                    "text",
-                    "delay_days",
-                    "auto_fallback"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "id": {
-                      "type": "string"
-                    },
-                    "position": {
-                      "type": "integer",
-                      "minimum": 1
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "type": {
-                      "type": "string"
-                    },
-                    "text": {
-                      "type": "string"
-                    },
-                    "subject": {
-                      "type": "string"
-                    },
-                    "delay_days": {
-                      "type": "integer"
-                    },
-                    "fallback_text": {
-                      "type": "string"
-                    },
-                    "auto_fallback": {
-                      "type": "boolean"
-                    }
+              "created_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "updated_at": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          }
+        },
+        "next_cursor": {
+          "type": "string",
+          "description": "Pass as `cursor` to get the next page."
+        }
+      }
+    },
+    "annotations": {
+      "title": "List campaigns",
+      "readOnlyHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "list_conversations",
+    "title": "List conversations",
+    "description": "Lists the profile's conversations, most recent activity first, optionally for one campaign or lead.",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        },
+        "lead_id": {
+          "type": "string",
+          "minLength": 1
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 20,
+          "description": "Page size (1-100, default 20)."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The `next_cursor` of the previous page; omit for the first page."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "conversations"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "conversations": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "created_at",
+              "last_message_at",
+              "message_count"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "lead_id": {
+                "type": "string"
+              },
+              "campaign_id": {
+                "type": "string"
+              },
+              "created_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "last_message_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "message_count": {
+                "type": "integer",
+                "minimum": 0
+              }
+            }
+          }
+        },
+        "next_cursor": {
+          "type": "string"
+        }
+      }
+    },
+    "annotations": {
+      "title": "List conversations",
+      "readOnlyHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "list_leads",
+    "title": "List leads",
+    "description": "Lists a campaign's leads in the order they were added, optionally filtered by status or a search text (name, company, email).",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "campaign_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        },
+        "status": {
+          "enum": [
+            "active",
+            "replied"
+          ]
+        },
+        "search": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 20,
+          "description": "Page size (1-100, default 20)."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The `next_cursor` of the previous page; omit for the first page."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "leads"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "leads": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "campaign_id",
+              "status",
+              "created_at"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "campaign_id": {
+                "type": "string"
+              },
+              "status": {
+                "enum": [
+                  "active",
+                  "replied"
+                ]
+              },
+              "created_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "first_name": {
+                "type": "string"
+              },
+              "last_name": {
+                "type": "string"
+              },
+              "company": {
+                "type": "string"
+              },
+              "position": {
+                "type": "string"
+              },
+              "title": {
+                "type": "string"
+              },
+              "location": {
+                "type": "string"
+              },
+              "industry": {
+                "type": "string"
+              },
+              "email": {
+                "type": "string"
+              },
+              "profile_url": {
+                "type": "string"
+              },
+              "custom_fields": {
+                "type": "object",
+                "additionalProperties": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        },
+        "next_cursor": {
+          "type": "string"
+        }
+      }
+    },
+    "annotations": {
+      "title": "List leads",
+      "readOnlyHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "pause_campaign",
+    "title": "Pause a campaign",
+    "description": "Pauses an active campaign. Steps can be changed while it is paused; `start_campaign` resumes it.",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "campaign_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "campaign"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "campaign": {
+          "type": "object",
+          "required": [
+            "id",
+            "name",
+            "status",
+            "service_profile_id",
+            "created_at",
+            "updated_at",
+            "steps",
+            "lead_counts"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "name": {
+              "type": "string"
+            },
+            "status": {
+              "enum": [
+                "draft",
+                "active",
+                "paused",
+                "completed",
+                "archived"
+              ],
+              "description": "draft -> active <-> paused -> completed; any -> archived."
+            },
+            "service_profile_id": {
+              "type": "string"
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "schedule": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "When the campaign may send.",
+              "properties": {
+                "timezone": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 64,
+                  "description": "IANA time zone, e.g. \"Europe/Paris\" (default: the profile's)."
+                },
+                "days": {
+                  "type": "array",
+                  "uniqueItems": true,
+                  "minItems": 1,
+                  "items": {
+                    "enum": [
+                      "mon",
+                      "tue",
+                      "wed",
+                      "thu",
+                      "fri",
+                      "sat",
+                      "sun"
+                    ]
                   }
+                },
+                "start_hour": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 23
+                },
+                "end_hour": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 24
+                }
+              }
+            },
+            "settings": {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "stop_on_reply": {
+                  "type": "boolean",
+                  "description": "Stop the sequence for a lead once they reply (default true)."
+                },
+                "daily_limit": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 1000,
+                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                }
+              }
+            },
+            "steps": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "position",
+                  "name",
+                  "type",
+                  "text",
+                  "delay_days",
+                  "auto_fallback"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "position": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The step's place in the campaign, from 1."
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "type": {
+                    "type": "string"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "subject": {
+                    "type": "string"
+                  },
+                  "delay_days": {
+                    "type": "integer"
+                  },
+                  "fallback_text": {
+                    "type": "string"
+                  },
+                  "auto_fallback": {
+                    "type": "boolean"
+                  }
+                }
+              }
+            },
+            "lead_counts": {
+              "type": "object",
+              "required": [
+                "total",
+                "active",
+                "replied"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "total": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "active": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
                 }
               }
             }
           }
         }
-      },
-      "annotations": {
-        "title": "Create a campaign",
-        "readOnlyHint": false,
-        "destructiveHint": false,
-        "idempotentHint": false,
-        "openWorldHint": false
       }
     },
-    {
-      "name": "profiles",
-      "title": "List sender profiles",
-      "description": "Lists the sender profiles of the user's account. Call this first: every other tool takes\nthe `id` of one of these profiles as `service_profile_id`.\n",
-      "inputSchema": {
-        "type": "object",
-        "properties": {},
-        "additionalProperties": false
-      },
-      "outputSchema": {
-        "type": "object",
-        "description": "The account's sender profiles.",
-        "required": [
-          "profiles"
-        ],
-        "additionalProperties": false,
-        "properties": {
-          "profiles": {
-            "type": "array",
-            "items": {
-              "$ref": "#/$defs/Profile"
-            }
-          }
+    "annotations": {
+      "title": "Pause a campaign",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "preview_message",
+    "title": "Preview a message",
+    "description": "Renders a message as a lead would receive it: a campaign step (campaign_id with step_id or\nstep_position) or a draft text (with its fallback_text / auto_fallback). With lead_id the\nlead's values fill the placeholders; without, the generic version is shown. Lists the\nplaceholders the lead has no value for, and which text would be sent.\n",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
         },
-        "$defs": {
-          "Profile": {
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        },
+        "step_id": {
+          "type": "string",
+          "minLength": 1
+        },
+        "step_position": {
+          "type": "integer",
+          "minimum": 1
+        },
+        "text": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 8000
+        },
+        "fallback_text": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 8000
+        },
+        "auto_fallback": {
+          "type": "boolean"
+        },
+        "lead_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Render for this lead; omit for the generic version."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "text",
+        "source",
+        "unresolved"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "text": {
+          "type": "string",
+          "description": "What would be sent."
+        },
+        "source": {
+          "enum": [
+            "personalized",
+            "fallback_text",
+            "auto_fallback"
+          ],
+          "description": "personalized: every placeholder had a value."
+        },
+        "unresolved": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Placeholders without a value for this lead, e.g. \"{company}\"."
+        }
+      }
+    },
+    "annotations": {
+      "title": "Preview a message",
+      "readOnlyHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "profiles",
+    "title": "List sender profiles",
+    "description": "Lists the sender profiles of the user's account. Call this first: every other tool takes\nthe `id` of one of these profiles as `service_profile_id`.\n",
+    "inputSchema": {
+      "type": "object",
+      "properties": {},
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "description": "The account's sender profiles.",
+      "required": [
+        "profiles"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "profiles": {
+          "type": "array",
+          "items": {
             "type": "object",
             "required": [
               "id",
@@ -242,7 +2427,7 @@ export const toolsList: readonly ToolListing[] = [
               },
               "timezone": {
                 "type": "string",
-                "description": "IANA time zone of the profile's sending schedule."
+                "description": "IANA time zone of the profile's sending day."
               },
               "daily_limit": {
                 "type": "integer",
@@ -251,17 +2436,1001 @@ export const toolsList: readonly ToolListing[] = [
               },
               "sent_today": {
                 "type": "integer",
-                "minimum": 0
+                "minimum": 0,
+                "description": "Messages sent today (the day resets at local midnight)."
               }
             }
           }
         }
-      },
-      "annotations": {
-        "title": "List sender profiles",
-        "readOnlyHint": true,
-        "idempotentHint": true,
-        "openWorldHint": false
       }
+    },
+    "annotations": {
+      "title": "List sender profiles",
+      "readOnlyHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
     }
-  ];
+  },
+  {
+    "name": "remove_lead",
+    "title": "Remove a lead",
+    "description": "Removes a lead from its campaign; it receives nothing more. Its past messages stay in the conversations.",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "lead_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "lead_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a lead (from `list_leads` or `add_leads`)."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "removed",
+        "lead_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "removed": {
+          "const": true
+        },
+        "lead_id": {
+          "type": "string"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Remove a lead",
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": false,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "send_message",
+    "title": "Send a message",
+    "description": "Sends a message to a lead (`lead_id`) or in an existing conversation (`conversation_id`)\nfrom the profile. Placeholders follow the campaign rule: text using them needs\n`fallback_text` unless `auto_fallback` is true. Pass an `idempotency_key` so that a retry\nreturns the first result instead of sending twice. Each profile has a daily limit.\n",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "text"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "lead_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Write to this lead (a conversation is started if needed)."
+        },
+        "conversation_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Answer in this conversation."
+        },
+        "text": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 8000
+        },
+        "subject": {
+          "type": "string",
+          "maxLength": 500
+        },
+        "fallback_text": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 8000
+        },
+        "auto_fallback": {
+          "type": "boolean",
+          "default": false
+        },
+        "idempotency_key": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "The same key returns the first result instead of sending again."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "message",
+        "replayed"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "message": {
+          "type": "object",
+          "required": [
+            "id",
+            "conversation_id",
+            "direction",
+            "status",
+            "text",
+            "created_at"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "conversation_id": {
+              "type": "string"
+            },
+            "direction": {
+              "enum": [
+                "outbound",
+                "inbound"
+              ]
+            },
+            "status": {
+              "enum": [
+                "queued",
+                "delivered",
+                "failed",
+                "received"
+              ],
+              "description": "Outbound: queued -> delivered or failed. Inbound: received."
+            },
+            "subject": {
+              "type": "string"
+            },
+            "text": {
+              "type": "string"
+            },
+            "lead_id": {
+              "type": "string"
+            },
+            "step_id": {
+              "type": "string"
+            },
+            "idempotency_key": {
+              "type": "string"
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "delivered_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "error": {
+              "type": "string"
+            }
+          }
+        },
+        "replayed": {
+          "type": "boolean",
+          "description": "True when this key was used before and nothing new was sent."
+        }
+      }
+    },
+    "annotations": {
+      "title": "Send a message",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": true
+    }
+  },
+  {
+    "name": "start_campaign",
+    "title": "Start a campaign",
+    "description": "Starts a draft campaign, or resumes a paused one. It needs at least one step and one lead.",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "campaign_id"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "campaign"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "campaign": {
+          "type": "object",
+          "required": [
+            "id",
+            "name",
+            "status",
+            "service_profile_id",
+            "created_at",
+            "updated_at",
+            "steps",
+            "lead_counts"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "name": {
+              "type": "string"
+            },
+            "status": {
+              "enum": [
+                "draft",
+                "active",
+                "paused",
+                "completed",
+                "archived"
+              ],
+              "description": "draft -> active <-> paused -> completed; any -> archived."
+            },
+            "service_profile_id": {
+              "type": "string"
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "schedule": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "When the campaign may send.",
+              "properties": {
+                "timezone": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 64,
+                  "description": "IANA time zone, e.g. \"Europe/Paris\" (default: the profile's)."
+                },
+                "days": {
+                  "type": "array",
+                  "uniqueItems": true,
+                  "minItems": 1,
+                  "items": {
+                    "enum": [
+                      "mon",
+                      "tue",
+                      "wed",
+                      "thu",
+                      "fri",
+                      "sat",
+                      "sun"
+                    ]
+                  }
+                },
+                "start_hour": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 23
+                },
+                "end_hour": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 24
+                }
+              }
+            },
+            "settings": {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "stop_on_reply": {
+                  "type": "boolean",
+                  "description": "Stop the sequence for a lead once they reply (default true)."
+                },
+                "daily_limit": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 1000,
+                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                }
+              }
+            },
+            "steps": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "position",
+                  "name",
+                  "type",
+                  "text",
+                  "delay_days",
+                  "auto_fallback"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "position": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The step's place in the campaign, from 1."
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "type": {
+                    "type": "string"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "subject": {
+                    "type": "string"
+                  },
+                  "delay_days": {
+                    "type": "integer"
+                  },
+                  "fallback_text": {
+                    "type": "string"
+                  },
+                  "auto_fallback": {
+                    "type": "boolean"
+                  }
+                }
+              }
+            },
+            "lead_counts": {
+              "type": "object",
+              "required": [
+                "total",
+                "active",
+                "replied"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "total": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "active": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "annotations": {
+      "title": "Start a campaign",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "update_campaign",
+    "title": "Update a campaign",
+    "description": "Changes a campaign's name, schedule or settings, and/or replaces its whole step list\n(`steps`, only while the campaign is draft or paused). Fields left out stay as they are.\nThe placeholder rule of `create_campaign` applies to the new steps.\n",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "campaign_id"
+      ],
+      "minProperties": 3,
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        },
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200
+        },
+        "schedule": {
+          "type": "object",
+          "additionalProperties": false,
+          "description": "When the campaign may send.",
+          "properties": {
+            "timezone": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64,
+              "description": "IANA time zone, e.g. \"Europe/Paris\" (default: the profile's)."
+            },
+            "days": {
+              "type": "array",
+              "uniqueItems": true,
+              "minItems": 1,
+              "items": {
+                "enum": [
+                  "mon",
+                  "tue",
+                  "wed",
+                  "thu",
+                  "fri",
+                  "sat",
+                  "sun"
+                ]
+              }
+            },
+            "start_hour": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 23
+            },
+            "end_hour": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 24
+            }
+          }
+        },
+        "settings": {
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "stop_on_reply": {
+              "type": "boolean",
+              "description": "Stop the sequence for a lead once they reply (default true)."
+            },
+            "daily_limit": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000,
+              "description": "Cap for this campaign's messages per day, below the profile's own limit."
+            }
+          }
+        },
+        "steps": {
+          "type": "array",
+          "maxItems": 50,
+          "items": {
+            "type": "object",
+            "required": [
+              "name",
+              "type",
+              "text"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "name": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "description": "A short name for the step, e.g. \"Intro\" or \"Follow-up 1\"."
+              },
+              "type": {
+                "enum": [
+                  "message",
+                  "connection_request",
+                  "email",
+                  "inmail",
+                  "follow_up"
+                ],
+                "description": "How the step reaches the lead."
+              },
+              "text": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 8000,
+                "description": "Message text; may use placeholders such as {name}, {company} or {custom.<field>}."
+              },
+              "subject": {
+                "type": "string",
+                "maxLength": 500,
+                "description": "Subject line (email and inmail steps)."
+              },
+              "delay_days": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 365,
+                "default": 0,
+                "description": "Days to wait after the previous step."
+              },
+              "fallback_text": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 8000,
+                "description": "Generic version of the message, used when a lead lacks a placeholder's value. Required when `text` uses placeholders, unless `auto_fallback` is true."
+              },
+              "auto_fallback": {
+                "type": "boolean",
+                "default": false,
+                "description": "When true, unknown values get generic text ({name} -> \"there\", {company} -> \"your company\")."
+              }
+            }
+          },
+          "description": "The new step list, replacing the old one."
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "campaign"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "campaign": {
+          "type": "object",
+          "required": [
+            "id",
+            "name",
+            "status",
+            "service_profile_id",
+            "created_at",
+            "updated_at",
+            "steps",
+            "lead_counts"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "name": {
+              "type": "string"
+            },
+            "status": {
+              "enum": [
+                "draft",
+                "active",
+                "paused",
+                "completed",
+                "archived"
+              ],
+              "description": "draft -> active <-> paused -> completed; any -> archived."
+            },
+            "service_profile_id": {
+              "type": "string"
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "schedule": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "When the campaign may send.",
+              "properties": {
+                "timezone": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 64,
+                  "description": "IANA time zone, e.g. \"Europe/Paris\" (default: the profile's)."
+                },
+                "days": {
+                  "type": "array",
+                  "uniqueItems": true,
+                  "minItems": 1,
+                  "items": {
+                    "enum": [
+                      "mon",
+                      "tue",
+                      "wed",
+                      "thu",
+                      "fri",
+                      "sat",
+                      "sun"
+                    ]
+                  }
+                },
+                "start_hour": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 23
+                },
+                "end_hour": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 24
+                }
+              }
+            },
+            "settings": {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "stop_on_reply": {
+                  "type": "boolean",
+                  "description": "Stop the sequence for a lead once they reply (default true)."
+                },
+                "daily_limit": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 1000,
+                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                }
+              }
+            },
+            "steps": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "position",
+                  "name",
+                  "type",
+                  "text",
+                  "delay_days",
+                  "auto_fallback"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "position": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The step's place in the campaign, from 1."
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "type": {
+                    "type": "string"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "subject": {
+                    "type": "string"
+                  },
+                  "delay_days": {
+                    "type": "integer"
+                  },
+                  "fallback_text": {
+                    "type": "string"
+                  },
+                  "auto_fallback": {
+                    "type": "boolean"
+                  }
+                }
+              }
+            },
+            "lead_counts": {
+              "type": "object",
+              "required": [
+                "total",
+                "active",
+                "replied"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "total": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "active": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "annotations": {
+      "title": "Update a campaign",
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    }
+  },
+  {
+    "name": "update_step",
+    "title": "Update a step",
+    "description": "Changes fields of one step of a draft or paused campaign; fields left out stay as they are.\nPass `fallback_text: null` or `subject: null` to clear them. The placeholder rule applies.\n",
+    "inputSchema": {
+      "type": "object",
+      "required": [
+        "service_profile_id",
+        "campaign_id",
+        "step_id"
+      ],
+      "minProperties": 4,
+      "additionalProperties": false,
+      "properties": {
+        "service_profile_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of one of the user's profiles, as returned by `profiles`."
+        },
+        "campaign_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of a campaign of this profile (from `list_campaigns` or `create_campaign`)."
+        },
+        "step_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id of the step (from `get_campaign`)."
+        },
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200
+        },
+        "type": {
+          "enum": [
+            "message",
+            "connection_request",
+            "email",
+            "inmail",
+            "follow_up"
+          ]
+        },
+        "text": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 8000
+        },
+        "subject": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 500
+        },
+        "delay_days": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 365
+        },
+        "fallback_text": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "minLength": 1,
+          "maxLength": 8000
+        },
+        "auto_fallback": {
+          "type": "boolean"
+        }
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "campaign"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "campaign": {
+          "type": "object",
+          "required": [
+            "id",
+            "name",
+            "status",
+            "service_profile_id",
+            "created_at",
+            "updated_at",
+            "steps",
+            "lead_counts"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "name": {
+              "type": "string"
+            },
+            "status": {
+              "enum": [
+                "draft",
+                "active",
+                "paused",
+                "completed",
+                "archived"
+              ],
+              "description": "draft -> active <-> paused -> completed; any -> archived."
+            },
+            "service_profile_id": {
+              "type": "string"
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "schedule": {
+              "type": "object",
+              "additionalProperties": false,
+              "description": "When the campaign may send.",
+              "properties": {
+                "timezone": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 64,
+                  "description": "IANA time zone, e.g. \"Europe/Paris\" (default: the profile's)."
+                },
+                "days": {
+                  "type": "array",
+                  "uniqueItems": true,
+                  "minItems": 1,
+                  "items": {
+                    "enum": [
+                      "mon",
+                      "tue",
+                      "wed",
+                      "thu",
+                      "fri",
+                      "sat",
+                      "sun"
+                    ]
+                  }
+                },
+                "start_hour": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 23
+                },
+                "end_hour": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 24
+                }
+              }
+            },
+            "settings": {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "stop_on_reply": {
+                  "type": "boolean",
+                  "description": "Stop the sequence for a lead once they reply (default true)."
+                },
+                "daily_limit": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 1000,
+                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                }
+              }
+            },
+            "steps": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "position",
+                  "name",
+                  "type",
+                  "text",
+                  "delay_days",
+                  "auto_fallback"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "position": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The step's place in the campaign, from 1."
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "type": {
+                    "type": "string"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "subject": {
+                    "type": "string"
+                  },
+                  "delay_days": {
+                    "type": "integer"
+                  },
+                  "fallback_text": {
+                    "type": "string"
+                  },
+                  "auto_fallback": {
+                    "type": "boolean"
+                  }
+                }
+              }
+            },
+            "lead_counts": {
+              "type": "object",
+              "required": [
+                "total",
+                "active",
+                "replied"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "total": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "active": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "annotations": {
+      "title": "Update a step",
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    }
+  }
+];

@@ -36,14 +36,19 @@ export interface Step {
   auto_fallback: boolean;
 }
 
+export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+
 export interface Schedule {
   timezone?: string;
-  days?: string[];
+  days?: Weekday[];
   start_hour?: number;
   end_hour?: number;
 }
 
-export type Settings = Record<string, unknown>;
+export interface Settings {
+  stop_on_reply?: boolean;
+  daily_limit?: number;
+}
 
 export interface CampaignSummary {
   id: string;

@@ -10,7 +10,7 @@ import type { Database, LeadsTable } from './schema.ts';
 export const LEAD_FIELDS = ['first_name', 'last_name', 'company', 'position', 'title', 'location', 'industry', 'email', 'profile_url'] as const;
 export type LeadField = (typeof LEAD_FIELDS)[number];
 
-export type NewLead = Partial<Record<LeadField, string>> & { custom_fields?: Record<string, string> };
+export type NewLead = Partial<Record<LeadField, string>> & { custom_fields?: Record<string, string | undefined> };
 
 export interface Lead extends NewLead {
   id: string;

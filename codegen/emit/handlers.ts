@@ -47,7 +47,7 @@ export const handler: ${tool.typeName}Handler = async (args, ctx) => {
   // Written once by \`npm run gen\`; yours to fill in. Raise declared errors with \`throw ctx.errors.CODE(...)\`.
   void args;
   void ctx;
-  throw new Error('Tool ${tool.name} is not implemented yet: fill in ${path.relative(process.cwd(), handlerPath(model, tool))}');
+  throw new Error('Tool ${tool.name} is not implemented yet: fill in ${path.relative(path.dirname(model.paths.source), handlerPath(model, tool)).split(path.sep).join('/')}');
 };
 `;
   return { path: handlerPath(model, tool), content, once: true };

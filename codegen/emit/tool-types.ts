@@ -19,6 +19,8 @@ async function schemaToType(schema: object, name: string): Promise<string> {
     format: false,
     additionalProperties: false,
     strictIndexSignatures: true,
+    // minItems/maxItems would become tuple unions (maxItems: 50 -> 51 tuple types); the validators enforce them.
+    ignoreMinAndMaxItems: true,
     declareExternallyReferenced: true,
     unreachableDefinitions: false,
     $refOptions: { resolve: { external: false } } as never,

@@ -22,6 +22,8 @@ let counter = 0;
 /** The text of a source file built from a ts-morph structure, with the generated-file banner. */
 export function renderSource(statements: SourceFileStructure['statements'], extraLeading = ''): string {
   const file = getProject().createSourceFile(`/render-${counter++}.ts`, { kind: StructureKind.SourceFile, statements }, { overwrite: true });
+  // One indentation style throughout, including the JSON literals and json-schema-to-typescript's output.
+  file.formatText({ indentSize: 2, convertTabsToSpaces: true });
   const text = file.getFullText();
   file.forget();
   return tsBanner + extraLeading + text.replace(/\r\n/g, '\n');

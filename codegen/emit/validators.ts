@@ -22,10 +22,11 @@ export function emitValidators(model: Model): OutputFile[] {
   const refs: Record<string, string> = {};
   for (const tool of model.tools) {
     const base = `tools/${tool.name}`;
-    ajv.addSchema(tool.input, `${base}/input`);
+    // YAML aliases make tools share schema objects; ajv must see distinct ones or it emits duplicate functions.
+    ajv.addSchema(structuredClone(tool.input), `${base}/input`);
     refs[validatorName(tool.typeName, 'Arguments')] = `${base}/input`;
     if (tool.output) {
-      ajv.addSchema(tool.output, `${base}/output`);
+      ajv.addSchema(structuredClone(tool.output), `${base}/output`);
       refs[validatorName(tool.typeName, 'Result')] = `${base}/output`;
     }
   }

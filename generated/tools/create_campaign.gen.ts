@@ -3,58 +3,132 @@ import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
 export interface CreateCampaignArguments {
-/**
- * The id of a profile returned by `profiles`.
- */
-service_profile_id: string
-/**
- * The campaign's name.
- */
-name: string
-/**
- * The campaign's steps, in order.
- * 
- * @maxItems 50
- */
-steps?: StepInput[]
-}
-export interface StepInput {
-name: string
-type: ("message" | "connection_request" | "email" | "inmail")
-/**
- * Message text; may use placeholders such as {name} and {company}.
- */
-text: string
-subject?: string
-delay_days?: number
-/**
- * Generic text used when a lead lacks a placeholder's value.
- */
-fallback_text?: string
-/**
- * When true, unknown values get generic replacements ({name} -> "there", {company} -> "your company").
- */
-auto_fallback?: boolean
+  /**
+   * The id of one of the user's profiles, as returned by `profiles`.
+   */
+  service_profile_id: string
+  /**
+   * The campaign's name.
+   */
+  name: string
+  /**
+   * The campaign's steps, in order.
+   * 
+   * @maxItems 50
+   */
+  steps?: {
+    /**
+     * A short name for the step, e.g. "Intro" or "Follow-up 1".
+     */
+    name: string
+    /**
+     * How the step reaches the lead.
+     */
+    type: ("message" | "connection_request" | "email" | "inmail" | "follow_up")
+    /**
+     * Message text; may use placeholders such as {name}, {company} or {custom.<field>}.
+     */
+    text: string
+    /**
+     * Subject line (email and inmail steps).
+     */
+    subject?: string
+    /**
+     * Days to wait after the previous step.
+     */
+    delay_days?: number
+    /**
+     * Generic version of the message, used when a lead lacks a placeholder's value. Required when `text` uses placeholders, unless `auto_fallback` is true.
+     */
+    fallback_text?: string
+    /**
+     * When true, unknown values get generic text ({name} -> "there", {company} -> "your company").
+     */
+    auto_fallback?: boolean
+  }[]
+  /**
+   * When the campaign may send.
+   */
+  schedule?: {
+    /**
+     * IANA time zone, e.g. "Europe/Paris" (default: the profile's).
+     */
+    timezone?: string
+    /**
+     * @minItems 1
+     */
+    days?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[]
+    start_hour?: number
+    end_hour?: number
+  }
+  settings?: {
+    /**
+     * Stop the sequence for a lead once they reply (default true).
+     */
+    stop_on_reply?: boolean
+    /**
+     * Cap for this campaign's messages per day, below the profile's own limit.
+     */
+    daily_limit?: number
+  }
 }
 
 export interface CreateCampaignResult {
-campaign: {
-id: string
-name: string
-status: ("draft" | "active" | "paused" | "completed" | "archived")
-service_profile_id: string
-steps: {
-id: string
-position: number
-name: string
-type: string
-text: string
-subject?: string
-delay_days: number
-fallback_text?: string
-auto_fallback: boolean
-}[]
-}
+  campaign: {
+    id: string
+    name: string
+    /**
+     * draft -> active <-> paused -> completed; any -> archived.
+     */
+    status: ("draft" | "active" | "paused" | "completed" | "archived")
+    service_profile_id: string
+    created_at: string
+    updated_at: string
+    /**
+     * When the campaign may send.
+     */
+    schedule?: {
+      /**
+       * IANA time zone, e.g. "Europe/Paris" (default: the profile's).
+       */
+      timezone?: string
+      /**
+       * @minItems 1
+       */
+      days?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[]
+      start_hour?: number
+      end_hour?: number
+    }
+    settings?: {
+      /**
+       * Stop the sequence for a lead once they reply (default true).
+       */
+      stop_on_reply?: boolean
+      /**
+       * Cap for this campaign's messages per day, below the profile's own limit.
+       */
+      daily_limit?: number
+    }
+    steps: {
+      id: string
+      /**
+       * The step's place in the campaign, from 1.
+       */
+      position: number
+      name: string
+      type: string
+      text: string
+      subject?: string
+      delay_days: number
+      fallback_text?: string
+      auto_fallback: boolean
+    }[]
+    lead_counts: {
+      total: number
+      active: number
+      replied: number
+    }
+  }
 }
 
 /** The catalog errors create_campaign may raise. */

@@ -10,25 +10,27 @@ export interface ProfilesArguments {
  * The account's sender profiles.
  */
 export interface ProfilesResult {
-profiles: Profile[]
-}
-export interface Profile {
-/**
- * Pass this as service_profile_id to the other tools.
- */
-id: string
-name: string
-channel: ("linkedin" | "email")
-status: ("active" | "paused" | "disconnected")
-/**
- * IANA time zone of the profile's sending schedule.
- */
-timezone: string
-/**
- * Messages the profile may send per day.
- */
-daily_limit: number
-sent_today: number
+  profiles: {
+    /**
+     * Pass this as service_profile_id to the other tools.
+     */
+    id: string
+    name: string
+    channel: ("linkedin" | "email")
+    status: ("active" | "paused" | "disconnected")
+    /**
+     * IANA time zone of the profile's sending day.
+     */
+    timezone: string
+    /**
+     * Messages the profile may send per day.
+     */
+    daily_limit: number
+    /**
+     * Messages sent today (the day resets at local midnight).
+     */
+    sent_today: number
+  }[]
 }
 
 /** The catalog errors profiles may raise. */

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
+import { toolsList } from '../../generated/tools-list.gen.ts';
 import {
   accountWithToken,
   assertRpcError,
@@ -19,6 +20,7 @@ import {
   type McpResponse,
 } from './support.ts';
 
+const declaredTools = toolsList.map((t) => t.name).sort();
 let server: TestServer;
 let account: Awaited<ReturnType<typeof accountWithToken>>;
 let auth: Record<string, string>;
@@ -77,7 +79,7 @@ describe('tools', () => {
     const res = await send('tools/list');
     assert.equal(res.status, 200, res.text);
     const result = res.json.result;
-    assert.deepEqual(result.tools.map((t: { name: string }) => t.name).sort(), ['create_campaign', 'profiles']);
+    assert.deepEqual(result.tools.map((t: { name: string }) => t.name).sort(), declaredTools);
     assert.equal(result.resultType, 'complete');
     assert.ok(Number.isInteger(result.ttlMs) && result.ttlMs >= 0);
     assert.ok(['public', 'private'].includes(result.cacheScope));

@@ -37,7 +37,7 @@ describe('describeValidationErrors', () => {
     assert.equal(
       describeValidationErrors(validateCreateCampaignArguments.errors),
       '(root): missing required property "service_profile_id"; (root): unknown property "extra" is not allowed; /name: must be string; ' +
-        '/steps/0/type: must be one of "message", "connection_request", "email", "inmail"; /steps/0/delay_days: must be >= 0',
+        '/steps/0/type: must be one of "message", "connection_request", "email", "inmail", "follow_up"; /steps/0/delay_days: must be >= 0',
     );
   });
 

@@ -2,192 +2,192 @@
 import type { ErrorCatalog } from '../../../runtime/definition.ts';
 /** Every error this server can produce, keyed by its stable code. */
 export const errorCatalog: ErrorCatalog = {
-    "ACCOUNT_CLAIM_INVALID": {
-      "message": "service_account_id claim missing or invalid",
-      "surface": "auth",
-      "status": 401,
-      "rpcCode": -32001,
-      "params": []
-    },
-    "AUTH_HEADER_MISSING": {
-      "message": "Authorization header is required in MCP server config",
-      "surface": "auth",
-      "status": 401,
-      "rpcCode": -32001,
-      "params": []
-    },
-    "BODY_TOO_LARGE": {
-      "message": "Request body is larger than {{limit}} bytes",
-      "surface": "http",
-      "status": 413,
-      "rpcCode": -32600,
-      "params": [
-        "limit"
-      ]
-    },
-    "FORBIDDEN_HOST": {
-      "message": "Host {{host}} is not allowed",
-      "surface": "http",
-      "status": 403,
-      "rpcCode": -32000,
-      "params": [
-        "host"
-      ]
-    },
-    "FORBIDDEN_ORIGIN": {
-      "message": "Origin {{origin}} is not allowed",
-      "surface": "http",
-      "status": 403,
-      "rpcCode": -32000,
-      "params": [
-        "origin"
-      ]
-    },
-    "HEADER_MISMATCH": {
-      "message": "Header mismatch: {{detail}}",
-      "surface": "protocol",
-      "status": 400,
-      "rpcCode": -32020,
-      "params": [
-        "detail"
-      ]
-    },
-    "INSUFFICIENT_SCOPE": {
-      "message": "Missing required scope(s): {{scopes}}",
-      "surface": "auth",
-      "status": 403,
-      "rpcCode": -32003,
-      "params": [
-        "scopes"
-      ]
-    },
-    "INTERNAL_ERROR": {
-      "message": "Tool {{tool}} failed unexpectedly (reference {{reference}}); the error was logged",
-      "surface": "tool",
-      "params": [
-        "tool",
-        "reference"
-      ]
-    },
-    "INVALID_ARGUMENTS": {
-      "message": "Invalid arguments for tool {{tool}}: {{detail}}",
-      "surface": "tool",
-      "params": [
-        "tool",
-        "detail"
-      ]
-    },
-    "INVALID_PARAMS": {
-      "message": "Invalid params: {{detail}}",
-      "surface": "protocol",
-      "rpcCode": -32602,
-      "params": [
-        "detail"
-      ]
-    },
-    "INVALID_REQUEST": {
-      "message": "Invalid request: {{detail}}",
-      "surface": "protocol",
-      "status": 400,
-      "rpcCode": -32600,
-      "params": [
-        "detail"
-      ]
-    },
-    "INVALID_REQUEST_META": {
-      "message": "Invalid params: {{detail}}",
-      "surface": "protocol",
-      "status": 400,
-      "rpcCode": -32602,
-      "params": [
-        "detail"
-      ]
-    },
-    "INVALID_RESULT": {
-      "message": "Tool {{tool}} produced a result that does not match its output schema: {{detail}}",
-      "surface": "tool",
-      "params": [
-        "tool",
-        "detail"
-      ]
-    },
-    "INVALID_TOKEN": {
-      "message": "Invalid MCP token",
-      "surface": "auth",
-      "status": 401,
-      "rpcCode": -32001,
-      "params": []
-    },
-    "METHOD_NOT_ALLOWED": {
-      "message": "Method not allowed",
-      "surface": "http",
-      "status": 405,
-      "rpcCode": -32000,
-      "params": []
-    },
-    "METHOD_NOT_FOUND": {
-      "message": "Method not found: {{method}}",
-      "surface": "protocol",
-      "status": 404,
-      "rpcCode": -32601,
-      "params": [
-        "method"
-      ]
-    },
-    "NOT_ACCEPTABLE": {
-      "message": "Accept must include application/json and text/event-stream",
-      "surface": "http",
-      "status": 406,
-      "rpcCode": -32600,
-      "params": []
-    },
-    "PARSE_ERROR": {
-      "message": "Parse error: the body is not valid JSON",
-      "surface": "protocol",
-      "status": 400,
-      "rpcCode": -32700,
-      "params": []
-    },
-    "TEST_ERROR": {
-      "message": "This tool intentionally returns an error for testing",
-      "surface": "tool",
-      "params": []
-    },
-    "TOKEN_REJECTED": {
-      "message": "Invalid service access token: {{detail}}",
-      "surface": "auth",
-      "status": 401,
-      "rpcCode": -32001,
-      "params": [
-        "detail"
-      ]
-    },
-    "UNKNOWN_TOOL": {
-      "message": "Unknown tool: {{tool}}",
-      "surface": "protocol",
-      "rpcCode": -32602,
-      "params": [
-        "tool"
-      ]
-    },
-    "UNSUPPORTED_MEDIA_TYPE": {
-      "message": "Content-Type must be application/json",
-      "surface": "http",
-      "status": 415,
-      "rpcCode": -32600,
-      "params": []
-    },
-    "UNSUPPORTED_PROTOCOL_VERSION": {
-      "message": "Unsupported protocol version: {{version}} (supported: {{supported}})",
-      "surface": "protocol",
-      "status": 400,
-      "rpcCode": -32022,
-      "params": [
-        "version",
-        "supported"
-      ]
-    }
-  };
+  "ACCOUNT_CLAIM_INVALID": {
+    "message": "service_account_id claim missing or invalid",
+    "surface": "auth",
+    "status": 401,
+    "rpcCode": -32001,
+    "params": []
+  },
+  "AUTH_HEADER_MISSING": {
+    "message": "Authorization header is required in MCP server config",
+    "surface": "auth",
+    "status": 401,
+    "rpcCode": -32001,
+    "params": []
+  },
+  "BODY_TOO_LARGE": {
+    "message": "Request body is larger than {{limit}} bytes",
+    "surface": "http",
+    "status": 413,
+    "rpcCode": -32600,
+    "params": [
+      "limit"
+    ]
+  },
+  "FORBIDDEN_HOST": {
+    "message": "Host {{host}} is not allowed",
+    "surface": "http",
+    "status": 403,
+    "rpcCode": -32000,
+    "params": [
+      "host"
+    ]
+  },
+  "FORBIDDEN_ORIGIN": {
+    "message": "Origin {{origin}} is not allowed",
+    "surface": "http",
+    "status": 403,
+    "rpcCode": -32000,
+    "params": [
+      "origin"
+    ]
+  },
+  "HEADER_MISMATCH": {
+    "message": "Header mismatch: {{detail}}",
+    "surface": "protocol",
+    "status": 400,
+    "rpcCode": -32020,
+    "params": [
+      "detail"
+    ]
+  },
+  "INSUFFICIENT_SCOPE": {
+    "message": "Missing required scope(s): {{scopes}}",
+    "surface": "auth",
+    "status": 403,
+    "rpcCode": -32003,
+    "params": [
+      "scopes"
+    ]
+  },
+  "INTERNAL_ERROR": {
+    "message": "Tool {{tool}} failed unexpectedly (reference {{reference}}); the error was logged",
+    "surface": "tool",
+    "params": [
+      "tool",
+      "reference"
+    ]
+  },
+  "INVALID_ARGUMENTS": {
+    "message": "Invalid arguments for tool {{tool}}: {{detail}}",
+    "surface": "tool",
+    "params": [
+      "tool",
+      "detail"
+    ]
+  },
+  "INVALID_PARAMS": {
+    "message": "Invalid params: {{detail}}",
+    "surface": "protocol",
+    "rpcCode": -32602,
+    "params": [
+      "detail"
+    ]
+  },
+  "INVALID_REQUEST": {
+    "message": "Invalid request: {{detail}}",
+    "surface": "protocol",
+    "status": 400,
+    "rpcCode": -32600,
+    "params": [
+      "detail"
+    ]
+  },
+  "INVALID_REQUEST_META": {
+    "message": "Invalid params: {{detail}}",
+    "surface": "protocol",
+    "status": 400,
+    "rpcCode": -32602,
+    "params": [
+      "detail"
+    ]
+  },
+  "INVALID_RESULT": {
+    "message": "Tool {{tool}} produced a result that does not match its output schema: {{detail}}",
+    "surface": "tool",
+    "params": [
+      "tool",
+      "detail"
+    ]
+  },
+  "INVALID_TOKEN": {
+    "message": "Invalid MCP token",
+    "surface": "auth",
+    "status": 401,
+    "rpcCode": -32001,
+    "params": []
+  },
+  "METHOD_NOT_ALLOWED": {
+    "message": "Method not allowed",
+    "surface": "http",
+    "status": 405,
+    "rpcCode": -32000,
+    "params": []
+  },
+  "METHOD_NOT_FOUND": {
+    "message": "Method not found: {{method}}",
+    "surface": "protocol",
+    "status": 404,
+    "rpcCode": -32601,
+    "params": [
+      "method"
+    ]
+  },
+  "NOT_ACCEPTABLE": {
+    "message": "Accept must include application/json and text/event-stream",
+    "surface": "http",
+    "status": 406,
+    "rpcCode": -32600,
+    "params": []
+  },
+  "PARSE_ERROR": {
+    "message": "Parse error: the body is not valid JSON",
+    "surface": "protocol",
+    "status": 400,
+    "rpcCode": -32700,
+    "params": []
+  },
+  "TEST_ERROR": {
+    "message": "This tool intentionally returns an error for testing",
+    "surface": "tool",
+    "params": []
+  },
+  "TOKEN_REJECTED": {
+    "message": "Invalid service access token: {{detail}}",
+    "surface": "auth",
+    "status": 401,
+    "rpcCode": -32001,
+    "params": [
+      "detail"
+    ]
+  },
+  "UNKNOWN_TOOL": {
+    "message": "Unknown tool: {{tool}}",
+    "surface": "protocol",
+    "rpcCode": -32602,
+    "params": [
+      "tool"
+    ]
+  },
+  "UNSUPPORTED_MEDIA_TYPE": {
+    "message": "Content-Type must be application/json",
+    "surface": "http",
+    "status": 415,
+    "rpcCode": -32600,
+    "params": []
+  },
+  "UNSUPPORTED_PROTOCOL_VERSION": {
+    "message": "Unsupported protocol version: {{version}} (supported: {{supported}})",
+    "surface": "protocol",
+    "status": 400,
+    "rpcCode": -32022,
+    "params": [
+      "version",
+      "supported"
+    ]
+  }
+};
 
 /** The parameters each error message template takes. */
 export interface ErrorParams {

@@ -6,70 +6,70 @@ import { toolsList } from './tools-list.gen.ts';
 import * as validators from './validators.gen.js';
 /** The conformance-fixture server as declared in tools.yaml. */
 export const serverDefinition: ServerDefinition = {
-    info: {
-      "name": "conformance-fixture",
-      "version": "0.1.0",
-      "title": "MCP conformance fixture"
+  info: {
+    "name": "conformance-fixture",
+    "version": "0.1.0",
+    "title": "MCP conformance fixture"
+  },
+  instructions: "Fixture tools for the MCP conformance suite; not a real service.",
+  auth: "none",
+  scopes,
+  errors: errorCatalog,
+  toolsList,
+  tools: {
+    "json_schema_2020_12_tool": {
+      name: "json_schema_2020_12_tool",
+      scopes: [],
+      errors: [],
+      validateArguments: validators.validateJsonSchema202012ToolArguments,
     },
-    instructions: "Fixture tools for the MCP conformance suite; not a real service.",
-    auth: "none",
-    scopes,
-    errors: errorCatalog,
-    toolsList,
-    tools: {
-      "json_schema_2020_12_tool": {
-        name: "json_schema_2020_12_tool",
-        scopes: [],
-        errors: [],
-        validateArguments: validators.validateJsonSchema202012ToolArguments,
-      },
-      "test_audio_content": {
-        name: "test_audio_content",
-        scopes: [],
-        errors: [],
-        validateArguments: validators.validateTestAudioContentArguments,
-      },
-      "test_embedded_resource": {
-        name: "test_embedded_resource",
-        scopes: [],
-        errors: [],
-        validateArguments: validators.validateTestEmbeddedResourceArguments,
-      },
-      "test_error_handling": {
-        name: "test_error_handling",
-        scopes: [],
-        errors: ["TEST_ERROR"],
-        validateArguments: validators.validateTestErrorHandlingArguments,
-      },
-      "test_image_content": {
-        name: "test_image_content",
-        scopes: [],
-        errors: [],
-        validateArguments: validators.validateTestImageContentArguments,
-      },
-      "test_multiple_content_types": {
-        name: "test_multiple_content_types",
-        scopes: [],
-        errors: [],
-        validateArguments: validators.validateTestMultipleContentTypesArguments,
-      },
-      "test_simple_text": {
-        name: "test_simple_text",
-        scopes: [],
-        errors: [],
-        validateArguments: validators.validateTestSimpleTextArguments,
-      },
-      "test_tool_with_logging": {
-        name: "test_tool_with_logging",
-        scopes: [],
-        errors: [],
-        validateArguments: validators.validateTestToolWithLoggingArguments,
-      },
-      "test_tool_with_progress": {
-        name: "test_tool_with_progress",
-        scopes: [],
-        errors: [],
-        validateArguments: validators.validateTestToolWithProgressArguments,
-      },
+    "test_audio_content": {
+      name: "test_audio_content",
+      scopes: [],
+      errors: [],
+      validateArguments: validators.validateTestAudioContentArguments,
     },
-  };
+    "test_embedded_resource": {
+      name: "test_embedded_resource",
+      scopes: [],
+      errors: [],
+      validateArguments: validators.validateTestEmbeddedResourceArguments,
+    },
+    "test_error_handling": {
+      name: "test_error_handling",
+      scopes: [],
+      errors: ["TEST_ERROR"],
+      validateArguments: validators.validateTestErrorHandlingArguments,
+    },
+    "test_image_content": {
+      name: "test_image_content",
+      scopes: [],
+      errors: [],
+      validateArguments: validators.validateTestImageContentArguments,
+    },
+    "test_multiple_content_types": {
+      name: "test_multiple_content_types",
+      scopes: [],
+      errors: [],
+      validateArguments: validators.validateTestMultipleContentTypesArguments,
+    },
+    "test_simple_text": {
+      name: "test_simple_text",
+      scopes: [],
+      errors: [],
+      validateArguments: validators.validateTestSimpleTextArguments,
+    },
+    "test_tool_with_logging": {
+      name: "test_tool_with_logging",
+      scopes: [],
+      errors: [],
+      validateArguments: validators.validateTestToolWithLoggingArguments,
+    },
+    "test_tool_with_progress": {
+      name: "test_tool_with_progress",
+      scopes: [],
+      errors: [],
+      validateArguments: validators.validateTestToolWithProgressArguments,
+    },
+  },
+};

@@ -3,12 +3,12 @@ import type { ContentResult, ToolHandler } from '../../../../runtime/handler.ts'
 import type { ToolErrors } from '../../../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
 export interface JsonSchema202012ToolArguments {
-name?: string
-address?: Address
+  name?: string
+  address?: Address
 }
 export interface Address {
-street?: string
-city?: string
+  street?: string
+  city?: string
 }
 
 export type JsonSchema202012ToolResult = ContentResult;

@@ -18,9 +18,31 @@ export function stepViolationError(errors: StepErrors, v: StepViolation): Catalo
         step: v.step,
         step_name: v.step_name,
         placeholder: v.placeholder,
-        known: [...KNOWN_PLACEHOLDERS.map((p) => `{${p}}`), '{custom.<field>}'].join(', '),
+        known: knownList(),
       });
     case 'fallback_has_placeholder':
       return errors.FALLBACK_HAS_PLACEHOLDER({ step: v.step, step_name: v.step_name, placeholders: v.placeholders.join(', ') });
   }
+}
+
+export interface MessageErrors {
+  MESSAGE_FALLBACK_MISSING(): CatalogError;
+  MESSAGE_UNKNOWN_PLACEHOLDER(p: { placeholder: string; known: string }): CatalogError;
+  MESSAGE_FALLBACK_HAS_PLACEHOLDER(p: { placeholders: string }): CatalogError;
+}
+
+/** The same rule for a message's own text (send_message, preview_message with text). */
+export function messageViolationError(errors: MessageErrors, v: StepViolation): CatalogError {
+  switch (v.kind) {
+    case 'fallback_missing':
+      return errors.MESSAGE_FALLBACK_MISSING();
+    case 'unknown_placeholder':
+      return errors.MESSAGE_UNKNOWN_PLACEHOLDER({ placeholder: v.placeholder, known: knownList() });
+    case 'fallback_has_placeholder':
+      return errors.MESSAGE_FALLBACK_HAS_PLACEHOLDER({ placeholders: v.placeholders.join(', ') });
+  }
+}
+
+function knownList(): string {
+  return [...KNOWN_PLACEHOLDERS.map((p) => `{${p}}`), '{custom.<field>}'].join(', ');
 }

@@ -1,0 +1,15 @@
+/** Every tool but `profiles` acts as one profile of the token's account; another account's profile is not found. */
+import type { CatalogError } from '../../runtime/errors.ts';
+import type { Principal, Services } from '../../runtime/handler.ts';
+
+interface ProfileContext {
+  principal: Principal;
+  services: Services;
+  errors: { PROFILE_NOT_FOUND(p: { service_profile_id: string }): CatalogError };
+}
+
+export async function requireProfile(ctx: ProfileContext, profileId: string) {
+  const profile = await ctx.services.accounts.getProfile(ctx.principal.accountId, profileId);
+  if (!profile) throw ctx.errors.PROFILE_NOT_FOUND({ service_profile_id: profileId });
+  return profile;
+}

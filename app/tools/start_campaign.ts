@@ -1,0 +1,12 @@
+import type { StartCampaignHandler } from '../../generated/tools/start_campaign.gen.ts';
+import { withDomainErrors } from '../tool-support/domain-errors.ts';
+import { requireProfile } from '../tool-support/profile.ts';
+
+/** Start a campaign, if its lifecycle allows it. */
+export const handler: StartCampaignHandler = async (args, ctx) => {
+  await requireProfile(ctx, args.service_profile_id);
+  const campaign = await withDomainErrors(ctx.errors, { tool: ctx.tool, ...args }, () =>
+    ctx.services.campaigns.transition(ctx.principal.accountId, args.service_profile_id, args.campaign_id, 'start'),
+  );
+  return { campaign };
+};

@@ -79,20 +79,20 @@ export function parseToolsYaml(text: string, file: string): Model {
   const atPath = (p: Path, message: string, key = false) => at(locate(doc, p, key), message);
 
   for (const err of doc.errors) {
-    const message = err.code === 'DUPLICATE_KEY' ? `duplicate key: ${err.message.split('\n')[0]}` : err.message.split('\n')[0]!;
-    at(err.pos[0], message);
+    const first = err.message.split('\n')[0]!;
+    at(err.pos[0], err.code === 'DUPLICATE_KEY' ? `duplicate key ${keyAt(text, err.pos[0])}: each name may be declared once` : first);
   }
-  if (problems.length) throw new ToolsYamlError(display, problems);
+  // A file that does not parse has no structure to check further.
+  if (doc.errors.some((e) => e.code !== 'DUPLICATE_KEY')) throw new ToolsYamlError(display, problems);
 
   const raw = doc.toJS() as unknown;
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   const validateFile = ajv.compile(fileSchema);
-  if (!validateFile(raw)) {
-    for (const e of validateFile.errors ?? []) reportSchemaError(e, atPath);
-    throw new ToolsYamlError(display, problems);
-  }
-  const data = raw as unknown as RawFile;
+  if (!validateFile(raw)) for (const e of validateFile.errors ?? []) reportSchemaError(e, atPath);
 
+  // The reference checks run even when the shape checks failed, so that one run reports every
+  // problem; they read the file defensively and skip what is not of the right shape.
+  const data = sanitize(raw);
   const errors = buildErrors(data, atPath);
   const errorByCode = new Map(errors.map((e) => [e.code, e]));
   const scopeNames = new Set(Object.keys(data.scopes));
@@ -116,8 +116,8 @@ export function parseToolsYaml(text: string, file: string): Model {
       else if (declared.surface !== 'tool')
         atPath([...base, 'errors', i], `tool ${name} lists error ${code}, but its surface is ${declared.surface}; a tool can raise only surface: tool errors`);
     });
-    const input = compileSchema(schemaAjv, structuredClone(tool.input), [...base, 'input'], atPath);
-    const output = tool.output ? compileSchema(schemaAjv, structuredClone(tool.output), [...base, 'output'], atPath) : undefined;
+    const input = compileSchema(schemaAjv, tool.input, [...base, 'input'], atPath);
+    const output = tool.output ? compileSchema(schemaAjv, tool.output, [...base, 'output'], atPath) : undefined;
     (tool.examples ?? []).forEach((ex, i) => {
       if (input && !input(ex.arguments))
         atPath([...base, 'examples', i, 'arguments'], `example arguments do not match the input schema: ${schemaAjv.errorsText(input.errors)}`);
@@ -201,19 +201,85 @@ function compileSchema(
   where: Path,
   atPath: (p: Path, m: string) => void,
 ): ReturnType<Ajv2020['compile']> | undefined {
+  // Tools may share schema objects through YAML aliases; ajv needs one object per compilation.
+  const own = structuredClone(schema);
+  if (!ajv.validateSchema(own)) {
+    // The meta-schema reports one mistake several ways (enum, array, anyOf); keep the first per place.
+    const seen = new Set<string>();
+    for (const e of ajv.errors ?? []) {
+      if (seen.has(e.instancePath)) continue;
+      seen.add(e.instancePath);
+      const inner = e.instancePath.split('/').slice(1).map(unescapePointer);
+      const what = e.keyword === 'enum' ? `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` : (e.message ?? e.keyword);
+      atPath([...where, ...inner], `invalid JSON Schema: ${inner.length ? inner.join('.') : 'the schema'} ${what}`);
+    }
+    return undefined;
+  }
   try {
-    return ajv.compile(schema);
+    return ajv.compile(own);
   } catch (err) {
-    atPath(where, `invalid JSON Schema: ${(err as Error).message}`);
+    const message = (err as Error).message;
+    // Strict-mode errors name a keyword but not where it is: point at its first use.
+    const keyword = /unknown keyword: "([^"]+)"/.exec(message)?.[1];
+    const found = keyword === undefined ? undefined : findKey(schema, keyword);
+    atPath(found ? [...where, ...found] : where, `invalid JSON Schema: ${message}`);
     return undefined;
   }
 }
 
+/** The path of the first property named `key` inside a JSON value, depth first. */
+function findKey(value: unknown, key: string, at: Path = []): Path | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (!Array.isArray(value) && Object.hasOwn(value, key)) return [...at, key];
+  for (const [k, v] of Object.entries(value)) {
+    const found = findKey(v, key, [...at, Array.isArray(value) ? Number(k) : k]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+const unescapePointer = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** The key text at a source offset (for duplicate-key messages). */
+function keyAt(text: string, offset: number): string {
+  const m = /^["']?([^"':\n]+)/.exec(text.slice(offset));
+  return m ? m[1]!.trim() : '';
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/** The parts of a parsed file that have the right shape, for the reference checks. */
+function sanitize(raw: unknown): RawFile {
+  const file = isObject(raw) ? raw : {};
+  const section = (v: unknown) => Object.entries(isObject(v) ? v : {}).filter(([, x]) => isObject(x)) as [string, Record<string, unknown>][];
+  const tools: Record<string, RawTool> = {};
+  for (const [name, t] of section(file.tools)) {
+    tools[name] = {
+      ...(t as unknown as RawTool),
+      description: typeof t.description === 'string' ? t.description : '',
+      scopes: strings(t.scopes),
+      errors: strings(t.errors),
+      input: isObject(t.input) ? t.input : { type: 'object' },
+      ...(isObject(t.output) ? { output: t.output } : { output: undefined }),
+      examples: (Array.isArray(t.examples) ? t.examples : []).filter(isObject).map((e) => ({ ...e, arguments: isObject(e.arguments) ? e.arguments : {} })) as ToolModel['examples'],
+    };
+    if (!tools[name]!.output) delete tools[name]!.output;
+  }
+  const errors: Record<string, RawError> = {};
+  for (const [code, e] of section(file.errors)) if (typeof e.message === 'string' && typeof e.surface === 'string') errors[code] = e as unknown as RawError;
+  return {
+    server: (isObject(file.server) ? file.server : { name: '', version: '' }) as RawFile['server'],
+    ...(file.auth === 'none' || file.auth === 'bearer' ? { auth: file.auth } : {}),
+    ...(isObject(file.codegen) ? { codegen: file.codegen as RawFile['codegen'] } : {}),
+    scopes: Object.fromEntries(section(file.scopes)) as RawFile['scopes'],
+    errors,
+    tools,
+  };
+}
+
 function reportSchemaError(e: ErrorObject, atPath: (p: Path, m: string, key?: boolean) => void) {
-  const p: Path = e.instancePath
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const p: Path = e.instancePath.split('/').slice(1).map(unescapePointer);
   const where = p.length ? p.join('.') : 'the file';
   switch (e.keyword) {
     case 'additionalProperties':

@@ -33,7 +33,8 @@ export interface Authenticator {
 }
 
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,128}$/;
-const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
+// The scheme name is case-insensitive (RFC 7235); the token is a JWT (base64url parts and dots).
+const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
 
 /** WWW-Authenticate values per RFC 6750 and RFC 9728 (resource_metadata). */
 export class Challenges {

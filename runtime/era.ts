@@ -53,8 +53,9 @@ export function resolveEra(
   const meta = message.params?._meta as Record<string, unknown> | undefined;
   const headerVersion = headerValue(headers, 'mcp-protocol-version');
   const metaVersion = meta?.[META.protocolVersion];
-  const stateless =
-    metaVersion !== undefined || message.method === 'server/discover' || (headerVersion !== undefined && headerVersion >= STATELESS_VERSION && message.method !== 'initialize');
+  // The header alone selects the stateless revision only when it names it exactly; any other
+  // unknown value is an unsupported handshake-era version.
+  const stateless = metaVersion !== undefined || message.method === 'server/discover' || (headerVersion === STATELESS_VERSION && message.method !== 'initialize');
 
   if (!stateless) {
     const version = message.method === 'initialize' ? String(message.params?.protocolVersion ?? DEFAULT_HEADER_VERSION) : (headerVersion ?? DEFAULT_HEADER_VERSION);

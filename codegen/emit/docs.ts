@@ -34,6 +34,8 @@ function toolSection(model: Model, tool: ToolModel): string {
   const byCode = new Map(model.errors.map((e) => [e.code, e]));
   const hints = Object.entries(tool.annotations ?? {}).map(([k, v]) => `${k}: ${v}`);
   const parts = [
+    // An explicit anchor: renderers derive heading ids differently once the title is in it.
+    `<a id="${tool.name}"></a>\n`,
     `### ${code(tool.name)}${tool.title ? ` — ${tool.title}` : ''}\n`,
     `${tool.description.trim()}\n`,
     `- Scopes: ${tool.scopes.map(code).join(', ') || 'none'}`,
@@ -81,7 +83,7 @@ export function emitDocs(model: Model): OutputFile[] {
     ...model.scopes.map((sc) => `| ${code(sc.name)} | ${sc.default ? 'yes' : 'no'} | ${cell(sc.description)} |`),
     '',
     '## Tools\n',
-    ...model.tools.map((t) => `- [${code(t.name)}](#${t.name.toLowerCase().replace(/[^a-z0-9_-]/g, '')}) — ${cell(t.title ?? t.description.split('\n')[0])}`),
+    ...model.tools.map((t) => `- [${code(t.name)}](#${t.name}) — ${cell(t.title ?? t.description.split('\n')[0])}`),
     '',
     ...model.tools.map((t) => toolSection(model, t)),
     '## Errors\n',

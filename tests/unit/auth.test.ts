@@ -97,6 +97,13 @@ describe('createJwtAuthenticator', () => {
     assert.ok(Math.abs(p.expiresAt - (Math.floor(Date.now() / 1000) + 3600)) <= 5);
   });
 
+  test('the scheme name is case-insensitive (RFC 7235): bearer and BEARER work', async () => {
+    const { auth } = counted();
+    const token = await sign();
+    assert.equal((await auth.authenticate(`bearer ${token}`)).subject, 'usr_1');
+    assert.equal((await auth.authenticate(`BEARER ${token}`)).subject, 'usr_1');
+  });
+
   test('a token is verified once and then served from the cache', async () => {
     const { auth, calls } = counted();
     const token = await sign();

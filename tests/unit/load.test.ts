@@ -269,11 +269,12 @@ describe('parseToolsYaml: problems', () => {
       col: 26,
       message: 'tool ping lists error CONF, but its surface is protocol; a tool can raise only surface: tool errors',
     });
-    const badType = problem(err, 'properties/n/type');
-    assert.deepEqual([badType.line, badType.col], [20, 7]);
-    assert.match(badType.message, /^invalid JSON Schema: /);
+    // Schema mistakes are reported where they are, once each.
+    const badType = problem(err, 'properties.n.type');
+    assert.deepEqual([badType.line, badType.col], [22, 20]);
+    assert.match(badType.message, /^invalid JSON Schema: properties\.n\.type must be one of array, boolean, integer, null, number, object, string$/);
     const badMin = problem(err, 'minLength');
-    assert.deepEqual([badMin.line, badMin.col], [27, 7]);
+    assert.deepEqual([badMin.line, badMin.col], [29, 39]);
     assert.match(badMin.message, /^invalid JSON Schema: .*minLength must be >= 0/);
     const badArgs = problem(err, 'example arguments');
     assert.deepEqual([badArgs.line, badArgs.col], [41, 20]);
@@ -300,6 +301,39 @@ describe('parseToolsYaml: problems', () => {
       positions,
       [...positions].sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!),
     );
+  });
+
+  test('shape and reference problems come out in the same run', () => {
+    const err = problemsOf(
+      yaml(`
+        server: { name: s, version: '1' }
+        scopes:
+          read: { description: Read }
+        tools:
+          ping:
+            description: Ping
+            colour: blue
+            scopes: [read, write]
+            input: { type: object }
+      `),
+    );
+    assert.deepEqual(
+      err.problems.map((p) => p.message),
+      ['unknown key colour in tools.ping', 'tool ping requires scope write, which is not declared under scopes'],
+    );
+  });
+
+  test('a duplicate key names the key', () => {
+    const err = problemsOf(
+      yaml(`
+        server: { name: s, version: '1' }
+        scopes:
+          read: { description: Read }
+          read: { description: Read again }
+        tools: {}
+      `),
+    );
+    assert.match(err.problems[0]!.message, /^duplicate key read: /);
   });
 
   test('a duplicate tool name is a YAML duplicate key, reported at the second key', () => {

@@ -145,6 +145,13 @@ describe('resolveEra', () => {
       assert.deepEqual(err.data, { supported: SUPPORTED_VERSIONS, requested: '2024-11-05' });
     });
 
+    test('a future or malformed header version is unsupported, not taken for the stateless revision', () => {
+      for (const version of ['2099-01-01', 'garbage']) {
+        const err = throwsCatalog(() => resolveEra(request('tools/list'), { 'mcp-protocol-version': version }, errors, undefined), 'UNSUPPORTED_PROTOCOL_VERSION');
+        assert.deepEqual(err.data, { supported: SUPPORTED_VERSIONS, requested: version });
+      }
+    });
+
     test('a repeated header uses its first value', () => {
       assert.equal(
         resolveEra(request('tools/list'), { 'mcp-protocol-version': ['2025-06-18', 'x'] as unknown as string }, errors, undefined).version,

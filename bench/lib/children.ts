@@ -1,0 +1,136 @@
+/**
+ * Child processes of the benchmark: every server and the generator run in their own
+ * `node --import tsx` process. Each child is tracked and killed when the benchmark ends, however
+ * it ends; a child also exits on its own when its stdin closes (the parent died).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+const MESSAGE = '@bench ';
+const live = new Set<ChildProcess>();
+
+export interface Child {
+  proc: ChildProcess;
+  /** Milliseconds (performance.now() of the parent) at which spawn() was called. */
+  spawnedAt: number;
+  /** Resolves with the next `@bench {json}` line the child prints whose `type` matches. */
+  message<T = Record<string, unknown>>(type: string, timeoutMs?: number): Promise<T>;
+  /** stderr so far (for error reports). */
+  stderr(): string;
+  /** Asks the child to stop (SIGTERM, so --cpu-prof can write its profile), then SIGKILL. */
+  stop(graceMs?: number): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+/** Spawns `node [nodeArgs] --import tsx script`, with the given environment added. */
+export function spawnChild(script: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Child {
+  const spawnedAt = performance.now();
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  live.add(proc);
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once('exit', (code) => {
+      live.delete(proc);
+      resolve(code);
+    }),
+  );
+  let err = '';
+  proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+    if (err.length > 20_000) err = err.slice(-20_000);
+  });
+  const waiting: { type: string; resolve: (v: any) => void }[] = [];
+  const received: Record<string, unknown>[] = [];
+  createInterface({ input: proc.stdout! }).on('line', (line) => {
+    if (!line.startsWith(MESSAGE)) return;
+    const msg = JSON.parse(line.slice(MESSAGE.length)) as Record<string, unknown>;
+    const i = waiting.findIndex((w) => w.type === msg.type);
+    if (i >= 0) waiting.splice(i, 1)[0]!.resolve(msg);
+    else received.push(msg);
+  });
+
+  return {
+    proc,
+    spawnedAt,
+    exited,
+    stderr: () => err,
+    message<T>(type: string, timeoutMs = 60_000): Promise<T> {
+      const i = received.findIndex((m) => m.type === type);
+      if (i >= 0) return Promise.resolve(received.splice(i, 1)[0] as T);
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${script}: no "${type}" message within ${timeoutMs} ms\n${err}`)), timeoutMs);
+        const entry = { type, resolve: (v: T) => (clearTimeout(timer), resolve(v)) };
+        waiting.push(entry);
+        void exited.then((code) => {
+          if (!waiting.includes(entry)) return;
+          clearTimeout(timer);
+          reject(new Error(`${script} exited (code ${code}) before sending "${type}"\n${err}`));
+        });
+      });
+    },
+    async stop(graceMs = 5_000) {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Kills every child still running (synchronously, so it also works from an 'exit' handler). */
+export function killAll(): void {
+  for (const proc of live) {
+    try {
+      proc.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  live.clear();
+}
+
+let installed = false;
+/** Makes sure no child outlives the benchmark: normal exit, Ctrl-C, SIGTERM, or a crash. */
+export function installCleanup(extra: () => void = () => {}): void {
+  if (installed) return;
+  installed = true;
+  const cleanup = () => {
+    killAll();
+    extra();
+  };
+  process.on('exit', cleanup);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping the benchmark and its child processes`);
+      cleanup();
+      process.exit(130);
+    });
+  }
+}
+
+/** For child scripts: prints a message the parent can wait for. */
+export function send(type: string, data: Record<string, unknown> = {}): void {
+  process.stdout.write(`${MESSAGE}${JSON.stringify({ type, ...data })}\n`);
+}
+
+/** For child scripts: exit when the parent goes away (stdin closes) or asks to stop. */
+export function exitWithParent(onStop: () => Promise<void> | void = () => {}): void {
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      await onStop();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.stdin.on('end', () => void stop());
+  process.stdin.on('error', () => void stop());
+  process.stdin.resume();
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+}

@@ -1,0 +1,152 @@
+/**
+ * The load generator: autocannon's programmatic API in this (the parent) process. Latencies are
+ * recorded from autocannon's per-response event in microsecond precision (its own histogram
+ * counts whole milliseconds, which says nothing at 1 connection). The CPU time of the server
+ * process and of this process are read around the measurement, so one can tell whether the server
+ * or the generator was the bottleneck, and what one request costs the server in CPU.
+ */
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+export interface LoadSpec {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+  /** The exact response body every request must get (counted as mismatches otherwise). */
+  expectBody?: string;
+  /** Server process id, to read its CPU time (Linux /proc). */
+  serverPid?: number;
+}
+
+export interface LoadResult {
+  connections: number;
+  seconds: number;
+  requests: number;
+  reqPerSec: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  mismatches: number;
+  /** Server CPU (user+system) during the measurement, as a share of one core; null off Linux. */
+  serverCpu: number | null;
+  /** Server CPU microseconds per request. */
+  serverCpuUsPerReq: number | null;
+  /** This process's (the generator's) CPU share of one core. */
+  loadgenCpu: number;
+  /** CPU used by every other process on the machine meanwhile, in cores (noise); null off Linux. */
+  otherCpu: number | null;
+  ok: boolean;
+}
+
+const CLK_TCK = 100;
+
+/** utime+stime of a process in seconds, from /proc/<pid>/stat; null when unavailable. */
+function processCpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // after "pid (comm) ": state is field 3, utime is field 14, stime 15 (1-based in proc(5))
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return null;
+  }
+}
+
+/** Busy (non-idle, non-iowait) CPU seconds of the whole machine, from /proc/stat; null when unavailable. */
+function machineBusySeconds(): number | null {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = cpu as [number, number, number, number, number, number, number, number];
+    return (user + nice + system + irq + softirq + steal) / CLK_TCK;
+  } catch {
+    return null;
+  }
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (!sorted.length) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+function run(spec: LoadSpec, seconds: number, record?: (ms: number) => void) {
+  const instance = autocannon({
+    url: spec.url,
+    method: 'POST',
+    headers: spec.headers,
+    body: spec.body,
+    connections: spec.connections,
+    pipelining: 1,
+    duration: seconds,
+    timeout: 10,
+    ...(spec.expectBody !== undefined && { expectBody: spec.expectBody }),
+  });
+  if (record) {
+    (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) =>
+      record(responseTime),
+    );
+  }
+  return instance;
+}
+
+export async function measure(spec: LoadSpec): Promise<LoadResult> {
+  if (spec.warmupSeconds > 0) await run(spec, spec.warmupSeconds);
+
+  let latencies = new Float64Array(1 << 16);
+  let n = 0;
+  const record = (ms: number) => {
+    if (n === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[n++] = ms;
+  };
+  const serverBefore = processCpuSeconds(spec.serverPid);
+  const machineBefore = machineBusySeconds();
+  const selfBefore = process.cpuUsage();
+  const wallBefore = performance.now();
+  const r = await run(spec, spec.seconds, record);
+  const wall = (performance.now() - wallBefore) / 1000;
+  const self = process.cpuUsage(selfBefore);
+  const serverAfter = processCpuSeconds(spec.serverPid);
+  const machineAfter = machineBusySeconds();
+
+  const sorted = latencies.subarray(0, n).sort();
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += sorted[i]!;
+  const serverCpuSeconds = serverBefore !== null && serverAfter !== null ? serverAfter - serverBefore : null;
+  const requests = r.requests.total;
+  const result: LoadResult = {
+    connections: spec.connections,
+    seconds: r.duration,
+    requests,
+    reqPerSec: r.requests.average,
+    latencyMs: {
+      p50: percentile(sorted, 50),
+      p90: percentile(sorted, 90),
+      p99: percentile(sorted, 99),
+      max: n ? sorted[n - 1]! : NaN,
+      mean: n ? sum / n : NaN,
+    },
+    errors: r.errors,
+    timeouts: r.timeouts,
+    non2xx: r.non2xx,
+    mismatches: r.mismatches,
+    serverCpu: serverCpuSeconds === null ? null : serverCpuSeconds / wall,
+    serverCpuUsPerReq: serverCpuSeconds === null || !requests ? null : (serverCpuSeconds * 1e6) / requests,
+    loadgenCpu: (self.user + self.system) / 1e6 / wall,
+    otherCpu:
+      machineBefore === null || machineAfter === null || serverCpuSeconds === null
+        ? null
+        : Math.max(0, (machineAfter - machineBefore - serverCpuSeconds - (self.user + self.system) / 1e6) / wall),
+    ok: false,
+  };
+  result.ok = requests > 0 && result.errors === 0 && result.timeouts === 0 && result.non2xx === 0 && result.mismatches === 0;
+  return result;
+}

@@ -1,0 +1,29 @@
+/** Plain-text tables for the benchmark report. */
+
+export function table(headers: string[], rows: (string | number)[][], rightAlignFrom = 1): string {
+  const cells = [headers, ...rows.map((r) => r.map(String))];
+  const widths = headers.map((_, c) => Math.max(...cells.map((r) => (r[c] ?? '').length)));
+  const line = (r: string[]) => r.map((v, c) => (c >= rightAlignFrom ? v.padStart(widths[c]!) : v.padEnd(widths[c]!))).join('  ');
+  return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+export const fmt = {
+  int: (n: number) => Math.round(n).toLocaleString('en-US'),
+  ms: (n: number) => (Number.isNaN(n) ? '-' : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : Math.round(n).toString()),
+  pct: (n: number | null) => (n === null ? '-' : `${Math.round(n * 100)}%`),
+  ratio: (n: number) => n.toFixed(2),
+};
+
+export function banner(text: string): string {
+  const bar = '!'.repeat(Math.min(100, text.split('\n').reduce((m, l) => Math.max(m, l.length), 0) + 8));
+  return `\n${bar}\n${text
+    .split('\n')
+    .map((l) => `!!! ${l}`)
+    .join('\n')}\n${bar}\n`;
+}
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}

@@ -1,0 +1,488 @@
+/**
+ * `npm run bench`: one run, on this machine, of
+ *   (a) bare Fastify answering fixed bytes (the real server's own response) to the same POST,
+ *   (b) the real outreach server (app/server.ts, fresh SQLite store, production settings) answering
+ *       tools/call `profiles` with a real token,
+ *   (c) the official SDK 1.x stateless Streamable HTTP server (new McpServer + transport per request),
+ * each in its own process, loaded by autocannon from this process at 1 and 50 connections; then
+ *   (d) a cold generator run on a 200-tool tools.yaml, in a fresh process,
+ *   (e) the real server's start time: spawn until /healthz answers, and buildServer()+listen().
+ * Prints a report and writes bench/results/latest.json. Not a test: targets are reported, not enforced;
+ * the exit code is non-zero only when a server failed verification or a load run had errors.
+ *
+ * Environment: BENCH_SECONDS (5) measured seconds per run, BENCH_WARMUP_SECONDS (2),
+ * BENCH_CONNECTIONS ("1,50"), BENCH_START_SAMPLES (3), BENCH_ONLY (servers,start,generator), BENCH_PROFILE=1 to CPU-profile (b) while it
+ * serves (slower; the profile goes to bench/results/real-server.cpuprofile and is summarized).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../app/free-port.ts';
+import { installCleanup, spawnChild, type Child } from './lib/children.ts';
+import { measure, type LoadResult } from './lib/load.ts';
+import { banner, fmt, median, table } from './lib/report.ts';
+import { FIXTURE_TOOL_COUNT, tools200Yaml } from './fixtures/tools-200.ts';
+import { summarizeProfile } from './profile-summary.ts';
+
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.dirname(BENCH_DIR);
+const RESULTS_DIR = path.join(BENCH_DIR, 'results');
+const HOST = '127.0.0.1';
+
+function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return n;
+}
+
+const SECONDS = envNumber('BENCH_SECONDS', 5);
+const WARMUP = envNumber('BENCH_WARMUP_SECONDS', 2);
+const START_SAMPLES = Math.max(1, Math.round(envNumber('BENCH_START_SAMPLES', 3)));
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,50')
+  .split(',')
+  .map((s) => Number(s.trim()))
+  .filter((n) => Number.isInteger(n) && n > 0);
+const PROFILE = process.env.BENCH_PROFILE === '1';
+const PARTS = ['servers', 'start', 'generator'] as const;
+const ONLY = new Set(
+  (process.env.BENCH_ONLY ?? PARTS.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+for (const p of ONLY)
+  if (!(PARTS as readonly string[]).includes(p)) throw new Error(`BENCH_ONLY takes a comma-separated subset of ${PARTS.join(', ')}; got "${p}"`);
+/** Cores' worth of CPU that other processes may use during a measurement before it is called noisy. */
+const OTHER_CPU_LIMIT = 0.2;
+const TARGETS = { bOverA: 0.85, bOverC: 10, generatorMs: 2000 };
+
+const REQUEST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'profiles', arguments: {} } });
+const BASE_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'outreach-bench-'));
+installCleanup(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** Errors that make numbers untrustworthy (failed requests, wrong bodies); exit code 1. */
+const problems: string[] = [];
+/** Findings worth shouting about that do not invalidate the numbers. */
+const warnings: string[] = [];
+const log = (s = '') => console.log(s);
+const step = (s: string) => process.stderr.write(`… ${s}\n`);
+
+interface ServerRun {
+  key: 'a' | 'b' | 'c';
+  label: string;
+  runs: LoadResult[];
+}
+
+async function post(url: string, headers: Record<string, string>) {
+  const res = await fetch(url, { method: 'POST', headers, body: REQUEST_BODY });
+  const text = await res.text();
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', text };
+}
+
+function check(condition: unknown, what: string): asserts condition {
+  if (!condition) throw new Error(`verification failed: ${what}`);
+}
+
+async function loadRuns(url: string, headers: Record<string, string>, expectBody: string, child: Child, label: string): Promise<LoadResult[]> {
+  const runs: LoadResult[] = [];
+  for (const connections of CONNECTIONS) {
+    step(`${label}: ${connections} connection(s), ${WARMUP} s warm-up + ${SECONDS} s`);
+    const r = await measure({ url, headers, body: REQUEST_BODY, connections, warmupSeconds: WARMUP, seconds: SECONDS, expectBody, serverPid: child.proc.pid! });
+    if (r.otherCpu !== null && r.otherCpu > OTHER_CPU_LIMIT)
+      warnings.push(
+        `${label} at ${connections} connection(s): other processes used ${fmt.pct(r.otherCpu)} of a core meanwhile; the machine was not quiet, numbers are noisy`,
+      );
+    if (!r.ok)
+      problems.push(
+        `${label} at ${connections} connection(s): ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx, ${r.mismatches} wrong bodies (of ${r.requests} requests)`,
+      );
+    runs.push(r);
+  }
+  return runs;
+}
+
+/** Polls GET /healthz until it answers 200; returns the parent's performance.now() at that moment. */
+async function waitHealthy(port: number, child: Child, timeoutMs = 30_000): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (child.proc.exitCode !== null) throw new Error(`server exited (code ${child.proc.exitCode}) before /healthz answered\n${child.stderr()}`);
+    try {
+      const res = await fetch(`http://${HOST}:${port}/healthz`);
+      await res.arrayBuffer();
+      if (res.ok) return performance.now();
+    } catch {
+      /* not listening yet */
+    }
+    if (performance.now() > deadline) throw new Error(`/healthz did not answer within ${timeoutMs} ms\n${child.stderr()}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+function versions() {
+  const v = (pkg: string) => {
+    try {
+      return (JSON.parse(readFileSync(path.join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      return 'unknown';
+    }
+  };
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    if (execFileSync('git', ['status', '--porcelain', '--', 'app', 'runtime', 'generated'], { cwd: ROOT, encoding: 'utf8' }).trim())
+      commit += ' (+ uncommitted changes in app/runtime/generated)';
+  } catch {
+    /* not a git checkout */
+  }
+  return {
+    node: process.version,
+    cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
+    fastify: v('fastify'),
+    sdk: v('@modelcontextprotocol/sdk'),
+    autocannon: v('autocannon'),
+    commit,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function benchReal(): Promise<{ run: ServerRun; responseBody: string; structured: unknown; profileFile?: string }> {
+  const port = await freePort(HOST);
+  const profileFile = PROFILE ? path.join(RESULTS_DIR, 'real-server.cpuprofile') : undefined;
+  if (profileFile) rmSync(profileFile, { force: true });
+  const child = spawnChild(path.join(BENCH_DIR, 'servers/real.ts'), {
+    PORT: String(port),
+    DATA_DIR: path.join(tmp, 'b-data'),
+    NODE_ENV: 'production',
+    BENCH_ACCOUNT: '1',
+    ...(profileFile && { BENCH_PROFILE_FILE: profileFile }),
+  });
+  try {
+    await child.message('started');
+    const { token, profileIds } = await child.message<{ token: string; profileIds: string[] }>('account');
+    const url = `http://${HOST}:${port}/mcp`;
+    const headers = { ...BASE_HEADERS, authorization: `Bearer ${token}` };
+    const res = await post(url, headers);
+    check(res.status === 200, `(b) answered HTTP ${res.status}: ${res.text}`);
+    check(res.contentType.startsWith('application/json'), `(b) content-type is ${res.contentType}`);
+    const body = JSON.parse(res.text) as {
+      id?: unknown;
+      error?: unknown;
+      result?: { isError?: boolean; structuredContent?: { profiles?: { id: string }[] }; content?: { type: string; text: string }[] };
+    };
+    check(body.id === 1 && !body.error && body.result, `(b) did not answer a result: ${res.text}`);
+    check(body.result.isError !== true, `(b) answered a tool error: ${res.text}`);
+    const ids = body.result.structuredContent?.profiles?.map((p) => p.id) ?? [];
+    check(ids.length === profileIds.length && profileIds.every((id) => ids.includes(id)), `(b) did not list the account's profiles: ${res.text}`);
+    check(body.result.content?.[0]?.text === JSON.stringify(body.result.structuredContent), '(b) content[0].text is not the structuredContent JSON');
+    // The same request twice must give the same bytes, or (a) could not mirror it.
+    check((await post(url, headers)).text === res.text, '(b) answers differ between two identical requests');
+    log(`verified (b): HTTP 200, tools/call profiles -> ${ids.length} profiles, ${Buffer.byteLength(res.text)} bytes`);
+
+    const runs = await loadRuns(url, headers, res.text, child, '(b) real server');
+    await child.stop(30_000);
+    if (profileFile && !existsSync(profileFile)) problems.push(`(b) wrote no CPU profile to ${profileFile}`);
+    return {
+      run: { key: 'b', label: '(b) outreach server (real token, SQLite)', runs },
+      responseBody: res.text,
+      structured: body.result.structuredContent,
+      ...(profileFile && existsSync(profileFile) && { profileFile }),
+    };
+  } finally {
+    await child.stop();
+  }
+}
+
+async function benchBare(responseFile: string, expected: string): Promise<ServerRun> {
+  const port = await freePort(HOST);
+  const child = spawnChild(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
+  try {
+    await child.message('started');
+    const url = `http://${HOST}:${port}/mcp`;
+    const headers = { ...BASE_HEADERS, authorization: 'Bearer not-checked' };
+    const res = await post(url, headers);
+    check(res.status === 200 && res.text === expected, `(a) does not answer the same bytes as (b): HTTP ${res.status} ${res.text}`);
+    check(res.contentType.startsWith('application/json'), `(a) content-type is ${res.contentType}`);
+    log(`verified (a): HTTP 200, the same ${Buffer.byteLength(res.text)} bytes as (b)`);
+    const runs = await loadRuns(url, headers, expected, child, '(a) bare Fastify');
+    return { key: 'a', label: '(a) bare Fastify, fixed bytes', runs };
+  } finally {
+    await child.stop();
+  }
+}
+
+async function benchSdk(profilesFile: string, structured: unknown): Promise<ServerRun> {
+  const port = await freePort(HOST);
+  const child = spawnChild(path.join(BENCH_DIR, 'servers/sdk.ts'), { PORT: String(port), BENCH_PROFILES_FILE: profilesFile, NODE_ENV: 'production' });
+  try {
+    await child.message('started');
+    const url = `http://${HOST}:${port}/mcp`;
+    const headers = { ...BASE_HEADERS };
+    const res = await post(url, headers);
+    check(res.status === 200, `(c) answered HTTP ${res.status}: ${res.text}`);
+    check(res.contentType.startsWith('application/json'), `(c) content-type is ${res.contentType}`);
+    const body = JSON.parse(res.text) as { id?: unknown; result?: { isError?: boolean; structuredContent?: unknown; content?: { text: string }[] } };
+    check(body.id === 1 && body.result && body.result.isError !== true, `(c) did not answer a tools/call result: ${res.text}`);
+    check(JSON.stringify(body.result.structuredContent) === JSON.stringify(structured), '(c) structuredContent differs from (b)');
+    check(body.result.content?.[0]?.text === JSON.stringify(structured), '(c) content[0].text differs from (b)');
+    check((await post(url, headers)).text === res.text, '(c) answers differ between two identical requests');
+    log(`verified (c): HTTP 200, tools/call result with the same structuredContent, ${Buffer.byteLength(res.text)} bytes`);
+    const runs = await loadRuns(url, headers, res.text, child, '(c) SDK stateless');
+    return { key: 'c', label: '(c) SDK 1.x stateless (per-request server)', runs };
+  } finally {
+    await child.stop();
+  }
+}
+
+interface StartSample {
+  untilHealthyMs: number;
+  importMs: number;
+  buildMs: number;
+  listenMs: number;
+  buildAndListenMs: number;
+  readyAtMs: number;
+}
+
+async function benchStart(): Promise<StartSample[]> {
+  const samples: StartSample[] = [];
+  for (let i = 0; i < START_SAMPLES; i++) {
+    step(`(e) server start ${i + 1}/${START_SAMPLES}`);
+    const port = await freePort(HOST);
+    const dataDir = path.join(tmp, `e-data-${i}`);
+    const child = spawnChild(path.join(BENCH_DIR, 'servers/real.ts'), { PORT: String(port), DATA_DIR: dataDir, NODE_ENV: 'production' });
+    try {
+      const healthyAt = await waitHealthy(port, child);
+      const m = await child.message<Omit<StartSample, 'untilHealthyMs'>>('started');
+      samples.push({
+        untilHealthyMs: healthyAt - child.spawnedAt,
+        importMs: m.importMs,
+        buildMs: m.buildMs,
+        listenMs: m.listenMs,
+        buildAndListenMs: m.buildAndListenMs,
+        readyAtMs: m.readyAtMs,
+      });
+    } finally {
+      await child.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  return samples;
+}
+
+interface GeneratorRun {
+  wallMs: number;
+  importMs: number;
+  generateMs: number;
+  tools: number;
+  changed: number;
+  removed: number;
+}
+
+async function benchGenerator(): Promise<{ cold: GeneratorRun; check: GeneratorRun; yamlBytes: number }> {
+  const dir = path.join(tmp, 'gen200');
+  mkdirSync(dir, { recursive: true });
+  const generated = path.join(dir, 'generated');
+  const yaml = tools200Yaml({
+    generated: 'generated',
+    handlers: 'tools',
+    docs: 'docs/reference.md',
+    // tool types import `../${runtime}` from generated/tools/, so this must be a relative path.
+    runtime: path.relative(generated, path.join(ROOT, 'runtime')).split(path.sep).join('/'),
+  });
+  const file = path.join(dir, 'tools.yaml');
+  writeFileSync(file, yaml);
+  const once = async (checkMode: boolean): Promise<GeneratorRun> => {
+    step(`(d) generator, ${checkMode ? '--check' : 'cold write'} run`);
+    const child = spawnChild(path.join(BENCH_DIR, 'tasks/codegen.ts'), { BENCH_TOOLS_YAML: file, BENCH_CHECK: checkMode ? '1' : '0' });
+    try {
+      const m = await child.message<Omit<GeneratorRun, 'wallMs'>>('done', 120_000);
+      await child.exited;
+      const wallMs = performance.now() - child.spawnedAt;
+      if (child.proc.exitCode !== 0) throw new Error(`generator child exited with ${child.proc.exitCode}\n${child.stderr()}`);
+      return { wallMs, importMs: m.importMs, generateMs: m.generateMs, tools: m.tools, changed: m.changed, removed: m.removed };
+    } finally {
+      await child.stop();
+    }
+  };
+  const cold = await once(false);
+  const checked = await once(true);
+  if (cold.tools !== FIXTURE_TOOL_COUNT) problems.push(`(d) the generator saw ${cold.tools} tools, expected ${FIXTURE_TOOL_COUNT}`);
+  if (checked.changed || checked.removed)
+    warnings.push(`(d) --check right after generating reports ${checked.changed + checked.removed} stale file(s): the output is not deterministic`);
+  return { cold, check: checked, yamlBytes: Buffer.byteLength(yaml) };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  if (!CONNECTIONS.length) throw new Error('BENCH_CONNECTIONS must list positive integers, e.g. "1,50"');
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const started = new Date();
+  const env = versions();
+  log(`outreach-mcp benchmark, ${started.toISOString()}`);
+  log(
+    `node ${env.node}, ${env.cpus}, ${env.memoryGb} GB, load average ${env.loadAverage1m}; fastify ${env.fastify}, sdk ${env.sdk}, autocannon ${env.autocannon}; commit ${env.commit}`,
+  );
+  if (ONLY.has('servers'))
+    log(
+      `POST /mcp tools/call "profiles"; per run ${WARMUP} s warm-up + ${SECONDS} s measured; connections ${CONNECTIONS.join(', ')}; each server in its own process, autocannon in this one`,
+    );
+  if (PROFILE) log('BENCH_PROFILE=1: (b) is CPU-profiled while it serves, so its numbers are lower than without profiling');
+  log();
+
+  let real: Awaited<ReturnType<typeof benchReal>> | undefined;
+  let servers: ServerRun[] = [];
+  if (ONLY.has('servers')) {
+    real = await benchReal();
+    const responseFile = path.join(tmp, 'response.json');
+    const profilesFile = path.join(tmp, 'profiles.json');
+    writeFileSync(responseFile, real.responseBody);
+    writeFileSync(profilesFile, JSON.stringify(real.structured));
+    const bare = await benchBare(responseFile, real.responseBody);
+    const sdk = await benchSdk(profilesFile, real.structured);
+    servers = [bare, real.run, sdk];
+  }
+  const start = ONLY.has('start') ? await benchStart() : undefined;
+  const gen = ONLY.has('generator') ? await benchGenerator() : undefined;
+  const met = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
+  const json: Record<string, unknown> = {
+    date: started.toISOString(),
+    environment: env,
+    settings: {
+      seconds: SECONDS,
+      warmupSeconds: WARMUP,
+      connections: CONNECTIONS,
+      startSamples: START_SAMPLES,
+      profiled: PROFILE,
+      parts: [...ONLY],
+      requestBody: REQUEST_BODY,
+    },
+  };
+
+  // ---- report ----
+  if (servers.length) {
+    log();
+    log(
+      table(
+        ['server', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'bad body', 'server CPU', 'CPU µs/req', 'loadgen CPU', 'other CPU'],
+        servers.flatMap((s) =>
+          s.runs.map((r) => [
+            s.label,
+            r.connections,
+            fmt.int(r.reqPerSec),
+            fmt.ms(r.latencyMs.p50),
+            fmt.ms(r.latencyMs.p99),
+            r.errors + r.timeouts,
+            r.non2xx,
+            r.mismatches,
+            fmt.pct(r.serverCpu),
+            r.serverCpuUsPerReq === null ? '-' : fmt.int(r.serverCpuUsPerReq),
+            fmt.pct(r.loadgenCpu),
+            fmt.pct(r.otherCpu),
+          ]),
+        ),
+        1,
+      ),
+    );
+    log('server / loadgen / other CPU: share of one core used by the server process / by autocannon / by all other processes while measuring;');
+    log('CPU µs/req: server CPU time per answered request (does not depend on the load generator keeping up).');
+
+    const at = (s: ServerRun, c: number) => s.runs.find((r) => r.connections === c)!;
+    const top = Math.max(...CONNECTIONS);
+    const [a, b, c] = servers.map((s) => at(s, top)) as [LoadResult, LoadResult, LoadResult];
+    const ratios = {
+      connections: top,
+      bOverA: b.reqPerSec / a.reqPerSec,
+      bOverC: b.reqPerSec / c.reqPerSec,
+      cpuPerReqAOverB: a.serverCpuUsPerReq && b.serverCpuUsPerReq ? a.serverCpuUsPerReq / b.serverCpuUsPerReq : null,
+    };
+    log();
+    log(`ratios at ${top} connections (req/s):`);
+    log(`  b/a = ${fmt.ratio(ratios.bOverA)}   target >= ${TARGETS.bOverA}: ${met(ratios.bOverA >= TARGETS.bOverA)}`);
+    log(`  b/c = ${fmt.ratio(ratios.bOverC)}   target >= ${TARGETS.bOverC}: ${met(ratios.bOverC >= TARGETS.bOverC)}`);
+    if (ratios.cpuPerReqAOverB !== null) log(`  server CPU per request, a/b = ${fmt.ratio(ratios.cpuPerReqAOverB)}`);
+    if (a.loadgenCpu > 0.9)
+      log(`  note: autocannon used ${fmt.pct(a.loadgenCpu)} of a core against (a); (a) may be limited by the generator, which flatters b/a`);
+    json.servers = Object.fromEntries(servers.map((s) => [s.key, { label: s.label, runs: s.runs }]));
+    json.ratios = {
+      ...ratios,
+      targets: { bOverA: TARGETS.bOverA, bOverC: TARGETS.bOverC },
+      bOverAMet: ratios.bOverA >= TARGETS.bOverA,
+      bOverCMet: ratios.bOverC >= TARGETS.bOverC,
+    };
+  }
+
+  if (gen) {
+    log();
+    log(`(d) generator, ${gen.cold.tools}-tool fixture (${fmt.int(gen.yamlBytes)} bytes of YAML), fresh process each:`);
+    log(
+      table(
+        ['run', 'process wall ms', 'import ms', 'generate() ms', 'files changed'],
+        [
+          ['cold, write', fmt.int(gen.cold.wallMs), fmt.int(gen.cold.importMs), fmt.int(gen.cold.generateMs), gen.cold.changed],
+          ['--check after it', fmt.int(gen.check.wallMs), fmt.int(gen.check.importMs), fmt.int(gen.check.generateMs), gen.check.changed + gen.check.removed],
+        ],
+      ),
+    );
+    log(
+      `  target < ${TARGETS.generatorMs} ms for the cold process (spawn to exit, as \`npm run gen\`): ${met(gen.cold.wallMs < TARGETS.generatorMs)} (${fmt.int(gen.cold.wallMs)} ms; generate() alone ${fmt.int(gen.cold.generateMs)} ms)`,
+    );
+    json.generator = { ...gen, targetMs: TARGETS.generatorMs, met: gen.cold.wallMs < TARGETS.generatorMs };
+  }
+
+  if (start) {
+    log();
+    log(`(e) real server start, fresh DATA_DIR, ${start.length} sample(s):`);
+    log(
+      table(
+        ['sample', 'spawn -> /healthz ms', 'imports ms', 'buildServer() ms', 'listen() ms', 'build+listen ms', 'ready at (since process start) ms'],
+        start.map((s, i) => [
+          String(i + 1),
+          fmt.int(s.untilHealthyMs),
+          fmt.int(s.importMs),
+          fmt.int(s.buildMs),
+          fmt.int(s.listenMs),
+          fmt.int(s.buildAndListenMs),
+          fmt.int(s.readyAtMs),
+        ]),
+      ),
+    );
+    const medians = { untilHealthyMs: median(start.map((s) => s.untilHealthyMs)), buildAndListenMs: median(start.map((s) => s.buildAndListenMs)) };
+    log(`  median: spawn -> /healthz ${fmt.int(medians.untilHealthyMs)} ms, buildServer()+listen() ${fmt.int(medians.buildAndListenMs)} ms`);
+    json.start = { samples: start, medianUntilHealthyMs: medians.untilHealthyMs, medianBuildAndListenMs: medians.buildAndListenMs };
+  }
+
+  if (real?.profileFile) {
+    log();
+    log(`(b) CPU profile while serving: ${path.relative(ROOT, real.profileFile)}`);
+    log(summarizeProfile(real.profileFile, ROOT));
+    json.profile = { file: path.relative(ROOT, real.profileFile) };
+  }
+
+  json.problems = problems;
+  json.warnings = warnings;
+  const out = path.join(RESULTS_DIR, 'latest.json');
+  writeFileSync(out, `${JSON.stringify(json, null, 2)}\n`);
+  log();
+  log(`results: ${path.relative(process.cwd(), out)}`);
+
+  if (warnings.length) console.error(banner(`WARNINGS:\n${warnings.join('\n')}`));
+  if (problems.length) {
+    console.error(banner(`THE BENCHMARK HAD ERRORS; the numbers above are not trustworthy:\n${problems.join('\n')}`));
+    process.exitCode = 1;
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(banner('BENCHMARK FAILED'));
+  console.error(err);
+  process.exitCode = 1;
+});

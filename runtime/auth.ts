@@ -22,6 +22,12 @@ export interface JwtAuthOptions {
   checkPrincipal?: (principal: Principal, claims: JWTPayload) => Promise<void>;
   /** Upper bound of cached tokens. */
   cacheSize?: number;
+  /**
+   * How long a cached token is trusted before checkPrincipal runs again (the signature is not
+   * re-verified). Bounds how long another instance keeps accepting a revoked grant; the instance
+   * that revokes drops the entry at once (invalidateGrant). Default 5 s.
+   */
+  recheckAfterMs?: number;
   now?: () => number;
 }
 
@@ -52,7 +58,9 @@ export class Challenges {
 
 interface CacheEntry {
   principal: Principal;
+  claims: JWTPayload;
   expiresAtMs: number;
+  checkedAtMs: number;
 }
 
 export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFactory, challenges: Challenges): Authenticator {
@@ -60,12 +68,23 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
   const cacheSize = options.cacheSize ?? 10_000;
   const now = options.now ?? Date.now;
   const algorithms = options.algorithms ?? ['ES256'];
+  const recheckAfterMs = options.recheckAfterMs ?? 5_000;
 
   const fail = (code: string, params: Record<string, string> = {}): CatalogError => {
     const err = errors.create(code, params);
-    const header = code === 'AUTH_HEADER_MISSING' ? challenges.missing() : challenges.invalid(err.message);
-    return errors.create(code, params, { 'www-authenticate': header });
+    err.headers['www-authenticate'] = code === 'AUTH_HEADER_MISSING' ? challenges.missing() : challenges.invalid(err.message);
+    return err;
   };
+
+  async function check(principal: Principal, claims: JWTPayload): Promise<void> {
+    if (!options.checkPrincipal) return;
+    try {
+      await options.checkPrincipal(principal, claims);
+    } catch (err) {
+      if (err instanceof TokenRejectedError) throw fail('TOKEN_REJECTED', { detail: err.message });
+      throw err;
+    }
+  }
 
   async function verify(token: string): Promise<CacheEntry> {
     let claims: JWTPayload;
@@ -92,15 +111,8 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
       ...(typeof claims.client_id === 'string' && { clientId: claims.client_id }),
       expiresAt: claims.exp!,
     };
-    if (options.checkPrincipal) {
-      try {
-        await options.checkPrincipal(principal, claims);
-      } catch (err) {
-        if (err instanceof TokenRejectedError) throw fail('TOKEN_REJECTED', { detail: err.message });
-        throw err;
-      }
-    }
-    return { principal, expiresAtMs: claims.exp! * 1000 };
+    await check(principal, claims);
+    return { principal, claims, expiresAtMs: claims.exp! * 1000, checkedAtMs: now() };
   }
 
   return {
@@ -110,8 +122,18 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
       if (!match) throw fail('INVALID_TOKEN');
       const token = match[1]!;
       const cached = cache.get(token);
-      if (cached && cached.expiresAtMs > now()) return cached.principal;
-      if (cached) cache.delete(token);
+      if (cached) {
+        const at = now();
+        if (cached.expiresAtMs > at) {
+          if (at - cached.checkedAtMs <= recheckAfterMs) return cached.principal;
+          cache.delete(token);
+          await check(cached.principal, cached.claims);
+          cached.checkedAtMs = at;
+          cache.set(token, cached);
+          return cached.principal;
+        }
+        cache.delete(token);
+      }
       const entry = await verify(token);
       if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
       cache.set(token, entry);

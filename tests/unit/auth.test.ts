@@ -221,6 +221,28 @@ describe('createJwtAuthenticator', () => {
     );
   });
 
+  test('a revocation made elsewhere is seen after recheckAfterMs without verifying the signature again', async () => {
+    let now = Date.now();
+    const revoked = new Set<string>();
+    const { auth, calls } = counted({
+      now: () => now,
+      recheckAfterMs: 5_000,
+      checkPrincipal: async (principal) => {
+        if (revoked.has(principal.grantId ?? '')) throw new TokenRejectedError('its authorization was removed');
+      },
+    });
+    const header = `Bearer ${await sign({ claims: { grant_id: 'grant_x' } })}`;
+    await auth.authenticate(header);
+    revoked.add('grant_x'); // another instance revoked it; nobody called invalidateGrant here
+    now += 4_000;
+    await auth.authenticate(header);
+    assert.deepEqual(calls, { keys: 1, checks: 1 }, 'within the window the cached entry answers');
+    now += 2_000;
+    const err = await rejectsWith(auth.authenticate(header), 'TOKEN_REJECTED');
+    assert.equal(err.message, 'Invalid service access token: its authorization was removed');
+    assert.deepEqual(calls, { keys: 1, checks: 2 }, 'rechecked, not re-verified');
+  });
+
   test('invalidateGrant drops the cached tokens of that grant only', async () => {
     const revoked = new Set<string>();
     const { auth, calls } = counted({

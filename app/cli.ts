@@ -2,6 +2,7 @@
  * Admin CLI: `npm run cli -- <command>`.
  *   account create --name N --email E --password P [--profile NAME]   prints the account id
  *   token --email E [--scope "mcp:read profile service_account_id"] [--ttl SECONDS]   prints the token alone
+ *   reply --conversation ID --text T                                    records a lead's reply (what the delivery backend reports)
  *   keys rotate                                                         new signing key; old ones keep verifying
  */
 import { parseArgs } from 'node:util';
@@ -9,6 +10,7 @@ import { scopes as declaredScopes } from '../generated/scopes.gen.ts';
 import { ACCESS_TOKEN_TTL_SECONDS } from './auth/tokens.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openService } from './server.ts';
+import { DomainError } from './domain/errors.ts';
 import { EmailTakenError } from './store/accounts.ts';
 
 class UsageError extends Error {}
@@ -16,6 +18,7 @@ class UsageError extends Error {}
 const USAGE = `usage:
   npm run cli -- account create --name NAME --email EMAIL --password PASSWORD [--profile "PROFILE NAME"]
   npm run cli -- token --email EMAIL [--scope "mcp:read mcp:write profile service_account_id"] [--ttl SECONDS]
+  npm run cli -- reply --conversation CONVERSATION_ID --text "TEXT"   (records a lead's reply, as the delivery backend would)
   npm run cli -- keys rotate`;
 
 const MAX_TTL = 30 * 24 * 3600;
@@ -31,6 +34,8 @@ async function run(argv: string[]): Promise<string> {
       profile: { type: 'string' },
       scope: { type: 'string' },
       ttl: { type: 'string' },
+      conversation: { type: 'string' },
+      text: { type: 'string' },
     },
   });
   const command = positionals.join(' ');
@@ -64,6 +69,11 @@ async function run(argv: string[]): Promise<string> {
         const { token } = await service.issueToken({ userId: user.id, accountId: user.account_id, scope: scope.join(' '), ttlSeconds: ttl });
         return token;
       }
+      case 'reply': {
+        if (!values.conversation || !values.text) throw new UsageError('reply needs --conversation and --text');
+        const message = await service.messages.recordInbound({ conversationId: values.conversation }, values.text);
+        return `recorded reply ${message.id}`;
+      }
       case 'keys rotate':
         return `new signing key ${await service.keys.rotate()}`;
       default:
@@ -80,7 +90,7 @@ run(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof UsageError) console.error(`${err.message}\n${USAGE}`);
-    else if (err instanceof ConfigError || err instanceof EmailTakenError) console.error(err.message);
+    else if (err instanceof ConfigError || err instanceof EmailTakenError || err instanceof DomainError) console.error(err.message);
     else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(`${err.message}\n${USAGE}`);
     else console.error(err);
     process.exitCode = 1;

@@ -15,6 +15,8 @@ export interface AppConfig {
   allowedHosts: string[] | '*';
   /** Delivery backend that receives each sent message as a JSON POST; unset: the log adapter. */
   deliveryWebhookUrl?: string;
+  /** Shared secret of POST /webhooks/inbound (replies reported by the delivery backend); unset: no such route. */
+  inboundWebhookSecret?: string;
 }
 
 export class ConfigError extends Error {
@@ -37,6 +39,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite store)');
   if (env.DELIVERY_WEBHOOK_URL && !/^https?:\/\//.test(env.DELIVERY_WEBHOOK_URL))
     throw new ConfigError(`DELIVERY_WEBHOOK_URL must be an http(s) URL, got "${env.DELIVERY_WEBHOOK_URL}"`);
+  if (env.INBOUND_WEBHOOK_SECRET !== undefined && env.INBOUND_WEBHOOK_SECRET !== '' && env.INBOUND_WEBHOOK_SECRET.length < 16)
+    throw new ConfigError('INBOUND_WEBHOOK_SECRET must have at least 16 characters');
   return {
     port,
     host,
@@ -47,6 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     allowedOrigins: list(env.ALLOWED_ORIGINS),
     allowedHosts: env.ALLOWED_HOSTS?.trim() === '*' ? '*' : list(env.ALLOWED_HOSTS),
     ...(env.DELIVERY_WEBHOOK_URL && { deliveryWebhookUrl: env.DELIVERY_WEBHOOK_URL }),
+    ...(env.INBOUND_WEBHOOK_SECRET && { inboundWebhookSecret: env.INBOUND_WEBHOOK_SECRET }),
   };
 }
 

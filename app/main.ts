@@ -11,9 +11,9 @@ async function main(): Promise<void> {
     config = loadConfig({ ...process.env, PORT: String(port) });
   }
   const service = await buildServer(config);
-  const seeded = await seedDemo(service.accounts, service.campaigns);
+  const seeded = await seedDemo(service.accounts, service.campaigns, service.leads);
   await service.app.listen({ port: config.port, host: config.host });
-  const where = service.db && config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `SQLite in ${config.dataDir}`;
+  const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `SQLite in ${config.dataDir}`;
   console.log(`MCP server listening: ${config.publicUrl}/mcp (store: ${where})`);
   if (seeded) {
     console.log(`Created the demo account: sign in as ${DEMO.email} / ${DEMO.password}`);

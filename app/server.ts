@@ -16,6 +16,7 @@ import { SigningKeys } from './auth/signing-keys.ts';
 import { mintAccessToken, type TokenClaims } from './auth/tokens.ts';
 import type { AppConfig } from './config.ts';
 import { loadHandlers } from './handlers.ts';
+import { inboundWebhook } from './inbound-webhook.ts';
 import './services.ts';
 import { AccountStore } from './store/accounts.ts';
 import { CampaignStore } from './store/campaigns.ts';
@@ -103,6 +104,7 @@ export async function buildServer(config: AppConfig, options: { logger?: boolean
     scopes: serverDefinition.scopes.map((s) => s.name),
     resourceName: serverDefinition.info.title ?? serverDefinition.info.name,
   });
+  if (config.inboundWebhookSecret) await app.register(inboundWebhook, { secret: config.inboundWebhookSecret, messages });
   app.get('/.well-known/jwks.json', async (_req, reply) => {
     reply.header('cache-control', 'public, max-age=300');
     return keys.publicJwks();

@@ -1,6 +1,7 @@
 /** Accounts, their users, sender profiles and authorization grants. */
 import type { Db } from './database.ts';
 import { newId } from './ids.ts';
+import { isUniqueViolation } from './db-errors.ts';
 import { hashPassword } from './passwords.ts';
 import type { ProfilesTable } from './schema.ts';
 
@@ -46,16 +47,39 @@ export class AccountStore {
     if (!input.profiles.length) throw new Error('An account needs at least one profile');
     const email = input.email.trim().toLowerCase();
     const passwordHash = await hashPassword(input.password);
+    const taken = () => new EmailTakenError(`A user with the email ${email} already exists`);
+    try {
+      return await this.insertAccount(input, email, passwordHash, taken);
+    } catch (err) {
+      // Two concurrent sign-ups with one email: the unique index decides, the loser gets the clear error.
+      if (isUniqueViolation(err)) throw taken();
+      throw err;
+    }
+  }
+
+  private insertAccount(
+    input: { name: string; userName?: string; profiles: NewProfile[] },
+    email: string,
+    passwordHash: string,
+    taken: () => Error,
+  ): Promise<CreatedAccount> {
     return this.db.transaction().execute(async (trx) => {
-      const taken = await trx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
-      if (taken) throw new EmailTakenError(`A user with the email ${email} already exists`);
+      if (await trx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()) throw taken();
       const accountId = newId('acc');
       const userId = newId('usr');
       const created = now();
       await trx.insertInto('accounts').values({ id: accountId, name: input.name, status: 'active', created_at: created }).execute();
       await trx
         .insertInto('users')
-        .values({ id: userId, account_id: accountId, email, name: input.userName ?? input.name, password_hash: passwordHash, status: 'active', created_at: created })
+        .values({
+          id: userId,
+          account_id: accountId,
+          email,
+          name: input.userName ?? input.name,
+          password_hash: passwordHash,
+          status: 'active',
+          created_at: created,
+        })
         .execute();
       const profileIds = input.profiles.map(() => newId('prf'));
       await trx
@@ -79,7 +103,10 @@ export class AccountStore {
   }
 
   async countAccounts(): Promise<number> {
-    const row = await this.db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('accounts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 

@@ -88,13 +88,15 @@ export class LeadStore {
       const results: AddLeadResult[] = [];
       const rows: LeadsTable[] = [];
       const at = new Date().toISOString();
+      // The leads of one call share created_at; ids in ascending order keep them listed in request order.
+      const ids = keyed.map(() => newId('led')).sort();
       for (const { lead, index, identity } of keyed) {
         const dup = existing.get(identity.key);
         if (dup) {
           results.push({ index, status: 'duplicate', lead_id: dup, matched_on: identity.on });
           continue;
         }
-        const id = newId('led');
+        const id = ids[rows.length]!;
         existing.set(identity.key, id);
         rows.push({
           id,

@@ -176,15 +176,25 @@ export class MessageStore {
     return { conversationId: id, leadId };
   }
 
-  /** Records a reply from a lead (from the delivery backend's inbound webhook). */
-  async recordInbound(accountId: string, conversationId: string, text: string): Promise<Message> {
+  /**
+   * Records a reply from a lead, in a conversation or to one of our messages (from the delivery
+   * backend's inbound webhook, or the CLI). `accountId` restricts it to one account when given.
+   */
+  async recordInbound(target: { conversationId: string } | { inReplyTo: string }, text: string, accountId?: string): Promise<Message> {
     return this.db.transaction().execute(async (trx) => {
-      const c = await trx.selectFrom('conversations').selectAll().where('id', '=', conversationId).where('account_id', '=', accountId).executeTakeFirst();
+      const conversationId =
+        'conversationId' in target
+          ? target.conversationId
+          : (await trx.selectFrom('messages').select('conversation_id').where('id', '=', target.inReplyTo).executeTakeFirst())?.conversation_id;
+      if (conversationId === undefined) throw new NotFoundError('conversation', 'inReplyTo' in target ? `of message ${target.inReplyTo}` : '');
+      let q = trx.selectFrom('conversations').selectAll().where('id', '=', conversationId);
+      if (accountId !== undefined) q = q.where('account_id', '=', accountId);
+      const c = await q.executeTakeFirst();
       if (!c) throw new NotFoundError('conversation', conversationId);
       const at = new Date().toISOString();
       const row: MessagesTable = {
         id: newId('msg'),
-        account_id: accountId,
+        account_id: c.account_id,
         conversation_id: c.id,
         profile_id: c.profile_id,
         lead_id: c.lead_id,

@@ -158,7 +158,7 @@ for (const backend of await backends()) {
     test('a reply marks the lead replied and counts in the stats', async () => {
       const list = await messages.listConversations(accountId, profileId, { campaignId, limit: 10 });
       assert.equal(list.conversations.length, 1);
-      await messages.recordInbound(accountId, list.conversations[0]!.id, 'Sounds good!');
+      await messages.recordInbound({ conversationId: list.conversations[0]!.id }, 'Sounds good!', accountId);
       const stats = await new StatsStore(database.db).campaign(accountId, profileId, campaignId);
       assert.equal(stats.contacted, 1);
       assert.equal(stats.replied, 1);

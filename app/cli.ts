@@ -60,7 +60,15 @@ async function run(argv: string[]): Promise<string> {
         if (!values.email) throw new UsageError('token needs --email');
         const user = await service.accounts.findUserByEmail(values.email);
         if (!user) throw new UsageError(`No user with the email ${values.email}; create one with \`account create\``);
-        const scope = (values.scope ?? declaredScopes.filter((s) => s.default).map((s) => s.name).join(' ')).split(/\s+/).filter(Boolean);
+        const scope = (
+          values.scope ??
+          declaredScopes
+            .filter((s) => s.default)
+            .map((s) => s.name)
+            .join(' ')
+        )
+          .split(/\s+/)
+          .filter(Boolean);
         const known = new Set(declaredScopes.map((s) => s.name));
         const unknown = scope.filter((s) => !known.has(s));
         if (unknown.length) throw new UsageError(`Unknown scope(s): ${unknown.join(', ')}; known: ${[...known].join(', ')}`);

@@ -40,7 +40,9 @@ export interface Service {
   keys: SigningKeys;
   authenticator: Authenticator;
   /** Mints an access token for a user (creating a grant so that it can be revoked). */
-  issueToken(input: Omit<TokenClaims, 'grantId' | 'clientId'> & { clientId?: string; ttlSeconds?: number }): Promise<{ token: string; expiresAt: Date; grantId: string }>;
+  issueToken(
+    input: Omit<TokenClaims, 'grantId' | 'clientId'> & { clientId?: string; ttlSeconds?: number },
+  ): Promise<{ token: string; expiresAt: Date; grantId: string }>;
   /** Removes an authorization: its tokens stop working at once. */
   revokeGrant(grantId: string): Promise<void>;
   close(): Promise<void>;

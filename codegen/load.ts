@@ -195,12 +195,7 @@ function buildErrors(data: RawFile, atPath: (p: Path, m: string, key?: boolean) 
   return out;
 }
 
-function compileSchema(
-  ajv: Ajv2020,
-  schema: JSONSchema,
-  where: Path,
-  atPath: (p: Path, m: string) => void,
-): ReturnType<Ajv2020['compile']> | undefined {
+function compileSchema(ajv: Ajv2020, schema: JSONSchema, where: Path, atPath: (p: Path, m: string) => void): ReturnType<Ajv2020['compile']> | undefined {
   // Tools may share schema objects through YAML aliases; ajv needs one object per compilation.
   const own = structuredClone(schema);
   if (!ajv.validateSchema(own)) {
@@ -262,7 +257,9 @@ function sanitize(raw: unknown): RawFile {
       errors: strings(t.errors),
       input: isObject(t.input) ? t.input : { type: 'object' },
       ...(isObject(t.output) ? { output: t.output } : { output: undefined }),
-      examples: (Array.isArray(t.examples) ? t.examples : []).filter(isObject).map((e) => ({ ...e, arguments: isObject(e.arguments) ? e.arguments : {} })) as ToolModel['examples'],
+      examples: (Array.isArray(t.examples) ? t.examples : [])
+        .filter(isObject)
+        .map((e) => ({ ...e, arguments: isObject(e.arguments) ? e.arguments : {} })) as ToolModel['examples'],
     };
     if (!tools[name]!.output) delete tools[name]!.output;
   }
@@ -308,7 +305,7 @@ function locate(doc: Document, p: Path, key: boolean): number | undefined {
     if (isMap(parent)) {
       const pair = parent.items.find((it) => isPair(it) && isScalar(it.key) && String(it.key.value) === String(last));
       if (pair && isPair(pair)) {
-        const target = (key && n === p.length ? pair.key : pair.value ?? pair.key) as Node | null;
+        const target = (key && n === p.length ? pair.key : (pair.value ?? pair.key)) as Node | null;
         if (target?.range) return target.range[0];
       }
     } else {

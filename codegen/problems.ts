@@ -14,8 +14,7 @@ export class ToolsYamlError extends Error {
   ) {
     const sorted = [...problems].sort((a, b) => a.line - b.line || a.col - b.col);
     super(
-      `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n` +
-        sorted.map((p) => `  ${file}:${p.line}:${p.col}: ${p.message}`).join('\n'),
+      `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n` + sorted.map((p) => `  ${file}:${p.line}:${p.col}: ${p.message}`).join('\n'),
     );
     this.name = 'ToolsYamlError';
   }

@@ -55,16 +55,19 @@ export function resolveEra(
   const metaVersion = meta?.[META.protocolVersion];
   // The header alone selects the stateless revision only when it names it exactly; any other
   // unknown value is an unsupported handshake-era version.
-  const stateless = metaVersion !== undefined || message.method === 'server/discover' || (headerVersion === STATELESS_VERSION && message.method !== 'initialize');
+  const stateless =
+    metaVersion !== undefined || message.method === 'server/discover' || (headerVersion === STATELESS_VERSION && message.method !== 'initialize');
 
   if (!stateless) {
-    const version = message.method === 'initialize' ? String(message.params?.protocolVersion ?? DEFAULT_HEADER_VERSION) : (headerVersion ?? DEFAULT_HEADER_VERSION);
+    const version =
+      message.method === 'initialize' ? String(message.params?.protocolVersion ?? DEFAULT_HEADER_VERSION) : (headerVersion ?? DEFAULT_HEADER_VERSION);
     if (message.method !== 'initialize' && headerVersion !== undefined && !(HANDSHAKE_VERSIONS as readonly string[]).includes(headerVersion))
       throw unsupported(errors, headerVersion);
     return { stateless: false, version, logLevel: defaultLogLevel };
   }
 
-  if (typeof metaVersion !== 'string') throw errors.create('INVALID_REQUEST_META', { detail: `params._meta["${META.protocolVersion}"] is required (a protocol version string)` });
+  if (typeof metaVersion !== 'string')
+    throw errors.create('INVALID_REQUEST_META', { detail: `params._meta["${META.protocolVersion}"] is required (a protocol version string)` });
   const caps = meta?.[META.clientCapabilities];
   if (typeof caps !== 'object' || caps === null || Array.isArray(caps))
     throw errors.create('INVALID_REQUEST_META', { detail: `params._meta["${META.clientCapabilities}"] is required (an object; {} for none)` });

@@ -87,7 +87,8 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
   const path = options.path ?? '/mcp';
   const errors = new ErrorFactory(definition.errors);
   errors.require(RUNTIME_CODES);
-  if (definition.auth === 'bearer' && !options.authenticator) throw new FrameworkConfigError('This server declares auth: bearer but no authenticator was given');
+  if (definition.auth === 'bearer' && !options.authenticator)
+    throw new FrameworkConfigError('This server declares auth: bearer but no authenticator was given');
   const challenges = new Challenges(resourceMetadataUrl(options.publicUrl, path));
   const runner = new ToolRunner(definition, options.handlers, options.services, errors, {
     validateResults: options.validateResults ?? false,
@@ -127,7 +128,10 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
         return sendError(reply, errors.create('PARSE_ERROR'));
     }
     app.log.error({ err }, 'unexpected error in the MCP endpoint');
-    reply.code(500).header('content-type', 'application/json').send(errorMessage(null, { code: -32603, message: 'Internal error' }));
+    reply
+      .code(500)
+      .header('content-type', 'application/json')
+      .send(errorMessage(null, { code: -32603, message: 'Internal error' }));
   });
 
   app.route({

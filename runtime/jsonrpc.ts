@@ -32,7 +32,12 @@ const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v 
 
 /** Sorts a parsed body into request, notification, client response, or invalid (with why). */
 export function classify(body: unknown): Classified {
-  if (!isObject(body)) return { kind: 'invalid', id: null, detail: Array.isArray(body) ? 'batches are not supported; send one message per request' : 'the body must be a JSON object' };
+  if (!isObject(body))
+    return {
+      kind: 'invalid',
+      id: null,
+      detail: Array.isArray(body) ? 'batches are not supported; send one message per request' : 'the body must be a JSON object',
+    };
   const id = isId(body.id) ? body.id : null;
   if (body.jsonrpc !== '2.0') return { kind: 'invalid', id, detail: 'jsonrpc must be "2.0"' };
   if (body.method === undefined && ('result' in body || 'error' in body)) return { kind: 'response' };

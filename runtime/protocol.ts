@@ -170,7 +170,12 @@ export class McpProtocol {
       progress: (progress, total, message) => {
         if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
         channel.notify(
-          notificationMessage('notifications/progress', { progressToken, progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) }),
+          notificationMessage('notifications/progress', {
+            progressToken,
+            progress,
+            ...(total !== undefined && { total }),
+            ...(message !== undefined && { message }),
+          }),
         );
       },
     });

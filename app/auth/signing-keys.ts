@@ -69,7 +69,14 @@ export class SigningKeys {
     const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: TOKEN_ALG };
     await this.db
       .insertInto('signing_keys')
-      .values({ kid, alg: TOKEN_ALG, private_jwk: JSON.stringify(privateJwk), public_jwk: JSON.stringify(publicJwk), created_at: new Date().toISOString(), retired_at: null })
+      .values({
+        kid,
+        alg: TOKEN_ALG,
+        private_jwk: JSON.stringify(privateJwk),
+        public_jwk: JSON.stringify(publicJwk),
+        created_at: new Date().toISOString(),
+        retired_at: null,
+      })
       .execute();
     return kid;
   }

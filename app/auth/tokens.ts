@@ -19,7 +19,12 @@ export interface TokenSettings {
   audience: string;
 }
 
-export async function mintAccessToken(keys: SigningKeys, settings: TokenSettings, claims: TokenClaims, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): Promise<{ token: string; expiresAt: Date }> {
+export async function mintAccessToken(
+  keys: SigningKeys,
+  settings: TokenSettings,
+  claims: TokenClaims,
+  ttlSeconds = ACCESS_TOKEN_TTL_SECONDS,
+): Promise<{ token: string; expiresAt: Date }> {
   const scopes = claims.scope.split(' ').filter(Boolean);
   const key = keys.signingKey();
   const issuedAt = Math.floor(Date.now() / 1000);

@@ -51,7 +51,14 @@ export class OutboxWorker {
 
   private async drainOnce(): Promise<void> {
     const now = new Date().toISOString();
-    const due = await this.db.selectFrom('outbox').select('message_id').where('state', '=', 'pending').where('next_attempt_at', '<=', now).orderBy('next_attempt_at').limit(100).execute();
+    const due = await this.db
+      .selectFrom('outbox')
+      .select('message_id')
+      .where('state', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(100)
+      .execute();
     for (const { message_id } of due) await this.deliver(message_id);
   }
 

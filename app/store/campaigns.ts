@@ -108,7 +108,14 @@ export class CampaignStore {
     private readonly kind: DbKind,
   ) {}
 
-  async create(input: { accountId: string; profileId: string; name: string; steps: readonly NewStep[]; schedule?: Schedule; settings?: Settings }): Promise<Campaign> {
+  async create(input: {
+    accountId: string;
+    profileId: string;
+    name: string;
+    steps: readonly NewStep[];
+    schedule?: Schedule;
+    settings?: Settings;
+  }): Promise<Campaign> {
     const id = newId('cmp');
     const at = now();
     await this.db.transaction().execute(async (trx) => {
@@ -127,14 +134,24 @@ export class CampaignStore {
           version: 1,
         })
         .execute();
-      if (input.steps.length) await trx.insertInto('steps').values(input.steps.map((s, i) => stepRow(id, i + 1, s))).execute();
+      if (input.steps.length)
+        await trx
+          .insertInto('steps')
+          .values(input.steps.map((s, i) => stepRow(id, i + 1, s)))
+          .execute();
     });
     return (await this.get(input.accountId, input.profileId, id))!;
   }
 
   /** A campaign of this account and profile with its steps in order, or undefined. */
   async get(accountId: string, profileId: string, id: string, db: Db | Trx = this.db): Promise<Campaign | undefined> {
-    const row = await db.selectFrom('campaigns').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('profile_id', '=', profileId).executeTakeFirst();
+    const row = await db
+      .selectFrom('campaigns')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('profile_id', '=', profileId)
+      .executeTakeFirst();
     if (!row) return undefined;
     const [steps, counts] = await Promise.all([
       db.selectFrom('steps').selectAll().where('campaign_id', '=', id).orderBy('position').execute(),
@@ -163,7 +180,11 @@ export class CampaignStore {
       const [createdAt, id] = decodeCursor(options.cursor, 2);
       q = q.where((eb) => eb.or([eb('created_at', '<', createdAt!), eb.and([eb('created_at', '=', createdAt!), eb('id', '<', id!)])]));
     }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit + 1).execute();
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(options.limit + 1)
+      .execute();
     const page = rows.slice(0, options.limit);
     const last = page.at(-1);
     return { campaigns: page.map(toSummary), ...(rows.length > options.limit && last && { next_cursor: encodeCursor([last.created_at, last.id]) }) };
@@ -177,7 +198,11 @@ export class CampaignStore {
       const row = await q.executeTakeFirst();
       if (!row) throw new NotFoundError('campaign', id);
       const result = await work(trx, row);
-      await trx.updateTable('campaigns').set({ updated_at: now(), version: Number(row.version) + 1 }).where('id', '=', id).execute();
+      await trx
+        .updateTable('campaigns')
+        .set({ updated_at: now(), version: Number(row.version) + 1 })
+        .where('id', '=', id)
+        .execute();
       return result;
     });
   }
@@ -199,7 +224,11 @@ export class CampaignStore {
       if (Object.keys(set).length) await trx.updateTable('campaigns').set(set).where('id', '=', id).execute();
       if (patch.steps) {
         await trx.deleteFrom('steps').where('campaign_id', '=', id).execute();
-        if (patch.steps.length) await trx.insertInto('steps').values(patch.steps.map((s, i) => stepRow(id, i + 1, s))).execute();
+        if (patch.steps.length)
+          await trx
+            .insertInto('steps')
+            .values(patch.steps.map((s, i) => stepRow(id, i + 1, s)))
+            .execute();
       }
     });
     return (await this.get(accountId, profileId, id))!;
@@ -210,7 +239,11 @@ export class CampaignStore {
     await this.locked(accountId, profileId, id, async (trx, row) => {
       const next = transition(row.status, action);
       if (action === 'start') {
-        const steps = await trx.selectFrom('steps').select((eb) => eb.fn.countAll<number>().as('n')).where('campaign_id', '=', id).executeTakeFirstOrThrow();
+        const steps = await trx
+          .selectFrom('steps')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('campaign_id', '=', id)
+          .executeTakeFirstOrThrow();
         if (Number(steps.n) === 0) throw new CannotStartError('no_steps');
         const leads = await trx
           .selectFrom('leads')
@@ -229,7 +262,14 @@ export class CampaignStore {
    * Inserts a step at a position (1-based; default: last), shifting later steps. `check` sees
    * the step list as it will be, inside the lock, and may throw to refuse the change.
    */
-  async addStep(accountId: string, profileId: string, id: string, step: NewStep, position: number | undefined, check: (steps: readonly NewStep[], position: number) => void) {
+  async addStep(
+    accountId: string,
+    profileId: string,
+    id: string,
+    step: NewStep,
+    position: number | undefined,
+    check: (steps: readonly NewStep[], position: number) => void,
+  ) {
     return this.locked(accountId, profileId, id, async (trx, row) => {
       requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
       const steps = await this.stepsOf(trx, id);
@@ -243,7 +283,14 @@ export class CampaignStore {
     });
   }
 
-  async updateStep(accountId: string, profileId: string, id: string, stepId: string, patch: StepPatch, check: (steps: readonly NewStep[], position: number) => void) {
+  async updateStep(
+    accountId: string,
+    profileId: string,
+    id: string,
+    stepId: string,
+    patch: StepPatch,
+    check: (steps: readonly NewStep[], position: number) => void,
+  ) {
     return this.locked(accountId, profileId, id, async (trx, row) => {
       requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
       const steps = await this.stepsOf(trx, id);

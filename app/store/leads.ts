@@ -32,8 +32,10 @@ export function dedupeKey(lead: NewLead): { key: string; on: string } | undefine
     .replace(/[?#].*$/, '')
     .replace(/\/+$/, '');
   if (url) return { key: `url:${url}`, on: 'profile_url' };
+  // Without email or profile URL, the first name is what identifies a person (last name and company alone do not).
+  if (!lead.first_name?.trim()) return undefined;
   const name = [lead.first_name, lead.last_name, lead.company].map((v) => v?.trim().toLowerCase() ?? '').join('|');
-  return name.replace(/\|/g, '') ? { key: `name:${name}`, on: 'name and company' } : undefined;
+  return { key: `name:${name}`, on: 'name and company' };
 }
 
 export function toLead(row: LeadsTable): Lead {
@@ -61,7 +63,12 @@ export class LeadStore {
 
   /** Locks a campaign of this profile for the transaction and returns its status. */
   private async lockCampaign(trx: Trx, accountId: string, profileId: string, campaignId: string) {
-    let q = trx.selectFrom('campaigns').select(['id', 'status']).where('id', '=', campaignId).where('account_id', '=', accountId).where('profile_id', '=', profileId);
+    let q = trx
+      .selectFrom('campaigns')
+      .select(['id', 'status'])
+      .where('id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('profile_id', '=', profileId);
     if (this.kind === 'postgres') q = q.forUpdate();
     const row = await q.executeTakeFirst();
     if (!row) throw new NotFoundError('campaign', campaignId);
@@ -118,7 +125,11 @@ export class LeadStore {
         });
         results.push({ index, status: 'added', lead_id: id });
       }
-      for (let i = 0; i < rows.length; i += 200) await trx.insertInto('leads').values(rows.slice(i, i + 200)).execute();
+      for (let i = 0; i < rows.length; i += 200)
+        await trx
+          .insertInto('leads')
+          .values(rows.slice(i, i + 200))
+          .execute();
       if (rows.length) await trx.updateTable('campaigns').set({ updated_at: at }).where('id', '=', campaignId).execute();
       return results;
     });
@@ -130,21 +141,29 @@ export class LeadStore {
     campaignId: string,
     options: { status?: 'active' | 'replied'; search?: string; limit: number; cursor?: string },
   ): Promise<{ leads: Lead[]; next_cursor?: string }> {
-    const campaign = await this.db.selectFrom('campaigns').select('id').where('id', '=', campaignId).where('account_id', '=', accountId).where('profile_id', '=', profileId).executeTakeFirst();
+    const campaign = await this.db
+      .selectFrom('campaigns')
+      .select('id')
+      .where('id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('profile_id', '=', profileId)
+      .executeTakeFirst();
     if (!campaign) throw new NotFoundError('campaign', campaignId);
     let q = this.db.selectFrom('leads').selectAll().where('campaign_id', '=', campaignId).where('status', '!=', 'removed');
     if (options.status) q = q.where('status', '=', options.status);
     if (options.search) {
       const like = `%${options.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q = q.where((eb) =>
-        eb.or(['first_name', 'last_name', 'company', 'email'].map((f) => eb(eb.fn('lower', [eb.ref(f as 'email')]), 'like', eb.val(like)))),
-      );
+      q = q.where((eb) => eb.or(['first_name', 'last_name', 'company', 'email'].map((f) => eb(eb.fn('lower', [eb.ref(f as 'email')]), 'like', eb.val(like)))));
     }
     if (options.cursor !== undefined) {
       const [createdAt, id] = decodeCursor(options.cursor, 2);
       q = q.where((eb) => eb.or([eb('created_at', '>', createdAt!), eb.and([eb('created_at', '=', createdAt!), eb('id', '>', id!)])]));
     }
-    const rows = await q.orderBy('created_at').orderBy('id').limit(options.limit + 1).execute();
+    const rows = await q
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(options.limit + 1)
+      .execute();
     const page = rows.slice(0, options.limit);
     const last = page.at(-1);
     return { leads: page.map(toLead), ...(rows.length > options.limit && last && { next_cursor: encodeCursor([last.created_at, last.id]) }) };

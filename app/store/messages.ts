@@ -106,7 +106,12 @@ export class MessageStore {
       const profile = await pq.executeTakeFirst();
       if (!profile) throw new NotFoundError('profile', input.profileId);
       if (input.idempotencyKey !== undefined) {
-        const earlier = await trx.selectFrom('messages').selectAll().where('profile_id', '=', input.profileId).where('idempotency_key', '=', input.idempotencyKey).executeTakeFirst();
+        const earlier = await trx
+          .selectFrom('messages')
+          .selectAll()
+          .where('profile_id', '=', input.profileId)
+          .where('idempotency_key', '=', input.idempotencyKey)
+          .executeTakeFirst();
         if (earlier) return { message: toMessage(earlier), replayed: true };
       }
       if (profile.status !== 'active') throw new ProfileNotActiveError(profile.status);
@@ -134,9 +139,18 @@ export class MessageStore {
         error: null,
       };
       await trx.insertInto('messages').values(row).execute();
-      await trx.insertInto('outbox').values({ message_id: row.id, state: 'pending', attempts: 0, next_attempt_at: at, locked_until: null, last_error: null }).execute();
+      await trx
+        .insertInto('outbox')
+        .values({ message_id: row.id, state: 'pending', attempts: 0, next_attempt_at: at, locked_until: null, last_error: null })
+        .execute();
       await trx.updateTable('conversations').set({ last_message_at: at }).where('id', '=', conversationId).execute();
-      if (usage) await trx.updateTable('profile_daily_usage').set({ sent: sent + 1 }).where('profile_id', '=', profile.id).where('day', '=', day).execute();
+      if (usage)
+        await trx
+          .updateTable('profile_daily_usage')
+          .set({ sent: sent + 1 })
+          .where('profile_id', '=', profile.id)
+          .where('day', '=', day)
+          .execute();
       else await trx.insertInto('profile_daily_usage').values({ profile_id: profile.id, day, sent: 1 }).execute();
       return { message: toMessage(row), replayed: false };
     });
@@ -165,13 +179,26 @@ export class MessageStore {
       .where('leads.status', '!=', 'removed')
       .executeTakeFirst();
     if (!lead) throw new NotFoundError('lead', leadId);
-    const existing = await trx.selectFrom('conversations').select('id').where('profile_id', '=', input.profileId).where('lead_id', '=', leadId).executeTakeFirst();
+    const existing = await trx
+      .selectFrom('conversations')
+      .select('id')
+      .where('profile_id', '=', input.profileId)
+      .where('lead_id', '=', leadId)
+      .executeTakeFirst();
     if (existing) return { conversationId: existing.id, leadId };
     const id = newId('cnv');
     const at = new Date().toISOString();
     await trx
       .insertInto('conversations')
-      .values({ id, account_id: input.accountId, profile_id: input.profileId, lead_id: leadId, campaign_id: lead.campaign_id, created_at: at, last_message_at: at })
+      .values({
+        id,
+        account_id: input.accountId,
+        profile_id: input.profileId,
+        lead_id: leadId,
+        campaign_id: lead.campaign_id,
+        created_at: at,
+        last_message_at: at,
+      })
       .execute();
     return { conversationId: id, leadId };
   }
@@ -243,7 +270,11 @@ export class MessageStore {
       const [last, id] = decodeCursor(options.cursor, 2);
       q = q.where((eb) => eb.or([eb('last_message_at', '<', last!), eb.and([eb('last_message_at', '=', last!), eb('id', '<', id!)])]));
     }
-    const rows = await q.orderBy('last_message_at', 'desc').orderBy('id', 'desc').limit(options.limit + 1).execute();
+    const rows = await q
+      .orderBy('last_message_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(options.limit + 1)
+      .execute();
     const page = rows.slice(0, options.limit).map((r) => ({
       id: r.id,
       ...(r.lead_id !== null && { lead_id: r.lead_id }),
@@ -257,7 +288,13 @@ export class MessageStore {
   }
 
   async getConversation(accountId: string, profileId: string, conversationId: string) {
-    const c = await this.db.selectFrom('conversations').selectAll().where('id', '=', conversationId).where('account_id', '=', accountId).where('profile_id', '=', profileId).executeTakeFirst();
+    const c = await this.db
+      .selectFrom('conversations')
+      .selectAll()
+      .where('id', '=', conversationId)
+      .where('account_id', '=', accountId)
+      .where('profile_id', '=', profileId)
+      .executeTakeFirst();
     if (!c) return undefined;
     const messages = await this.db.selectFrom('messages').selectAll().where('conversation_id', '=', c.id).orderBy('created_at').orderBy('id').execute();
     return {

@@ -94,7 +94,10 @@ const migrations: Record<string, Migration> = {
     async up(db: Kysely<unknown>) {
       await db.schema.alterTable('campaigns').addColumn('schedule', 'text').execute();
       await db.schema.alterTable('campaigns').addColumn('settings', 'text').execute();
-      await db.schema.alterTable('campaigns').addColumn('version', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+      await db.schema
+        .alterTable('campaigns')
+        .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
       await db.schema.createIndex('campaigns_account_status').on('campaigns').columns(['account_id', 'status']).execute();
       await db.schema
         .createTable('leads')

@@ -28,7 +28,13 @@ export class StatsStore {
 
   /** Stats of a campaign of this profile; days are UTC dates, optionally limited to [from, to]. */
   async campaign(accountId: string, profileId: string, campaignId: string, range: { from?: string; to?: string } = {}): Promise<CampaignStats> {
-    const campaign = await this.db.selectFrom('campaigns').select('id').where('id', '=', campaignId).where('account_id', '=', accountId).where('profile_id', '=', profileId).executeTakeFirst();
+    const campaign = await this.db
+      .selectFrom('campaigns')
+      .select('id')
+      .where('id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('profile_id', '=', profileId)
+      .executeTakeFirst();
     if (!campaign) throw new NotFoundError('campaign', campaignId);
     const leads = await this.db
       .selectFrom('leads')

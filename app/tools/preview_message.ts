@@ -11,7 +11,12 @@ export const handler: PreviewMessageHandler = async (args, ctx) => {
   const ids = { campaign_id: args.campaign_id ?? '', service_profile_id: args.service_profile_id };
   let step: StepText;
   if (args.text !== undefined && args.campaign_id === undefined) {
-    step = { name: 'message', text: args.text, ...(args.fallback_text !== undefined && { fallback_text: args.fallback_text }), auto_fallback: args.auto_fallback ?? false };
+    step = {
+      name: 'message',
+      text: args.text,
+      ...(args.fallback_text !== undefined && { fallback_text: args.fallback_text }),
+      auto_fallback: args.auto_fallback ?? false,
+    };
     const violation = checkStep(step, 1);
     if (violation) throw messageViolationError(ctx.errors, violation);
   } else if (args.campaign_id !== undefined && args.text === undefined && (args.step_id !== undefined) !== (args.step_position !== undefined)) {

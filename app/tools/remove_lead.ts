@@ -5,6 +5,8 @@ import { requireProfile } from '../tool-support/profile.ts';
 /** Remove a lead from its campaign. */
 export const handler: RemoveLeadHandler = async (args, ctx) => {
   await requireProfile(ctx, args.service_profile_id);
-  await withDomainErrors(ctx.errors, { tool: ctx.tool, ...args }, () => ctx.services.leads.remove(ctx.principal.accountId, args.service_profile_id, args.lead_id));
+  await withDomainErrors(ctx.errors, { tool: ctx.tool, ...args }, () =>
+    ctx.services.leads.remove(ctx.principal.accountId, args.service_profile_id, args.lead_id),
+  );
   return { removed: true, lead_id: args.lead_id };
 };

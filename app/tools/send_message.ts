@@ -14,7 +14,12 @@ export const handler: SendMessageHandler = async (args, ctx) => {
   const { accountId } = ctx.principal;
   const { services } = ctx;
   if ((args.lead_id === undefined) === (args.conversation_id === undefined)) throw ctx.errors.MESSAGE_TARGET_INVALID();
-  const draft = { name: 'message', text: args.text, ...(args.fallback_text !== undefined && { fallback_text: args.fallback_text }), auto_fallback: args.auto_fallback ?? false };
+  const draft = {
+    name: 'message',
+    text: args.text,
+    ...(args.fallback_text !== undefined && { fallback_text: args.fallback_text }),
+    auto_fallback: args.auto_fallback ?? false,
+  };
   const violation = checkStep(draft, 1);
   if (violation) throw messageViolationError(ctx.errors, violation);
 
@@ -32,7 +37,12 @@ export const handler: SendMessageHandler = async (args, ctx) => {
   }
   const { text } = renderStep(draft, values);
 
-  const ids = { tool: ctx.tool, service_profile_id: args.service_profile_id, ...(leadId !== undefined && { lead_id: leadId }), ...(args.conversation_id !== undefined && { conversation_id: args.conversation_id }) };
+  const ids = {
+    tool: ctx.tool,
+    service_profile_id: args.service_profile_id,
+    ...(leadId !== undefined && { lead_id: leadId }),
+    ...(args.conversation_id !== undefined && { conversation_id: args.conversation_id }),
+  };
   const { message, replayed } = await withDomainErrors(ctx.errors, ids, () =>
     services.messages.queue({
       accountId,

@@ -2,7 +2,10 @@
 import type { ErrorModel, Model, ToolModel } from '../model.ts';
 import { mdBanner, type OutputFile } from './output.ts';
 
-const cell = (s: unknown) => String(s ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const cell = (s: unknown) =>
+  String(s ?? '')
+    .replace(/\|/g, '\\|')
+    .replace(/\n/g, ' ');
 const code = (s: string) => '`' + s + '`';
 
 function describeType(schema: Record<string, unknown> | undefined): string {
@@ -43,7 +46,9 @@ function toolSection(model: Model, tool: ToolModel): string {
     '',
     '**Arguments**\n',
     argumentsTable(tool.input),
-    tool.output ? `**Result** (\`structuredContent\`, and the same JSON as text in \`content[0].text\`): ${cell(tool.output.description ?? describeType(tool.output))}\n` : '**Result**: content blocks.\n',
+    tool.output
+      ? `**Result** (\`structuredContent\`, and the same JSON as text in \`content[0].text\`): ${cell(tool.output.description ?? describeType(tool.output))}\n`
+      : '**Result**: content blocks.\n',
   ];
   if (tool.errors.length) {
     parts.push('**Errors** (an `isError` result whose text is the message)\n', '| Code | Message | Remedy |\n|---|---|---|');
@@ -68,12 +73,18 @@ export function emitDocs(model: Model): OutputFile[] {
     s.instructions ? `${s.instructions.trim()}\n` : '',
     '## Connecting\n',
     'The endpoint is `{PUBLIC_URL}/mcp` (POST only, JSON-RPC 2.0, MCP Streamable HTTP).' +
-      (model.auth === 'bearer' ? ' Every request carries `Authorization: Bearer <ACCESS_TOKEN>`.' : ' This server takes no authorization (local fixtures only).') +
+      (model.auth === 'bearer'
+        ? ' Every request carries `Authorization: Bearer <ACCESS_TOKEN>`.'
+        : ' This server takes no authorization (local fixtures only).') +
       '\n',
     'A client configuration (Claude Code, Cursor, VS Code and most clients take this shape):\n',
     '```json',
     JSON.stringify(
-      { mcpServers: { [s.name]: { type: 'http', url: 'http://127.0.0.1:3000/mcp', ...(model.auth === 'bearer' && { headers: { Authorization: 'Bearer <ACCESS_TOKEN>' } }) } } },
+      {
+        mcpServers: {
+          [s.name]: { type: 'http', url: 'http://127.0.0.1:3000/mcp', ...(model.auth === 'bearer' && { headers: { Authorization: 'Bearer <ACCESS_TOKEN>' } }) },
+        },
+      },
       null,
       2,
     ),
@@ -89,9 +100,7 @@ export function emitDocs(model: Model): OutputFile[] {
     '## Errors\n',
     'Where an error surfaces: `auth` and `http` errors are HTTP responses with the given status whose body is a JSON-RPC error object; `protocol` errors are JSON-RPC errors; `tool` errors are tool results with `isError: true` and the message as text.\n',
     '| Code | Surface | HTTP | JSON-RPC | Message | Remedy |\n|---|---|---|---|---|---|',
-    ...model.errors.map(
-      (e) => `| ${code(e.code)} | ${e.surface} | ${e.status ?? ''} | ${e.rpcCode ?? ''} | ${cell(errorMessage(e))} | ${cell(e.remedy)} |`,
-    ),
+    ...model.errors.map((e) => `| ${code(e.code)} | ${e.surface} | ${e.status ?? ''} | ${e.rpcCode ?? ''} | ${cell(errorMessage(e))} | ${cell(e.remedy)} |`),
     '',
   ];
   return [{ path: model.paths.docs, content: lines.join('\n') }];

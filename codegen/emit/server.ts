@@ -32,7 +32,12 @@ export function emitServer(model: Model): OutputFile {
     '}',
   ].join('\n');
   const content = renderSource([
-    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: `${model.paths.runtimeImport}/definition.ts`, namedImports: ['ServerDefinition'] },
+    {
+      kind: StructureKind.ImportDeclaration,
+      isTypeOnly: true,
+      moduleSpecifier: `${model.paths.runtimeImport}/definition.ts`,
+      namedImports: ['ServerDefinition'],
+    },
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './errors.gen.ts', namedImports: ['errorCatalog'] },
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './scopes.gen.ts', namedImports: ['scopes'] },
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './tools-list.gen.ts', namedImports: ['toolsList'] },

@@ -45,13 +45,11 @@ export function emitValidators(model: Model): OutputFile[] {
 /** ajv's ESM output still `require`s its runtime helpers; turn those into imports. */
 function esmImports(code: string): string {
   const modules = new Map<string, string>();
-  const body = code
-    .replace(/^"use strict";/, '')
-    .replace(/require\("([^"]+)"\)/g, (_, mod: string) => {
-      const spec = mod.endsWith('.js') ? mod : `${mod}.js`;
-      if (!modules.has(spec)) modules.set(spec, `runtime${modules.size}`);
-      return modules.get(spec)!;
-    });
+  const body = code.replace(/^"use strict";/, '').replace(/require\("([^"]+)"\)/g, (_, mod: string) => {
+    const spec = mod.endsWith('.js') ? mod : `${mod}.js`;
+    if (!modules.has(spec)) modules.set(spec, `runtime${modules.size}`);
+    return modules.get(spec)!;
+  });
   const imports = [...modules].map(([spec, name]) => `import ${name} from ${JSON.stringify(spec)};\n`).join('');
   return imports + body.replace(/;(?=(const |function |export ))/g, ';\n');
 }

@@ -57,7 +57,12 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       return { ...created, email };
     },
     async token(user, options = {}) {
-      const { token } = await service.issueToken({ userId: user.userId, accountId: user.accountId, scope: options.scope ?? ALL_SCOPES, ...(options.ttlSeconds !== undefined && { ttlSeconds: options.ttlSeconds }) });
+      const { token } = await service.issueToken({
+        userId: user.userId,
+        accountId: user.accountId,
+        scope: options.scope ?? ALL_SCOPES,
+        ...(options.ttlSeconds !== undefined && { ttlSeconds: options.ttlSeconds }),
+      });
       return token;
     },
     async close() {
@@ -84,7 +89,13 @@ export async function postMcp(
   if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
     events = text
       .split('\n\n')
-      .map((block) => block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n'))
+      .map((block) =>
+        block
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .join('\n'),
+      )
       .filter(Boolean)
       .map((d) => JSON.parse(d));
     json = events.at(-1);

@@ -21,8 +21,18 @@ for (const backend of await backends()) {
       database = await backend.create();
       const accounts = new AccountStore(database.db);
       campaigns = new CampaignStore(database.db, database.kind);
-      const a = await accounts.createAccount({ name: 'A', email: 'a@example.com', password: 'password-1', profiles: [{ name: 'P', channel: 'linkedin', timezone: 'UTC', daily_limit: 5 }] });
-      const b = await accounts.createAccount({ name: 'B', email: 'b@example.com', password: 'password-1', profiles: [{ name: 'Q', channel: 'email', timezone: 'UTC', daily_limit: 5 }] });
+      const a = await accounts.createAccount({
+        name: 'A',
+        email: 'a@example.com',
+        password: 'password-1',
+        profiles: [{ name: 'P', channel: 'linkedin', timezone: 'UTC', daily_limit: 5 }],
+      });
+      const b = await accounts.createAccount({
+        name: 'B',
+        email: 'b@example.com',
+        password: 'password-1',
+        profiles: [{ name: 'Q', channel: 'email', timezone: 'UTC', daily_limit: 5 }],
+      });
       accountId = a.accountId;
       profileId = a.profileIds[0]!;
       other = { accountId: b.accountId, profileId: b.profileIds[0]! };
@@ -80,7 +90,10 @@ for (const backend of await backends()) {
       await assert.rejects(campaigns.transition(accountId, profileId, c.id, 'start'), (e) => e instanceof CannotStartError && e.reason === 'no_leads');
       await addLead(c.id);
       assert.equal((await campaigns.transition(accountId, profileId, c.id, 'start')).status, 'active');
-      await assert.rejects(campaigns.addStep(accountId, profileId, c.id, step('late'), undefined, () => {}), (e) => e instanceof IllegalStateError && e.current === 'active');
+      await assert.rejects(
+        campaigns.addStep(accountId, profileId, c.id, step('late'), undefined, () => {}),
+        (e) => e instanceof IllegalStateError && e.current === 'active',
+      );
       await assert.rejects(campaigns.transition(accountId, profileId, c.id, 'start'), (e) => e instanceof IllegalStateError && e.current === 'active');
       assert.equal((await campaigns.transition(accountId, profileId, c.id, 'pause')).status, 'paused');
       assert.equal((await campaigns.transition(accountId, profileId, c.id, 'start')).status, 'active');
@@ -122,7 +135,12 @@ for (const backend of await backends()) {
       try {
         const accounts = new AccountStore(fresh.db);
         const store = new CampaignStore(fresh.db, fresh.kind);
-        const a = await accounts.createAccount({ name: 'L', email: 'l@example.com', password: 'password-1', profiles: [{ name: 'P', channel: 'linkedin', timezone: 'UTC', daily_limit: 5 }] });
+        const a = await accounts.createAccount({
+          name: 'L',
+          email: 'l@example.com',
+          password: 'password-1',
+          profiles: [{ name: 'P', channel: 'linkedin', timezone: 'UTC', daily_limit: 5 }],
+        });
         const p = a.profileIds[0]!;
         const ids: string[] = [];
         for (let i = 0; i < 5; i++) ids.push((await store.create({ accountId: a.accountId, profileId: p, name: `c${i}`, steps: [] })).id);
@@ -144,7 +162,9 @@ for (const backend of await backends()) {
 
     test('50 concurrent step additions keep a gapless order and lose none', async () => {
       const c = await campaigns.create({ accountId, profileId, name: 'Busy', steps: [] });
-      await Promise.all(Array.from({ length: 50 }, (_, i) => campaigns.addStep(accountId, profileId, c.id, step(`s${i}`), i % 3 === 0 ? 1 : undefined, () => {})));
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) => campaigns.addStep(accountId, profileId, c.id, step(`s${i}`), i % 3 === 0 ? 1 : undefined, () => {})),
+      );
       const read = (await campaigns.get(accountId, profileId, c.id))!;
       assert.equal(read.steps.length, 50);
       assert.deepEqual(
@@ -156,7 +176,9 @@ for (const backend of await backends()) {
 
     test('50 concurrent updates each land (the version counts them all)', async () => {
       const c = await campaigns.create({ accountId, profileId, name: 'Counter', steps: [step('a')] });
-      await Promise.all(Array.from({ length: 50 }, (_, i) => campaigns.update(accountId, profileId, c.id, { name: `n${i}`, steps: [step(`a${i}`), step(`b${i}`)] })));
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) => campaigns.update(accountId, profileId, c.id, { name: `n${i}`, steps: [step(`a${i}`), step(`b${i}`)] })),
+      );
       const row = await database.db.selectFrom('campaigns').select(['version']).where('id', '=', c.id).executeTakeFirstOrThrow();
       assert.equal(Number(row.version), 51);
       const read = (await campaigns.get(accountId, profileId, c.id))!;

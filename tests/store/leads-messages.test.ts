@@ -44,7 +44,12 @@ for (const backend of await backends()) {
       campaigns = new CampaignStore(database.db, database.kind);
       leads = new LeadStore(database.db, database.kind);
       messages = new MessageStore(database.db, database.kind);
-      const a = await accounts.createAccount({ name: 'A', email: 'a@example.com', password: 'password-1', profiles: [{ name: 'P', channel: 'linkedin', timezone: 'Asia/Tokyo', daily_limit: 3 }] });
+      const a = await accounts.createAccount({
+        name: 'A',
+        email: 'a@example.com',
+        password: 'password-1',
+        profiles: [{ name: 'P', channel: 'linkedin', timezone: 'Asia/Tokyo', daily_limit: 3 }],
+      });
       accountId = a.accountId;
       profileId = a.profileIds[0]!;
       campaignId = (await campaigns.create({ accountId, profileId, name: 'C', steps: [{ name: 's', type: 'message', text: 'hi' }] })).id;
@@ -52,7 +57,10 @@ for (const backend of await backends()) {
     after(async () => database.close());
 
     test('adds leads, reporting duplicates in the campaign and within the batch', async () => {
-      const first = await leads.add(accountId, profileId, campaignId, [{ first_name: 'Ada', email: 'ada@x.test' }, { first_name: 'Alan', profile_url: 'https://www.linkedin.com/in/alan/' }]);
+      const first = await leads.add(accountId, profileId, campaignId, [
+        { first_name: 'Ada', email: 'ada@x.test' },
+        { first_name: 'Alan', profile_url: 'https://www.linkedin.com/in/alan/' },
+      ]);
       assert.deepEqual(
         first.map((r) => r.status),
         ['added', 'added'],
@@ -79,7 +87,9 @@ for (const backend of await backends()) {
     test('50 concurrent overlapping add_leads calls add each lead exactly once', async () => {
       const c = await campaigns.create({ accountId, profileId, name: 'Busy', steps: [] });
       await Promise.all(
-        Array.from({ length: 50 }, (_, i) => leads.add(accountId, profileId, c.id, [{ email: `lead${i}@x.test` }, { email: `lead${(i + 1) % 50}@x.test` }, { email: 'shared@x.test' }])),
+        Array.from({ length: 50 }, (_, i) =>
+          leads.add(accountId, profileId, c.id, [{ email: `lead${i}@x.test` }, { email: `lead${(i + 1) % 50}@x.test` }, { email: 'shared@x.test' }]),
+        ),
       );
       const all = await leads.list(accountId, profileId, c.id, { limit: 200 });
       assert.equal(all.leads.length, 51);

@@ -147,7 +147,10 @@ describe('resolveEra', () => {
 
     test('a future or malformed header version is unsupported, not taken for the stateless revision', () => {
       for (const version of ['2099-01-01', 'garbage']) {
-        const err = throwsCatalog(() => resolveEra(request('tools/list'), { 'mcp-protocol-version': version }, errors, undefined), 'UNSUPPORTED_PROTOCOL_VERSION');
+        const err = throwsCatalog(
+          () => resolveEra(request('tools/list'), { 'mcp-protocol-version': version }, errors, undefined),
+          'UNSUPPORTED_PROTOCOL_VERSION',
+        );
         assert.deepEqual(err.data, { supported: SUPPORTED_VERSIONS, requested: version });
       }
     });

@@ -165,19 +165,25 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
 
     const request = message.message;
     const channel = new ResponseChannel(reply, accept.sse);
-    const abort = new AbortController();
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
-    });
     try {
       const era = protocol.era(request, req.headers);
-      await protocol.handle(request, era, principal, channel, abort.signal);
+      await protocol.handle(request, era, principal, channel, () => abortSignalOf(reply));
     } catch (err) {
       if (err instanceof CatalogError && !channel.isStreaming) return sendError(reply, err, request.id);
       throw err;
     }
     return reply;
   });
+}
+
+/** Aborted when the client goes away before the response is complete (made only if a handler asks). */
+function abortSignalOf(reply: FastifyReply): AbortSignal {
+  const abort = new AbortController();
+  if (reply.raw.destroyed && !reply.raw.writableFinished) abort.abort();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  return abort.signal;
 }
 
 function idOf(body: unknown): RequestId | null {

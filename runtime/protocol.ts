@@ -28,7 +28,8 @@ interface RequestState {
   era: Era;
   principal: Principal;
   channel: ResponseChannel;
-  signal: AbortSignal;
+  /** Creates the request's abort signal; called only when a handler reads ctx.signal. */
+  signal: () => AbortSignal;
 }
 
 /** Appends pre-serialized fields to a serialized JSON object: `{"a":1}` + `"b":2` -> `{"a":1,"b":2}`. */
@@ -75,7 +76,7 @@ export class McpProtocol {
    * 400 era validation, 404 unknown method of the stateless revision) are thrown as CatalogError
    * before anything was streamed; everything else becomes a JSON-RPC result or error.
    */
-  async handle(request: JsonRpcRequest, era: Era, principal: Principal, channel: ResponseChannel, signal: AbortSignal): Promise<void> {
+  async handle(request: JsonRpcRequest, era: Era, principal: Principal, channel: ResponseChannel, signal: () => AbortSignal): Promise<void> {
     const state: RequestState = { id: request.id, era, principal, channel, signal };
     let json: string;
     try {

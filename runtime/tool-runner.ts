@@ -18,7 +18,8 @@ export interface CallToolResult {
 /** What the transport gives a call: who, how to notify the client, and when to stop. */
 export interface CallEnvironment {
   principal: Principal;
-  signal: AbortSignal;
+  /** Creates the abort signal on first use. */
+  signal: () => AbortSignal;
   log(level: LogLevel, data: unknown, logger?: string): void;
   progress(progress: number, total?: number, message?: string): void;
 }
@@ -89,12 +90,16 @@ export class ToolRunner {
     if (!def.validateArguments(args)) {
       return this.errorResult(this.errors.create('INVALID_ARGUMENTS', { tool: name, detail: describeValidationErrors(def.validateArguments.errors) }));
     }
+    let signal: AbortSignal | undefined;
     const ctx: ToolContext<unknown> = {
       tool: name,
       principal: env.principal,
       services: this.services,
       errors: tool.errors,
-      signal: env.signal,
+      // Most handlers never look at it; creating it (and its close listener) on demand keeps the hot path lean.
+      get signal() {
+        return (signal ??= env.signal());
+      },
       log: env.log,
       progress: env.progress,
     };

@@ -36,7 +36,20 @@ const now = () => new Date().toISOString();
 
 /** Today's date (YYYY-MM-DD) in a time zone; usage counters reset at the profile's local midnight. */
 export function localDay(timezone: string, at = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+  let format = dayFormats.get(timezone);
+  if (!format) {
+    // Building a formatter costs ~80 µs, formatting ~1 µs: keep one per time zone.
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    dayFormats.set(timezone, format);
+  }
+  return format.format(at);
+}
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The UTC dates around `at`: every time zone's local date is one of them. */
+function candidateDays(at = new Date()): string[] {
+  return [-1, 0, 1].map((d) => new Date(at.getTime() + d * 86_400_000).toISOString().slice(0, 10));
 }
 
 export class AccountStore {
@@ -112,28 +125,23 @@ export class AccountStore {
 
   /** The account's profiles with today's usage, oldest first. */
   async listProfiles(accountId: string): Promise<Profile[]> {
+    // One query: each profile with its usage rows of the days that can be "today" somewhere
+    // (at most three, usually one); today's is picked per profile's time zone below.
     const rows = await this.db
       .selectFrom('profiles')
-      .select(['id', 'name', 'channel', 'status', 'timezone', 'daily_limit'])
-      .where('account_id', '=', accountId)
-      .orderBy('created_at')
-      .orderBy('name')
+      .leftJoin('profile_daily_usage as u', (join) => join.onRef('u.profile_id', '=', 'profiles.id').on('u.day', 'in', candidateDays()))
+      .select(['profiles.id', 'profiles.name', 'profiles.channel', 'profiles.status', 'profiles.timezone', 'profiles.daily_limit', 'u.day', 'u.sent'])
+      .where('profiles.account_id', '=', accountId)
+      .orderBy('profiles.created_at')
+      .orderBy('profiles.name')
       .execute();
-    if (!rows.length) return [];
-    const usage = await this.db
-      .selectFrom('profile_daily_usage')
-      .select(['profile_id', 'day', 'sent'])
-      .where(
-        'profile_id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .execute();
-    return rows.map((r) => {
-      const today = localDay(r.timezone);
-      const sent = usage.find((u) => u.profile_id === r.id && u.day === today)?.sent ?? 0;
-      return { ...r, daily_limit: Number(r.daily_limit), sent_today: Number(sent) };
-    });
+    const profiles = new Map<string, Profile>();
+    for (const { day, sent, ...r } of rows) {
+      let profile = profiles.get(r.id);
+      if (!profile) profiles.set(r.id, (profile = { ...r, daily_limit: Number(r.daily_limit), sent_today: 0 }));
+      if (day !== null && day === localDay(r.timezone)) profile.sent_today = Number(sent);
+    }
+    return [...profiles.values()];
   }
 
   /** A profile of this account, or undefined (another account's profile is not found either). */

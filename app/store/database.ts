@@ -34,7 +34,7 @@ export function openDatabase(config: DatabaseConfig): { db: Db; kind: DbKind; lo
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) }), kind: 'sqlite', location: file };
+  return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) }), kind: 'sqlite', location: file };
 }
 
 export async function migrate(db: Db): Promise<void> {
@@ -43,6 +43,32 @@ export async function migrate(db: Db): Promise<void> {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`);
   }
+}
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a primary-key read. The
+ * driver only calls prepare() and close(), so a cache of prepared statements by SQL text (bounded:
+ * `in (...)` lists of different lengths are different texts) is all it takes.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database, max = 1000): SqliteDatabase.Database {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  const prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = sqlite.prepare(sql);
+      if (statements.size >= max) statements.delete(statements.keys().next().value!);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  return new Proxy(sqlite, {
+    get(target, key) {
+      if (key === 'prepare') return prepare;
+      const value: unknown = Reflect.get(target, key, target);
+      // Native methods must be called on the database itself, not on the proxy.
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 function redact(url: string): string {

@@ -142,6 +142,8 @@ for (const backend of await backends()) {
         assert.equal(e.resetsAt, nextLocalMidnight('Asia/Tokyo'));
         return true;
       });
+      const [profile] = await new AccountStore(database.db).listProfiles(accountId);
+      assert.equal(profile!.sent_today, 3, "today's usage, in the profile's time zone");
       // The replay of an earlier key still answers after the cap is reached.
       assert.equal((await messages.queue({ accountId, profileId, target: { leadId: lead.id }, text: 'Hello Ada', idempotencyKey: 'k1' })).replayed, true);
       const conversation = (await messages.getConversation(accountId, profileId, first.message.conversation_id))!;

@@ -1,8 +1,9 @@
 /** The generator pipeline: tools.yaml -> model -> rendered files (in memory) -> write or check. */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadToolsYaml } from './load.ts';
-import type { Model } from './model.ts';
+import { parsedTools, parseToolsYamlFile, validateToolsYaml } from './load.ts';
+import type { Model, ToolModel } from './model.ts';
+import { compileToolTypes, TypeWorker, type ToolTypes, type TypeJob } from './type-compiler.ts';
 import type { OutputFile } from './emit/output.ts';
 import { emitErrors } from './emit/errors.ts';
 import { emitScopes } from './emit/scopes.ts';
@@ -13,9 +14,18 @@ import { emitServer } from './emit/server.ts';
 import { emitHandlers, emitStub } from './emit/handlers.ts';
 import { emitDocs } from './emit/docs.ts';
 
-/** Renders every output of a model in memory; nothing touches the disk. */
-export async function render(model: Model): Promise<OutputFile[]> {
-  const toolTypes = await Promise.all(model.tools.map((t) => emitToolTypes(model, t)));
+/** What json-schema-to-typescript is asked to compile for a model. */
+export function typeJobs(tools: readonly Pick<ToolModel, 'name' | 'typeName' | 'input' | 'output'>[]): TypeJob[] {
+  return tools.map((t) => ({ name: t.name, typeName: t.typeName, input: t.input, ...(t.output && { output: t.output }) }));
+}
+
+/**
+ * Renders every output of a model in memory; nothing touches the disk. `types` are the compiled
+ * tool types when the caller compiled them already (on the worker thread); else they are compiled here.
+ */
+export async function render(model: Model, types?: Record<string, ToolTypes>): Promise<OutputFile[]> {
+  const compiled = types ?? (await compileToolTypes(typeJobs(model.tools)));
+  const toolTypes = model.tools.map((t) => emitToolTypes(model, t, compiled[t.name]!));
   return [
     emitErrors(model),
     emitScopes(model),
@@ -62,8 +72,20 @@ export function sync(model: Model, files: OutputFile[], check: boolean): SyncRes
   return { changed, removed };
 }
 
+/**
+ * The whole pipeline for one tools.yaml. The tool types compile on a worker thread while this
+ * thread validates the file and compiles the validators: on two cores that hides the slowest step.
+ */
 export async function generate(toolsYaml: string, check: boolean): Promise<SyncResult & { model: Model }> {
-  const model = loadToolsYaml(toolsYaml);
-  const files = await render(model);
-  return { model, ...sync(model, files, check) };
+  const worker = new TypeWorker();
+  try {
+    const parsed = parseToolsYamlFile(toolsYaml);
+    const types = worker.compile(typeJobs(parsedTools(parsed)));
+    types.catch(() => undefined); // awaited below; a validation failure must not leave it unhandled
+    const model = validateToolsYaml(parsed);
+    const files = await render(model, await types);
+    return { model, ...sync(model, files, check) };
+  } finally {
+    await worker.stop();
+  }
 }

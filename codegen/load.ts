@@ -5,16 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { frameworkErrors } from './framework-errors.ts';
+import { SchemaCompiler, validatorName } from './schemas.ts';
 import type { ErrorModel, Model, ParamType, ToolModel } from './model.ts';
 import { ToolsYamlError, type Problem } from './problems.ts';
 import fileSchema from './tools-yaml.schema.json' with { type: 'json' };
 import type { JSONSchema } from './json-schema.ts';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 type Path = (string | number)[];
 
@@ -63,29 +61,63 @@ export function pascalCase(name: string): string {
 
 /** Loads and validates a tools.yaml file; throws ToolsYamlError listing every problem. */
 export function loadToolsYaml(file: string): Model {
-  const text = readFileSync(file, 'utf8');
-  return parseToolsYaml(text, file);
+  return validateToolsYaml(parseToolsYamlFile(file));
 }
 
 export function parseToolsYaml(text: string, file: string): Model {
+  return validateToolsYaml(parseToolsYamlText(text, file));
+}
+
+/** A tools.yaml parsed (YAML only), for validateToolsYaml; problems found so far are kept. */
+export interface ParsedToolsYaml {
+  file: string;
+  display: string;
+  text: string;
+  doc: Document;
+  lineCounter: LineCounter;
+  raw: unknown;
+  problems: Problem[];
+}
+
+export function parseToolsYamlFile(file: string): ParsedToolsYaml {
+  return parseToolsYamlText(readFileSync(file, 'utf8'), file);
+}
+
+/** Stage 1a: YAML syntax. Throws when the file does not parse, since it has no structure to check. */
+export function parseToolsYamlText(text: string, file: string): ParsedToolsYaml {
   const display = path.relative(process.cwd(), file) || file;
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const problems: Problem[] = [];
+  for (const err of doc.errors) {
+    const pos = lineCounter.linePos(err.pos[0]);
+    const message = err.code === 'DUPLICATE_KEY' ? `duplicate key ${keyAt(text, err.pos[0])}: each name may be declared once` : err.message.split('\n')[0]!;
+    problems.push({ line: pos.line, col: pos.col, message });
+  }
+  if (doc.errors.some((e) => e.code !== 'DUPLICATE_KEY')) throw new ToolsYamlError(display, problems);
+  return { file, display, text, doc, lineCounter, raw: doc.toJS() as unknown, problems };
+}
+
+/** The tools of a parsed file as far as their shape allows, before validation (for early type compilation). */
+export function parsedTools(parsed: ParsedToolsYaml): { name: string; typeName: string; input: JSONSchema; output?: JSONSchema }[] {
+  return Object.entries(sanitize(parsed.raw).tools).map(([name, t]) => ({
+    name,
+    typeName: pascalCase(name),
+    input: t.input,
+    ...(t.output && { output: t.output }),
+  }));
+}
+
+/** Stage 1b: the file's own schema, references, templates, the tools' schemas and examples -> the model. */
+export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
+  const { file, display, doc, lineCounter, raw } = parsed;
+  const problems = [...parsed.problems];
   const at = (offset: number | undefined, message: string) => {
     const pos = lineCounter.linePos(offset ?? 0);
     problems.push({ line: pos.line, col: pos.col, message });
   };
   const atPath = (p: Path, message: string, key = false) => at(locate(doc, p, key), message);
 
-  for (const err of doc.errors) {
-    const first = err.message.split('\n')[0]!;
-    at(err.pos[0], err.code === 'DUPLICATE_KEY' ? `duplicate key ${keyAt(text, err.pos[0])}: each name may be declared once` : first);
-  }
-  // A file that does not parse has no structure to check further.
-  if (doc.errors.some((e) => e.code !== 'DUPLICATE_KEY')) throw new ToolsYamlError(display, problems);
-
-  const raw = doc.toJS() as unknown;
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   const validateFile = ajv.compile(fileSchema);
   if (!validateFile(raw)) for (const e of validateFile.errors ?? []) reportSchemaError(e, atPath);
@@ -97,11 +129,11 @@ export function parseToolsYaml(text: string, file: string): Model {
   const errorByCode = new Map(errors.map((e) => [e.code, e]));
   const scopeNames = new Set(Object.keys(data.scopes));
 
-  const schemaAjv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
-  addFormats(schemaAjv);
+  const schemas = new SchemaCompiler();
   const tools: ToolModel[] = [];
   const typeNames = new Map<string, string>();
-  for (const [name, tool] of Object.entries(data.tools)) {
+  // Sorted, so that the compiled code (and its function numbering) does not depend on YAML order.
+  for (const [name, tool] of Object.entries(data.tools).sort(([a], [b]) => a.localeCompare(b))) {
     const base = ['tools', name];
     const typeName = pascalCase(name);
     const clash = typeNames.get(typeName);
@@ -116,13 +148,15 @@ export function parseToolsYaml(text: string, file: string): Model {
       else if (declared.surface !== 'tool')
         atPath([...base, 'errors', i], `tool ${name} lists error ${code}, but its surface is ${declared.surface}; a tool can raise only surface: tool errors`);
     });
-    const input = compileSchema(schemaAjv, tool.input, [...base, 'input'], atPath);
-    const output = tool.output ? compileSchema(schemaAjv, tool.output, [...base, 'output'], atPath) : undefined;
+    const input = compileSchema(schemas, tool.input, `tools/${name}/input`, validatorName(typeName, 'Arguments'), [...base, 'input'], atPath);
+    const output = tool.output
+      ? compileSchema(schemas, tool.output, `tools/${name}/output`, validatorName(typeName, 'Result'), [...base, 'output'], atPath)
+      : undefined;
     (tool.examples ?? []).forEach((ex, i) => {
       if (input && !input(ex.arguments))
-        atPath([...base, 'examples', i, 'arguments'], `example arguments do not match the input schema: ${schemaAjv.errorsText(input.errors)}`);
+        atPath([...base, 'examples', i, 'arguments'], `example arguments do not match the input schema: ${schemas.ajv.errorsText(input.errors)}`);
       if (output && ex.result !== undefined && !output(ex.result))
-        atPath([...base, 'examples', i, 'result'], `example result does not match the output schema: ${schemaAjv.errorsText(output.errors)}`);
+        atPath([...base, 'examples', i, 'result'], `example result does not match the output schema: ${schemas.ajv.errorsText(output.errors)}`);
       if (ex.error !== undefined && !(tool.errors ?? []).includes(ex.error))
         atPath([...base, 'examples', i, 'error'], `example error ${ex.error} is not among the tool's errors`);
     });
@@ -158,6 +192,7 @@ export function parseToolsYaml(text: string, file: string): Model {
       .sort((a, b) => a.name.localeCompare(b.name)),
     errors: errors.sort((a, b) => a.code.localeCompare(b.code)),
     tools: tools.sort((a, b) => a.name.localeCompare(b.name)),
+    schemas,
   };
 }
 
@@ -195,13 +230,18 @@ function buildErrors(data: RawFile, atPath: (p: Path, m: string, key?: boolean) 
   return out;
 }
 
-function compileSchema(ajv: Ajv2020, schema: JSONSchema, where: Path, atPath: (p: Path, m: string) => void): ReturnType<Ajv2020['compile']> | undefined {
-  // Tools may share schema objects through YAML aliases; ajv needs one object per compilation.
-  const own = structuredClone(schema);
-  if (!ajv.validateSchema(own)) {
+function compileSchema(
+  schemas: SchemaCompiler,
+  schema: JSONSchema,
+  id: string,
+  exportName: string,
+  where: Path,
+  atPath: (p: Path, m: string) => void,
+): ValidateFunction | undefined {
+  if (!schemas.ajv.validateSchema(schema)) {
     // The meta-schema reports one mistake several ways (enum, array, anyOf); keep the first per place.
     const seen = new Set<string>();
-    for (const e of ajv.errors ?? []) {
+    for (const e of schemas.ajv.errors ?? []) {
       if (seen.has(e.instancePath)) continue;
       seen.add(e.instancePath);
       const inner = e.instancePath.split('/').slice(1).map(unescapePointer);
@@ -211,7 +251,7 @@ function compileSchema(ajv: Ajv2020, schema: JSONSchema, where: Path, atPath: (p
     return undefined;
   }
   try {
-    return ajv.compile(own);
+    return schemas.compile(schema, id, exportName);
   } catch (err) {
     const message = (err as Error).message;
     // Strict-mode errors name a keyword but not where it is: point at its first use.

@@ -1,5 +1,6 @@
 /** The plain intermediate model the emitters work from: everything resolved, sorted and validated. */
 import type { JSONSchema } from './json-schema.ts';
+import type { SchemaCompiler } from './schemas.ts';
 
 export type ErrorSurface = 'auth' | 'http' | 'protocol' | 'tool';
 export type ParamType = 'string' | 'number' | 'integer';
@@ -78,4 +79,6 @@ export interface Model {
   scopes: ScopeModel[];
   errors: ErrorModel[];
   tools: ToolModel[];
+  /** The tools' schemas as the loader compiled them; the validators emitter reuses them. */
+  schemas: SchemaCompiler;
 }

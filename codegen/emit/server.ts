@@ -4,15 +4,17 @@ import { StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { Model } from '../model.ts';
 import type { OutputFile } from './output.ts';
 import { literal, renderSource } from './ts-source.ts';
-import { validatorName } from './validators.ts';
+import { validatorName } from '../schemas.ts';
+
+const inlineList = (items: readonly string[]) => `[${items.map((i) => JSON.stringify(i)).join(', ')}]`;
 
 export function emitServer(model: Model): OutputFile {
   const tools = model.tools
     .map((t) => {
       const lines = [
         `name: ${literal(t.name)}`,
-        `scopes: ${JSON.stringify(t.scopes)}`,
-        `errors: ${JSON.stringify(t.errors)}`,
+        `scopes: ${inlineList(t.scopes)}`,
+        `errors: ${inlineList(t.errors)}`,
         `validateArguments: validators.${validatorName(t.typeName, 'Arguments')}`,
         ...(t.output ? [`validateResult: validators.${validatorName(t.typeName, 'Result')}`] : []),
       ];

@@ -3,36 +3,22 @@
  * the error codes it may raise, and the typed signature its handler must have.
  */
 import path from 'node:path';
-import { compile } from 'json-schema-to-typescript';
+import { StructureKind } from 'ts-morph';
 import type { Model, ToolModel } from '../model.ts';
+import type { ToolTypes } from '../type-compiler.ts';
 import type { OutputFile } from './output.ts';
 import { renderSource } from './ts-source.ts';
-import { StructureKind } from 'ts-morph';
 
 export function toolTypesPath(model: Model, tool: ToolModel): string {
   return path.join(model.paths.generated, 'tools', `${tool.name}.gen.ts`);
 }
 
-async function schemaToType(schema: object, name: string): Promise<string> {
-  const ts = await compile({ ...schema, title: undefined } as never, name, {
-    bannerComment: '',
-    format: false,
-    additionalProperties: false,
-    strictIndexSignatures: true,
-    // minItems/maxItems would become tuple unions (maxItems: 50 -> 51 tuple types); the validators enforce them.
-    ignoreMinAndMaxItems: true,
-    declareExternallyReferenced: true,
-    unreachableDefinitions: false,
-    $refOptions: { resolve: { external: false } } as never,
-  });
-  return ts.trim();
-}
-
-export async function emitToolTypes(model: Model, tool: ToolModel): Promise<OutputFile> {
+/** The tool's file, from its declarations as compiled by type-compiler.ts. */
+export function emitToolTypes(model: Model, tool: ToolModel, types: ToolTypes): OutputFile {
   const args = `${tool.typeName}Arguments`;
   const result = `${tool.typeName}Result`;
-  const argTypes = await schemaToType(tool.input, args);
-  const resultTypes = tool.output ? await schemaToType(tool.output, result) : `export type ${result} = ContentResult;`;
+  const argTypes = types.args;
+  const resultTypes = types.result ?? `export type ${result} = ContentResult;`;
   const runtime = `../${model.paths.runtimeImport}`;
   const codes = tool.errors.map((c) => `'${c}'`).join(' | ') || 'never';
   const content = renderSource([

@@ -1,5 +1,6 @@
 /** Renders TypeScript source with ts-morph, in memory; one project is reused for every file. */
 import { IndentationText, NewLineKind, Project, QuoteKind, type SourceFileStructure, StructureKind } from 'ts-morph';
+import { reindent } from './indent.ts';
 import { tsBanner } from './output.ts';
 
 let project: Project | undefined;
@@ -22,11 +23,10 @@ let counter = 0;
 /** The text of a source file built from a ts-morph structure, with the generated-file banner. */
 export function renderSource(statements: SourceFileStructure['statements'], extraLeading = ''): string {
   const file = getProject().createSourceFile(`/render-${counter++}.ts`, { kind: StructureKind.SourceFile, statements }, { overwrite: true });
-  // One indentation style throughout, including the JSON literals and json-schema-to-typescript's output.
-  file.formatText({ indentSize: 2, convertTabsToSpaces: true });
   const text = file.getFullText();
   file.forget();
-  return tsBanner + extraLeading + text.replace(/\r\n/g, '\n');
+  // One indentation style throughout, including the JSON literals and json-schema-to-typescript's output.
+  return tsBanner + extraLeading + reindent(text.replace(/\r\n/g, '\n'));
 }
 
 /** A JSON value as a TypeScript literal (deterministic: keys keep their declared order). */

@@ -14,7 +14,7 @@ export interface AddLeadsArguments {
   /**
    * @minItems 1
    * @maxItems 500
-   * 
+   *
    * Items: A person to contact. At least one of email, profile_url or first_name identifies the lead.
    */
   leads: {

@@ -13,7 +13,7 @@ export interface CreateCampaignArguments {
   name: string
   /**
    * The campaign's steps, in order.
-   * 
+   *
    * @maxItems 50
    */
   steps?: {

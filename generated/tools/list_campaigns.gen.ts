@@ -9,7 +9,7 @@ export interface ListCampaignsArguments {
   service_profile_id: string
   /**
    * Only campaigns in these states.
-   * 
+   *
    * @minItems 1
    */
   status?: ("draft" | "active" | "paused" | "completed" | "archived")[]

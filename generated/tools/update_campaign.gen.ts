@@ -39,7 +39,7 @@ export interface UpdateCampaignArguments {
   }
   /**
    * The new step list, replacing the old one.
-   * 
+   *
    * @maxItems 50
    */
   steps?: {

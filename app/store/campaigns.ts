@@ -310,19 +310,8 @@ export class CampaignStore {
         steps.map((s, i) => (i === index ? updated : s)),
         index + 1,
       );
-      await trx
-        .updateTable('steps')
-        .set({
-          name: updated.name,
-          type: updated.type,
-          text: updated.text,
-          subject: updated.subject ?? null,
-          delay_days: updated.delay_days ?? 0,
-          fallback_text: updated.fallback_text ?? null,
-          auto_fallback: updated.auto_fallback ? 1 : 0,
-        })
-        .where('id', '=', stepId)
-        .execute();
+      const { id: _id, campaign_id: _campaign, position: _position, ...values } = stepRow(id, index + 1, updated);
+      await trx.updateTable('steps').set(values).where('id', '=', stepId).execute();
       return { ...toStep({ ...stepRow(id, index + 1, updated), id: stepId }) };
     });
   }

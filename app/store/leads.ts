@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import { NotFoundError } from '../domain/errors.ts';
 import { ADD_LEADS_STATES, requireState } from '../domain/lifecycle.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { assertCampaign } from './ownership.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
 import type { Database, LeadsTable } from './schema.ts';
@@ -141,14 +142,7 @@ export class LeadStore {
     campaignId: string,
     options: { status?: 'active' | 'replied'; search?: string; limit: number; cursor?: string },
   ): Promise<{ leads: Lead[]; next_cursor?: string }> {
-    const campaign = await this.db
-      .selectFrom('campaigns')
-      .select('id')
-      .where('id', '=', campaignId)
-      .where('account_id', '=', accountId)
-      .where('profile_id', '=', profileId)
-      .executeTakeFirst();
-    if (!campaign) throw new NotFoundError('campaign', campaignId);
+    await assertCampaign(this.db, accountId, profileId, campaignId);
     let q = this.db.selectFrom('leads').selectAll().where('campaign_id', '=', campaignId).where('status', '!=', 'removed');
     if (options.status) q = q.where('status', '=', options.status);
     if (options.search) {

@@ -1,5 +1,5 @@
 /** Campaign statistics: totals and per-day counts, computed from leads and messages. */
-import { NotFoundError } from '../domain/errors.ts';
+import { assertCampaign } from './ownership.ts';
 import type { Db } from './database.ts';
 
 export interface DayStats {
@@ -28,14 +28,7 @@ export class StatsStore {
 
   /** Stats of a campaign of this profile; days are UTC dates, optionally limited to [from, to]. */
   async campaign(accountId: string, profileId: string, campaignId: string, range: { from?: string; to?: string } = {}): Promise<CampaignStats> {
-    const campaign = await this.db
-      .selectFrom('campaigns')
-      .select('id')
-      .where('id', '=', campaignId)
-      .where('account_id', '=', accountId)
-      .where('profile_id', '=', profileId)
-      .executeTakeFirst();
-    if (!campaign) throw new NotFoundError('campaign', campaignId);
+    await assertCampaign(this.db, accountId, profileId, campaignId);
     const leads = await this.db
       .selectFrom('leads')
       .select((eb) => eb.fn.countAll<number>().as('n'))

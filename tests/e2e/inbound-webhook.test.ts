@@ -15,7 +15,11 @@ describe('inbound webhook', () => {
 
   const call = async (name: string, args: Record<string, unknown>) => assertToolResult(await postMcp(server.mcpUrl, callTool(name, args), headers));
   const inbound = (body: unknown, secret = SECRET) =>
-    fetch(`${server.baseUrl}/webhooks/inbound`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, body: JSON.stringify(body) });
+    fetch(`${server.baseUrl}/webhooks/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      body: JSON.stringify(body),
+    });
 
   before(async () => {
     server = await startTestServer({ INBOUND_WEBHOOK_SECRET: SECRET });
@@ -23,7 +27,11 @@ describe('inbound webhook', () => {
     headers = bearer(account.token);
     profileId = account.profileIds[0]!;
     const { campaign } = await call('create_campaign', { service_profile_id: profileId, name: 'Replies' });
-    const { results } = await call('add_leads', { service_profile_id: profileId, campaign_id: campaign.id, leads: [{ first_name: 'Ada', email: 'ada@example.com' }] });
+    const { results } = await call('add_leads', {
+      service_profile_id: profileId,
+      campaign_id: campaign.id,
+      leads: [{ first_name: 'Ada', email: 'ada@example.com' }],
+    });
     const { message } = await call('send_message', { service_profile_id: profileId, lead_id: results[0].lead_id, text: 'Hello {name}', auto_fallback: true });
     conversationId = message.conversation_id;
     messageId = message.id;
@@ -55,7 +63,11 @@ describe('inbound webhook', () => {
   test('without INBOUND_WEBHOOK_SECRET the route does not exist', async () => {
     const plain = await startTestServer();
     try {
-      const res = await fetch(`${plain.baseUrl}/webhooks/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"x","conversation_id":"c"}' });
+      const res = await fetch(`${plain.baseUrl}/webhooks/inbound`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"text":"x","conversation_id":"c"}',
+      });
       assert.equal(res.status, 404);
     } finally {
       await plain.close();

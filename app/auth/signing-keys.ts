@@ -10,6 +10,8 @@ import type { Db } from '../store/database.ts';
 
 export const TOKEN_ALG = 'ES256';
 const RELOAD_INTERVAL_MS = 5_000;
+/** The kid of the first key of a store (later keys get random kids). */
+const FIRST_KID = 'first';
 
 export interface SigningKey {
   kid: string;
@@ -24,9 +26,17 @@ export class SigningKeys {
 
   constructor(private readonly db: Db) {}
 
-  /** Loads the keys, creating the first one if the database has none. */
+  /**
+   * Loads the keys, creating the first one if the database has none. Instances starting at once
+   * on an empty store all insert the first key under one fixed kid: one insert wins, and every
+   * instance signs with that key (a key of its own would be unknown to the others for a while).
+   */
   async init(): Promise<void> {
     await this.reload();
+    if (!this.current) {
+      await this.create(FIRST_KID);
+      await this.reload();
+    }
     if (!this.current) {
       await this.create();
       await this.reload();
@@ -62,9 +72,8 @@ export class SigningKeys {
     }
   };
 
-  private async create(): Promise<string> {
+  private async create(kid: string = randomUUID()): Promise<string> {
     const { privateKey, publicKey } = await generateKeyPair(TOKEN_ALG, { extractable: true });
-    const kid = randomUUID();
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: TOKEN_ALG, use: 'sig' };
     const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: TOKEN_ALG };
     await this.db
@@ -77,6 +86,7 @@ export class SigningKeys {
         created_at: new Date().toISOString(),
         retired_at: null,
       })
+      .onConflict((oc) => oc.column('kid').doNothing())
       .execute();
     return kid;
   }

@@ -117,6 +117,17 @@ export async function buildServer(config: AppConfig, options: { logger?: boolean
 
   app.addHook('onReady', async () => outbox.start());
   app.addHook('onClose', async () => outbox.stop());
+  // Answers that finish after close() began also close their keep-alive connection; otherwise
+  // close() (and a SIGTERM shutdown) waits for the keep-alive timeout, about 70 s.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
 
   return {
     app,

@@ -9,7 +9,9 @@ import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type JWK, typ
 import type { Db } from '../store/database.ts';
 
 export const TOKEN_ALG = 'ES256';
-const RELOAD_INTERVAL_MS = 5_000;
+// A token with an unknown kid reloads the keys at most once a second: a key rotated on another
+// instance is picked up at once, while tokens with made-up kids cannot flood the database.
+const RELOAD_INTERVAL_MS = 1_000;
 /** The kid of the first key of a store (later keys get random kids). */
 const FIRST_KID = 'first';
 

@@ -190,20 +190,24 @@ export class CampaignStore {
     return { campaigns: page.map(toSummary), ...(rows.length > options.limit && last && { next_cursor: encodeCursor([last.created_at, last.id]) }) };
   }
 
-  /** Runs `work` in a transaction holding the campaign's lock; the campaign must exist. */
-  private async locked<T>(accountId: string, profileId: string, id: string, work: (trx: Trx, row: CampaignsTable) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in a transaction holding the campaign's lock (the campaign must exist), bumps its
+   * version, and returns the campaign as this transaction left it: a concurrent writer's later
+   * change never shows in this caller's answer.
+   */
+  private async locked(accountId: string, profileId: string, id: string, work: (trx: Trx, row: CampaignsTable) => Promise<void>): Promise<Campaign> {
     return this.db.transaction().execute(async (trx) => {
       let q = trx.selectFrom('campaigns').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('profile_id', '=', profileId);
       if (this.kind === 'postgres') q = q.forUpdate();
       const row = await q.executeTakeFirst();
       if (!row) throw new NotFoundError('campaign', id);
-      const result = await work(trx, row);
+      await work(trx, row);
       await trx
         .updateTable('campaigns')
         .set({ updated_at: now(), version: Number(row.version) + 1 })
         .where('id', '=', id)
         .execute();
-      return result;
+      return (await this.get(accountId, profileId, id, trx))!;
     });
   }
 
@@ -214,7 +218,7 @@ export class CampaignStore {
     id: string,
     patch: { name?: string; schedule?: Schedule | null; settings?: Settings | null; steps?: readonly NewStep[] },
   ): Promise<Campaign> {
-    await this.locked(accountId, profileId, id, async (trx, row) => {
+    return this.locked(accountId, profileId, id, async (trx, row) => {
       requireState(row.status, 'edit', EDIT_STATES);
       if (patch.steps) requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
       const set: Partial<CampaignsTable> = {};
@@ -231,12 +235,11 @@ export class CampaignStore {
             .execute();
       }
     });
-    return (await this.get(accountId, profileId, id))!;
   }
 
   /** start / pause / archive, with the lifecycle rules; starting needs a step and a lead. */
   async transition(accountId: string, profileId: string, id: string, action: 'start' | 'pause' | 'archive'): Promise<Campaign> {
-    await this.locked(accountId, profileId, id, async (trx, row) => {
+    return this.locked(accountId, profileId, id, async (trx, row) => {
       const next = transition(row.status, action);
       if (action === 'start') {
         const steps = await trx
@@ -255,7 +258,6 @@ export class CampaignStore {
       }
       await trx.updateTable('campaigns').set({ status: next }).where('id', '=', id).execute();
     });
-    return (await this.get(accountId, profileId, id))!;
   }
 
   /**
@@ -269,7 +271,7 @@ export class CampaignStore {
     step: NewStep,
     position: number | undefined,
     check: (steps: readonly NewStep[], position: number) => void,
-  ) {
+  ): Promise<Campaign> {
     return this.locked(accountId, profileId, id, async (trx, row) => {
       requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
       const steps = await this.stepsOf(trx, id);
@@ -277,9 +279,10 @@ export class CampaignStore {
       const next = [...steps.slice(0, at - 1), step, ...steps.slice(at - 1)];
       check(next, at);
       await this.shift(trx, id, at, 1);
-      const inserted = stepRow(id, at, step);
-      await trx.insertInto('steps').values(inserted).execute();
-      return toStep(inserted);
+      await trx
+        .insertInto('steps')
+        .values(stepRow(id, at, step))
+        .execute();
     });
   }
 
@@ -290,7 +293,7 @@ export class CampaignStore {
     stepId: string,
     patch: StepPatch,
     check: (steps: readonly NewStep[], position: number) => void,
-  ) {
+  ): Promise<Campaign> {
     return this.locked(accountId, profileId, id, async (trx, row) => {
       requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
       const steps = await this.stepsOf(trx, id);
@@ -312,12 +315,11 @@ export class CampaignStore {
       );
       const { id: _id, campaign_id: _campaign, position: _position, ...values } = stepRow(id, index + 1, updated);
       await trx.updateTable('steps').set(values).where('id', '=', stepId).execute();
-      return { ...toStep({ ...stepRow(id, index + 1, updated), id: stepId }) };
     });
   }
 
-  async deleteStep(accountId: string, profileId: string, id: string, stepId: string): Promise<void> {
-    await this.locked(accountId, profileId, id, async (trx, row) => {
+  async deleteStep(accountId: string, profileId: string, id: string, stepId: string): Promise<Campaign> {
+    return this.locked(accountId, profileId, id, async (trx, row) => {
       requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
       const step = await trx.selectFrom('steps').select(['position']).where('id', '=', stepId).where('campaign_id', '=', id).executeTakeFirst();
       if (!step) throw new NotFoundError('step', stepId);

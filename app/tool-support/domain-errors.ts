@@ -36,7 +36,7 @@ function catalogErrorFor(err: unknown, ids: Ids): [string, Record<string, string
     if (err.current === 'archived' && (err.action === 'edit' || err.action === 'edit_steps')) return ['CAMPAIGN_ARCHIVED', { campaign_id }];
     if (err.action === 'edit_steps') return ['STEPS_LOCKED', { campaign_id, current: err.current }];
     if (err.action === 'add_leads') return ['LEADS_NOT_ACCEPTED', { campaign_id, current: err.current }];
-    return ['ILLEGAL_TRANSITION', { action: err.action, campaign_id, current: err.current, allowed: err.allowed.join(' or ') }];
+    return ['ILLEGAL_TRANSITION', { action: err.action, campaign_id, current: err.current, allowed: orList(err.allowed) }];
   }
   if (err instanceof CannotStartError) return [err.reason === 'no_steps' ? 'CAMPAIGN_HAS_NO_STEPS' : 'CAMPAIGN_HAS_NO_LEADS', { campaign_id }];
   if (err instanceof InvalidCursorError) return ['INVALID_CURSOR', { tool: ids.tool }];
@@ -44,6 +44,11 @@ function catalogErrorFor(err: unknown, ids: Ids): [string, Record<string, string
     return ['DAILY_LIMIT_REACHED', { service_profile_id: ids.service_profile_id, limit: err.limit, resets_at: err.resetsAt, timezone: err.timezone }];
   if (err instanceof ProfileNotActiveError) return ['PROFILE_NOT_ACTIVE', { service_profile_id: ids.service_profile_id, status: err.status }];
   return undefined;
+}
+
+/** "a", "a or b", "a, b or c". */
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 }
 
 /** Runs store work, turning domain failures into the tool's catalog errors. */

@@ -9,12 +9,12 @@ export const handler: AddStepHandler = async (args, ctx) => {
   await requireProfile(ctx, args.service_profile_id);
   const { accountId } = ctx.principal;
   const ids = { tool: ctx.tool, service_profile_id: args.service_profile_id, campaign_id: args.campaign_id };
-  await withDomainErrors(ctx.errors, ids, () =>
+  const campaign = await withDomainErrors(ctx.errors, ids, () =>
     ctx.services.campaigns.addStep(accountId, args.service_profile_id, args.campaign_id, args.step, args.position, (_steps, position) => {
       // The step is checked at the position it will have, so the message names the right N.
       const violation = checkStep(args.step, position);
       if (violation) throw stepViolationError(ctx.errors, violation);
     }),
   );
-  return { campaign: (await ctx.services.campaigns.get(accountId, args.service_profile_id, args.campaign_id))! };
+  return { campaign };
 };

@@ -6,8 +6,8 @@ import { requireProfile } from '../tool-support/profile.ts';
 export const handler: DeleteStepHandler = async (args, ctx) => {
   await requireProfile(ctx, args.service_profile_id);
   const { accountId } = ctx.principal;
-  await withDomainErrors(ctx.errors, { tool: ctx.tool, ...args }, () =>
+  const campaign = await withDomainErrors(ctx.errors, { tool: ctx.tool, ...args }, () =>
     ctx.services.campaigns.deleteStep(accountId, args.service_profile_id, args.campaign_id, args.step_id),
   );
-  return { campaign: (await ctx.services.campaigns.get(accountId, args.service_profile_id, args.campaign_id))! };
+  return { campaign };
 };

@@ -9,11 +9,11 @@ export const handler: UpdateStepHandler = async (args, ctx) => {
   await requireProfile(ctx, args.service_profile_id);
   const { accountId } = ctx.principal;
   const { service_profile_id, campaign_id, step_id, ...patch } = args;
-  await withDomainErrors(ctx.errors, { tool: ctx.tool, service_profile_id, campaign_id, step_id }, () =>
+  const campaign = await withDomainErrors(ctx.errors, { tool: ctx.tool, service_profile_id, campaign_id, step_id }, () =>
     ctx.services.campaigns.updateStep(accountId, service_profile_id, campaign_id, step_id, patch, (steps, position) => {
       const violation = checkStep(steps[position - 1]!, position);
       if (violation) throw stepViolationError(ctx.errors, violation);
     }),
   );
-  return { campaign: (await ctx.services.campaigns.get(accountId, service_profile_id, campaign_id))! };
+  return { campaign };
 };

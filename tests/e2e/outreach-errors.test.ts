@@ -243,7 +243,7 @@ for (const backend of await serverBackends()) {
         );
         assert.equal(
           await refused(a.token, 'archive_campaign', ca),
-          `Cannot archive campaign ${c.id}: it is archived, and archive is allowed only when it is draft or active or paused or completed`,
+          `Cannot archive campaign ${c.id}: it is archived, and archive is allowed only when it is draft, active, paused or completed`,
         );
       });
     });

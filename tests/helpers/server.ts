@@ -1,6 +1,6 @@
 /**
  * Starts the real outreach server on a real port with a fresh store, for end-to-end tests.
- * DATABASE_URL in the environment selects PostgreSQL (a fresh schema per server).
+ * Pass { DATABASE_URL } in `env` to run it on PostgreSQL (tests/helpers/databases.ts makes a fresh database).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,9 +1,9 @@
 /** The generator pipeline: tools.yaml -> model -> rendered files (in memory) -> write or check. */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parsedTools, parseToolsYamlFile, validateToolsYaml } from './load.ts';
+import { loadToolsYaml } from './load.ts';
 import type { Model, ToolModel } from './model.ts';
-import { compileToolTypes, TypeWorker, type ToolTypes, type TypeJob } from './type-compiler.ts';
+import { compileToolTypes, type ToolTypes, type TypeJob } from './type-compiler.ts';
 import type { OutputFile } from './emit/output.ts';
 import { emitErrors } from './emit/errors.ts';
 import { emitScopes } from './emit/scopes.ts';
@@ -19,10 +19,7 @@ export function typeJobs(tools: readonly Pick<ToolModel, 'name' | 'typeName' | '
   return tools.map((t) => ({ name: t.name, typeName: t.typeName, input: t.input, ...(t.output && { output: t.output }) }));
 }
 
-/**
- * Renders every output of a model in memory; nothing touches the disk. `types` are the compiled
- * tool types when the caller compiled them already (on the worker thread); else they are compiled here.
- */
+/** Renders every output of a model in memory; nothing touches the disk. `types`: precompiled tool types, if any. */
 export async function render(model: Model, types?: Record<string, ToolTypes>): Promise<OutputFile[]> {
   const compiled = types ?? (await compileToolTypes(typeJobs(model.tools)));
   const toolTypes = model.tools.map((t) => emitToolTypes(model, t, compiled[t.name]!));
@@ -72,20 +69,9 @@ export function sync(model: Model, files: OutputFile[], check: boolean): SyncRes
   return { changed, removed };
 }
 
-/**
- * The whole pipeline for one tools.yaml. The tool types compile on a worker thread while this
- * thread validates the file and compiles the validators: on two cores that hides the slowest step.
- */
+/** The whole pipeline for one tools.yaml: load and validate, render in memory, then write or check. */
 export async function generate(toolsYaml: string, check: boolean): Promise<SyncResult & { model: Model }> {
-  const worker = new TypeWorker();
-  try {
-    const parsed = parseToolsYamlFile(toolsYaml);
-    const types = worker.compile(typeJobs(parsedTools(parsed)));
-    types.catch(() => undefined); // awaited below; a validation failure must not leave it unhandled
-    const model = validateToolsYaml(parsed);
-    const files = await render(model, await types);
-    return { model, ...sync(model, files, check) };
-  } finally {
-    await worker.stop();
-  }
+  const model = loadToolsYaml(toolsYaml);
+  const files = await render(model);
+  return { model, ...sync(model, files, check) };
 }

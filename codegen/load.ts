@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { CORE_SCHEMA, load as loadYaml } from 'js-yaml';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { frameworkErrors } from './framework-errors.ts';
 import { SchemaCompiler, validatorName } from './schemas.ts';
@@ -73,50 +74,55 @@ export interface ParsedToolsYaml {
   file: string;
   display: string;
   text: string;
-  doc: Document;
-  lineCounter: LineCounter;
   raw: unknown;
   problems: Problem[];
+  /** The positional parse, for locating problems; built on first use (only a file with problems needs it). */
+  positions(): { doc: Document; lineCounter: LineCounter };
 }
 
 export function parseToolsYamlFile(file: string): ParsedToolsYaml {
   return parseToolsYamlText(readFileSync(file, 'utf8'), file);
 }
 
-/** Stage 1a: YAML syntax. Throws when the file does not parse, since it has no structure to check. */
-export function parseToolsYamlText(text: string, file: string): ParsedToolsYaml {
-  const display = path.relative(process.cwd(), file) || file;
+/** The `yaml` parser: slower, but it keeps the position of every node and names every syntax problem. */
+function parseWithPositions(text: string): { doc: Document; lineCounter: LineCounter } {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-  const problems: Problem[] = [];
-  for (const err of doc.errors) {
-    const pos = lineCounter.linePos(err.pos[0]);
-    const message = err.code === 'DUPLICATE_KEY' ? `duplicate key ${keyAt(text, err.pos[0])}: each name may be declared once` : err.message.split('\n')[0]!;
-    problems.push({ line: pos.line, col: pos.col, message });
-  }
-  if (doc.errors.some((e) => e.code !== 'DUPLICATE_KEY')) throw new ToolsYamlError(display, problems);
-  return { file, display, text, doc, lineCounter, raw: doc.toJS() as unknown, problems };
+  return { doc: parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false }), lineCounter };
 }
 
-/** The tools of a parsed file as far as their shape allows, before validation (for early type compilation). */
-export function parsedTools(parsed: ParsedToolsYaml): { name: string; typeName: string; input: JSONSchema; output?: JSONSchema }[] {
-  return Object.entries(sanitize(parsed.raw).tools).map(([name, t]) => ({
-    name,
-    typeName: pascalCase(name),
-    input: t.input,
-    ...(t.output && { output: t.output }),
-  }));
+/**
+ * Stage 1a: YAML syntax. A valid file is read with js-yaml (several times faster; its core schema
+ * reads values as YAML 1.2 does); a file it refuses is parsed again with `yaml` to report every
+ * problem at its position. Throws when the file does not parse, since it has no structure to check.
+ */
+export function parseToolsYamlText(text: string, file: string): ParsedToolsYaml {
+  const display = path.relative(process.cwd(), file) || file;
+  let positions: { doc: Document; lineCounter: LineCounter } | undefined;
+  const lazyPositions = () => (positions ??= parseWithPositions(text));
+  try {
+    const raw = loadYaml(text, { filename: file, schema: CORE_SCHEMA });
+    return { file, display, text, raw, problems: [], positions: lazyPositions };
+  } catch {
+    const { doc, lineCounter } = lazyPositions();
+    const problems: Problem[] = doc.errors.map((err) => {
+      const pos = lineCounter.linePos(err.pos[0]);
+      const message = err.code === 'DUPLICATE_KEY' ? `duplicate key ${keyAt(text, err.pos[0])}: each name may be declared once` : err.message.split('\n')[0]!;
+      return { line: pos.line, col: pos.col, message };
+    });
+    if (doc.errors.some((e) => e.code !== 'DUPLICATE_KEY')) throw new ToolsYamlError(display, problems);
+    return { file, display, text, raw: doc.toJS() as unknown, problems, positions: lazyPositions };
+  }
 }
 
 /** Stage 1b: the file's own schema, references, templates, the tools' schemas and examples -> the model. */
 export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
-  const { file, display, doc, lineCounter, raw } = parsed;
+  const { file, display, raw } = parsed;
   const problems = [...parsed.problems];
-  const at = (offset: number | undefined, message: string) => {
-    const pos = lineCounter.linePos(offset ?? 0);
+  const atPath = (p: Path, message: string, key = false) => {
+    const { doc, lineCounter } = parsed.positions();
+    const pos = lineCounter.linePos(locate(doc, p, key) ?? 0);
     problems.push({ line: pos.line, col: pos.col, message });
   };
-  const atPath = (p: Path, message: string, key = false) => at(locate(doc, p, key), message);
 
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   const validateFile = ajv.compile(fileSchema);

@@ -15,7 +15,16 @@ export function validatorName(typeName: string, kind: 'Arguments' | 'Result'): s
 }
 
 export class SchemaCompiler {
-  readonly ajv = addFormats(new Ajv2020({ code: { source: true, esm: true, lines: false }, allErrors: true, strict: true, strictTypes: false }));
+  readonly ajv = addFormats(
+    new Ajv2020({
+      code: { source: true, esm: true, lines: false, optimize: false },
+      allErrors: true,
+      strict: true,
+      strictTypes: false,
+      // The loader runs validateSchema itself first, to locate mistakes; addSchema need not repeat it.
+      validateSchema: false,
+    }),
+  );
   /** Export name -> schema id, for the standalone module. */
   private readonly exports: Record<string, string> = {};
 

@@ -1,10 +1,5 @@
-/**
- * JSON Schema -> TypeScript declarations with json-schema-to-typescript. It is the slowest
- * emitter, so `TypeWorker` runs it on a worker thread while the main thread validates the file
- * and compiles the validators; `compileToolTypes` is the same work in-thread.
- */
+/** JSON Schema -> TypeScript declarations of each tool, with json-schema-to-typescript. */
 import { compile } from 'json-schema-to-typescript';
-import { Worker } from 'node:worker_threads';
 
 export interface TypeJob {
   name: string;
@@ -43,23 +38,4 @@ export async function compileToolTypes(jobs: readonly TypeJob[]): Promise<Record
     };
   }
   return out;
-}
-
-/** A worker thread started early (it loads its modules while the main thread parses the YAML). */
-export class TypeWorker {
-  private readonly worker = new Worker(new URL('./type-worker-entry.mjs', import.meta.url));
-
-  compile(jobs: readonly TypeJob[]): Promise<Record<string, ToolTypes>> {
-    return new Promise((resolve, reject) => {
-      this.worker.once('message', (m: { types?: Record<string, ToolTypes>; error?: string }) =>
-        m.error !== undefined ? reject(new Error(m.error)) : resolve(m.types!),
-      );
-      this.worker.once('error', reject);
-      this.worker.postMessage(jobs);
-    });
-  }
-
-  async stop(): Promise<void> {
-    await this.worker.terminate();
-  }
 }

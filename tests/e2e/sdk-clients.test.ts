@@ -75,6 +75,34 @@ describe('@modelcontextprotocol/sdk 1.x', () => {
     return { client, transport };
   }
 
+  test('at 2025-06-18, the version of the reference clients: the handshake settles on it and every call carries it', async () => {
+    const log: Recorded[] = [];
+    // SDK 1.x always offers its newest version; asking for 2025-06-18 on the wire plays a client of that revision.
+    const asks2025_06_18: typeof fetch = (input, init) => {
+      if (typeof init?.body === 'string' && init.body.includes('"method":"initialize"')) {
+        const body = JSON.parse(init.body);
+        body.params.protocolVersion = '2025-06-18';
+        init = { ...init, body: JSON.stringify(body) };
+      }
+      return recordingFetch(log)(input, init);
+    };
+    const client = new ClientV1(CLIENT_INFO);
+    const transport = new TransportV1(new URL(server.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${account.token}` } },
+      fetch: asks2025_06_18,
+    });
+    await client.connect(transport);
+    try {
+      assert.equal(transport.protocolVersion, '2025-06-18');
+      const result = await client.callTool({ name: 'profiles', arguments: {} });
+      assert.deepEqual(profileIdsOf(result), account.profileIds);
+      const call = log.find((r) => r.body?.method === 'tools/call')!;
+      assert.equal(call.headers.get('mcp-protocol-version'), '2025-06-18');
+    } finally {
+      await client.close();
+    }
+  });
+
   test('connects with the newest version it knows, lists and calls tools', async () => {
     const { client, transport } = await connect(account.token);
     try {

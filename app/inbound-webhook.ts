@@ -21,6 +21,13 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 export async function inboundWebhook(app: FastifyInstance, options: { secret: string; messages: MessageStore }): Promise<void> {
+  // The secret is checked before the body is read, so that strangers learn nothing about its shape.
+  app.addHook('onRequest', async (req, reply) => {
+    const header = req.headers.authorization ?? '';
+    if (!header.startsWith('Bearer ') || !sameSecret(header.slice(7), options.secret)) {
+      return reply.code(401).send({ error: 'The inbound webhook needs Authorization: Bearer <INBOUND_WEBHOOK_SECRET>' });
+    }
+  });
   app.post<{ Body: InboundBody }>(
     '/webhooks/inbound',
     {
@@ -39,10 +46,6 @@ export async function inboundWebhook(app: FastifyInstance, options: { secret: st
       },
     },
     async (req, reply) => {
-      const header = req.headers.authorization ?? '';
-      if (!header.startsWith('Bearer ') || !sameSecret(header.slice(7), options.secret)) {
-        return reply.code(401).send({ error: 'The inbound webhook needs Authorization: Bearer <INBOUND_WEBHOOK_SECRET>' });
-      }
       const { conversation_id, in_reply_to, text } = req.body;
       try {
         const target = conversation_id !== undefined ? { conversationId: conversation_id } : { inReplyTo: in_reply_to! };

@@ -44,6 +44,9 @@ interface RawTool {
   examples?: ToolModel['examples'];
 }
 
+/** Locale-independent ordering, so that generated output is the same on every machine. */
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 const TEMPLATE_PARAM = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 /** Parameter names of a message template, in order of first appearance. */
@@ -139,7 +142,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
   const tools: ToolModel[] = [];
   const typeNames = new Map<string, string>();
   // Sorted, so that the compiled code (and its function numbering) does not depend on YAML order.
-  for (const [name, tool] of Object.entries(data.tools).sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [name, tool] of Object.entries(data.tools).sort(([a], [b]) => byCodePoint(a, b))) {
     const base = ['tools', name];
     const typeName = pascalCase(name);
     const clash = typeNames.get(typeName);
@@ -195,9 +198,9 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
     auth: data.auth ?? 'bearer',
     scopes: Object.entries(data.scopes)
       .map(([name, s]) => ({ name, description: s.description, default: s.default ?? false }))
-      .sort((a, b) => a.name.localeCompare(b.name)),
-    errors: errors.sort((a, b) => a.code.localeCompare(b.code)),
-    tools: tools.sort((a, b) => a.name.localeCompare(b.name)),
+      .sort((a, b) => byCodePoint(a.name, b.name)),
+    errors: errors.sort((a, b) => byCodePoint(a.code, b.code)),
+    tools: tools.sort((a, b) => byCodePoint(a.name, b.name)),
     schemas,
   };
 }

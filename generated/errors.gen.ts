@@ -199,6 +199,14 @@ export const errorCatalog: ErrorCatalog = {
     "rpcCode": -32001,
     "params": []
   },
+  "LEADS_NOT_ACCEPTED": {
+    "message": "Cannot add leads to campaign {{campaign_id}} while it is {{current}}; leads can be added while it is draft, active or paused",
+    "surface": "tool",
+    "params": [
+      "campaign_id",
+      "current"
+    ]
+  },
   "LEAD_NOT_FOUND": {
     "message": "Lead {{lead_id}} was not found for profile {{service_profile_id}}; call list_leads to see a campaign's leads",
     "surface": "tool",
@@ -212,14 +220,6 @@ export const errorCatalog: ErrorCatalog = {
     "surface": "tool",
     "params": [
       "index"
-    ]
-  },
-  "LEADS_NOT_ACCEPTED": {
-    "message": "Cannot add leads to campaign {{campaign_id}} while it is {{current}}; leads can be added while it is draft, active or paused",
-    "surface": "tool",
-    "params": [
-      "campaign_id",
-      "current"
     ]
   },
   "MESSAGE_FALLBACK_HAS_PLACEHOLDER": {
@@ -297,6 +297,14 @@ export const errorCatalog: ErrorCatalog = {
       "service_profile_id"
     ]
   },
+  "STEPS_LOCKED": {
+    "message": "Cannot change the steps of campaign {{campaign_id}} while it is {{current}}; steps can change only while it is draft or paused",
+    "surface": "tool",
+    "params": [
+      "campaign_id",
+      "current"
+    ]
+  },
   "STEP_FALLBACK_MISSING": {
     "message": "Step {{step}} ('{{step_name}}') references variables like {name} or {company} but has no fallback_text",
     "surface": "tool",
@@ -311,14 +319,6 @@ export const errorCatalog: ErrorCatalog = {
     "params": [
       "step_id",
       "campaign_id"
-    ]
-  },
-  "STEPS_LOCKED": {
-    "message": "Cannot change the steps of campaign {{campaign_id}} while it is {{current}}; steps can change only while it is draft or paused",
-    "surface": "tool",
-    "params": [
-      "campaign_id",
-      "current"
     ]
   },
   "TOKEN_REJECTED": {
@@ -393,9 +393,9 @@ export interface ErrorParams {
   INVALID_REQUEST_META: { detail: string };
   INVALID_RESULT: { tool: string; detail: string };
   INVALID_TOKEN: Record<never, never>;
+  LEADS_NOT_ACCEPTED: { campaign_id: string; current: string };
   LEAD_NOT_FOUND: { lead_id: string; service_profile_id: string };
   LEAD_NOT_IDENTIFIABLE: { index: number };
-  LEADS_NOT_ACCEPTED: { campaign_id: string; current: string };
   MESSAGE_FALLBACK_HAS_PLACEHOLDER: { placeholders: string };
   MESSAGE_FALLBACK_MISSING: Record<never, never>;
   MESSAGE_TARGET_INVALID: Record<never, never>;
@@ -407,9 +407,9 @@ export interface ErrorParams {
   PREVIEW_TARGET_INVALID: Record<never, never>;
   PROFILE_NOT_ACTIVE: { service_profile_id: string; status: string };
   PROFILE_NOT_FOUND: { service_profile_id: string };
+  STEPS_LOCKED: { campaign_id: string; current: string };
   STEP_FALLBACK_MISSING: { step: number; step_name: string };
   STEP_NOT_FOUND: { step_id: string; campaign_id: string };
-  STEPS_LOCKED: { campaign_id: string; current: string };
   TOKEN_REJECTED: { detail: string };
   UNKNOWN_PLACEHOLDER: { step: number; step_name: string; placeholder: string; known: string };
   UNKNOWN_TOOL: { tool: string };
@@ -417,4 +417,4 @@ export interface ErrorParams {
   UNSUPPORTED_PROTOCOL_VERSION: { version: string; supported: string };
 }
 
-export type ErrorCode = 'ACCOUNT_CLAIM_INVALID' | 'AUTH_HEADER_MISSING' | 'BODY_TOO_LARGE' | 'CAMPAIGN_ARCHIVED' | 'CAMPAIGN_HAS_NO_LEADS' | 'CAMPAIGN_HAS_NO_STEPS' | 'CAMPAIGN_NOT_FOUND' | 'CONVERSATION_NOT_FOUND' | 'DAILY_LIMIT_REACHED' | 'FALLBACK_HAS_PLACEHOLDER' | 'FORBIDDEN_HOST' | 'FORBIDDEN_ORIGIN' | 'HEADER_MISMATCH' | 'ILLEGAL_TRANSITION' | 'INSUFFICIENT_SCOPE' | 'INTERNAL_ERROR' | 'INVALID_ARGUMENTS' | 'INVALID_CURSOR' | 'INVALID_DATE_RANGE' | 'INVALID_PARAMS' | 'INVALID_REQUEST' | 'INVALID_REQUEST_META' | 'INVALID_RESULT' | 'INVALID_TOKEN' | 'LEAD_NOT_FOUND' | 'LEAD_NOT_IDENTIFIABLE' | 'LEADS_NOT_ACCEPTED' | 'MESSAGE_FALLBACK_HAS_PLACEHOLDER' | 'MESSAGE_FALLBACK_MISSING' | 'MESSAGE_TARGET_INVALID' | 'MESSAGE_UNKNOWN_PLACEHOLDER' | 'METHOD_NOT_ALLOWED' | 'METHOD_NOT_FOUND' | 'NOT_ACCEPTABLE' | 'PARSE_ERROR' | 'PREVIEW_TARGET_INVALID' | 'PROFILE_NOT_ACTIVE' | 'PROFILE_NOT_FOUND' | 'STEP_FALLBACK_MISSING' | 'STEP_NOT_FOUND' | 'STEPS_LOCKED' | 'TOKEN_REJECTED' | 'UNKNOWN_PLACEHOLDER' | 'UNKNOWN_TOOL' | 'UNSUPPORTED_MEDIA_TYPE' | 'UNSUPPORTED_PROTOCOL_VERSION';
+export type ErrorCode = 'ACCOUNT_CLAIM_INVALID' | 'AUTH_HEADER_MISSING' | 'BODY_TOO_LARGE' | 'CAMPAIGN_ARCHIVED' | 'CAMPAIGN_HAS_NO_LEADS' | 'CAMPAIGN_HAS_NO_STEPS' | 'CAMPAIGN_NOT_FOUND' | 'CONVERSATION_NOT_FOUND' | 'DAILY_LIMIT_REACHED' | 'FALLBACK_HAS_PLACEHOLDER' | 'FORBIDDEN_HOST' | 'FORBIDDEN_ORIGIN' | 'HEADER_MISMATCH' | 'ILLEGAL_TRANSITION' | 'INSUFFICIENT_SCOPE' | 'INTERNAL_ERROR' | 'INVALID_ARGUMENTS' | 'INVALID_CURSOR' | 'INVALID_DATE_RANGE' | 'INVALID_PARAMS' | 'INVALID_REQUEST' | 'INVALID_REQUEST_META' | 'INVALID_RESULT' | 'INVALID_TOKEN' | 'LEADS_NOT_ACCEPTED' | 'LEAD_NOT_FOUND' | 'LEAD_NOT_IDENTIFIABLE' | 'MESSAGE_FALLBACK_HAS_PLACEHOLDER' | 'MESSAGE_FALLBACK_MISSING' | 'MESSAGE_TARGET_INVALID' | 'MESSAGE_UNKNOWN_PLACEHOLDER' | 'METHOD_NOT_ALLOWED' | 'METHOD_NOT_FOUND' | 'NOT_ACCEPTABLE' | 'PARSE_ERROR' | 'PREVIEW_TARGET_INVALID' | 'PROFILE_NOT_ACTIVE' | 'PROFILE_NOT_FOUND' | 'STEPS_LOCKED' | 'STEP_FALLBACK_MISSING' | 'STEP_NOT_FOUND' | 'TOKEN_REJECTED' | 'UNKNOWN_PLACEHOLDER' | 'UNKNOWN_TOOL' | 'UNSUPPORTED_MEDIA_TYPE' | 'UNSUPPORTED_PROTOCOL_VERSION';

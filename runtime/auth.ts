@@ -39,6 +39,8 @@ export interface Authenticator {
 }
 
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+/** The longest a token can live (the CLI's --ttl limit): how long a revocation must be remembered. */
+const MAX_TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 // The scheme name is case-insensitive (RFC 7235); the token is a JWT (base64url parts and dots).
 const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
 
@@ -65,6 +67,13 @@ interface CacheEntry {
 
 export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFactory, challenges: Challenges): Authenticator {
   const cache = new Map<string, CacheEntry>();
+  /**
+   * Grants revoked on this instance, and when that was. A request that read the grant just before
+   * the revocation committed must not cache its token afterwards; entries go once no token
+   * issued before the revocation can still be alive.
+   */
+  const revoked = new Map<string, number>();
+  const isRevoked = (p: Principal) => p.grantId !== undefined && revoked.has(p.grantId);
   const cacheSize = options.cacheSize ?? 10_000;
   const now = options.now ?? Date.now;
   const algorithms = options.algorithms ?? ['ES256'];
@@ -93,6 +102,8 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
         issuer: options.issuer,
         audience: options.audience,
         algorithms,
+        // Only access tokens: another JWT signed with the same keys (an ID token, say) is refused.
+        typ: 'at+jwt',
         requiredClaims: ['exp', 'sub'],
         currentDate: new Date(now()),
       }));
@@ -124,7 +135,7 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
       const cached = cache.get(token);
       if (cached) {
         const at = now();
-        if (cached.expiresAtMs > at) {
+        if (cached.expiresAtMs > at && !isRevoked(cached.principal)) {
           if (at - cached.checkedAtMs <= recheckAfterMs) return cached.principal;
           cache.delete(token);
           await check(cached.principal, cached.claims);
@@ -135,11 +146,15 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
         cache.delete(token);
       }
       const entry = await verify(token);
+      if (isRevoked(entry.principal)) throw fail('TOKEN_REJECTED', { detail: 'its authorization was removed; authorize again in the MCP dialog' });
       if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
       cache.set(token, entry);
       return entry.principal;
     },
     invalidateGrant(grantId) {
+      const at = now();
+      for (const [id, when] of revoked) if (at - when > MAX_TOKEN_LIFETIME_MS) revoked.delete(id);
+      revoked.set(grantId, at);
       for (const [token, entry] of cache) if (entry.principal.grantId === grantId) cache.delete(token);
     },
   };

@@ -81,7 +81,7 @@ export function resolveEra(
     const method = headerValue(headers, 'mcp-method');
     if (method === undefined) throw mismatch(errors, 'the Mcp-Method header is required');
     if (method !== message.method) throw mismatch(errors, `Mcp-Method header value '${method}' does not match body value '${message.method}'`);
-    const field = NAMED[message.method];
+    const field = Object.hasOwn(NAMED, message.method) ? NAMED[message.method] : undefined;
     if (field) {
       const raw = headerValue(headers, 'mcp-name');
       const bodyValue = message.params?.[field];

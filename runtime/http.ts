@@ -3,6 +3,7 @@
  * origin checks, bearer auth, JSON-RPC classification, then the protocol. A request is answered
  * from itself alone: no session, no per-request server objects.
  */
+import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { anonymousPrincipal, Challenges, type Authenticator } from './auth.ts';
 import type { ServerDefinition } from './definition.ts';
@@ -62,6 +63,17 @@ const RUNTIME_CODES = [
 ];
 
 const PARSE_FAILED = Symbol('parse failed');
+
+/** CORS for a browser page on an allowed origin (the origin was checked before these are sent). */
+function corsHeaders(origin: string): Record<string, string> {
+  return { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': 'WWW-Authenticate, MCP-Protocol-Version' };
+}
+
+const PREFLIGHT_HEADERS = {
+  'access-control-allow-methods': 'POST',
+  'access-control-allow-headers': 'Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID',
+  'access-control-max-age': '600',
+};
 
 export function resourceMetadataUrl(publicUrl: string, path = '/mcp'): string {
   return `${publicUrl}/.well-known/oauth-protected-resource${path}`;
@@ -134,10 +146,22 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
       .send(errorMessage(null, { code: -32603, message: 'Internal error' }));
   });
 
+  // Every method but POST gets 405 (the interface's rule), except a CORS preflight from an allowed
+  // origin. Fastify routes only common methods by default; the others (PROPFIND, SEARCH, ...) are
+  // taught to it so that they reach this route instead of a 404.
+  for (const method of METHODS) if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method);
   app.route({
-    method: ['GET', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS'],
+    method: app.supportedMethods.filter((m) => m !== 'POST'),
     url: path,
-    handler: (_req, reply) => {
+    handler: (req, reply) => {
+      if (
+        req.method === 'OPTIONS' &&
+        req.headers.origin !== undefined &&
+        req.headers['access-control-request-method'] !== undefined &&
+        !checkOrigin(policy, req.headers)
+      ) {
+        return reply.code(204).headers(corsHeaders(req.headers.origin)).headers(PREFLIGHT_HEADERS).send();
+      }
       reply.header('allow', 'POST');
       sendError(reply, errors.create('METHOD_NOT_ALLOWED'));
     },
@@ -146,6 +170,7 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
   app.post(path, async (req, reply) => {
     const denied = checkOrigin(policy, req.headers);
     if (denied) return sendError(reply, 'host' in denied ? errors.create('FORBIDDEN_HOST', denied) : errors.create('FORBIDDEN_ORIGIN', denied));
+    if (req.headers.origin !== undefined) reply.headers(corsHeaders(req.headers.origin));
     const accept = acceptsType(req.headers.accept);
     if (!accept.json && !accept.sse) return sendError(reply, errors.create('NOT_ACCEPTABLE'));
 
@@ -164,13 +189,18 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
     if (message.kind !== 'request') return reply.code(202).send();
 
     const request = message.message;
-    const channel = new ResponseChannel(reply, accept.sse);
+    const channel = new ResponseChannel(reply, accept.sse, accept.sse && !accept.json);
     try {
       const era = protocol.era(request, req.headers);
       await protocol.handle(request, era, principal, channel, () => abortSignalOf(reply));
     } catch (err) {
-      if (err instanceof CatalogError && !channel.isStreaming) return sendError(reply, err, request.id);
-      throw err;
+      if (!channel.isStreaming) {
+        if (err instanceof CatalogError) return sendError(reply, err, request.id);
+        throw err;
+      }
+      // The stream is open: the error handler can no longer answer, so end the stream with the error.
+      app.log.error({ err }, 'error after the response started streaming');
+      channel.finish(errorMessage(request.id, err instanceof CatalogError ? rpcError(err) : { code: -32603, message: 'Internal error' }));
     }
     return reply;
   });

@@ -15,7 +15,8 @@ const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
 /** The default policy: the public URL's host plus the loopback names, and any extra origins. */
 export function defaultOriginPolicy(publicUrl: string, extraOrigins: readonly string[] = [], extraHosts: readonly string[] | '*' = []): OriginPolicy {
-  if (extraHosts === '*') return { hosts: '*', origins: new Set(extraOrigins) };
+  // With any Host accepted (a proxy checks it), browsers are still held to the server's own origin and the listed ones.
+  if (extraHosts === '*') return { hosts: '*', origins: new Set([new URL(publicUrl).origin, ...extraOrigins.map((o) => o.replace(/\/+$/, ''))]) };
   const hosts = new Set([new URL(publicUrl).hostname, ...LOOPBACK, ...extraHosts.map((h) => h.toLowerCase())]);
   return { hosts, origins: new Set(extraOrigins.map((o) => o.replace(/\/+$/, ''))) };
 }
@@ -36,7 +37,7 @@ export function checkOrigin(policy: OriginPolicy, headers: IncomingHttpHeaders):
   const origin = headers.origin;
   if (origin === undefined || policy.origins.has(origin)) return undefined;
   if (origin === 'null') return { origin };
-  if (policy.hosts === '*') return policy.origins.size ? { origin } : undefined;
+  if (policy.hosts === '*') return { origin };
   try {
     return policy.hosts.has(new URL(origin).hostname.toLowerCase()) ? undefined : { origin };
   } catch {

@@ -11,22 +11,30 @@ export class ResponseChannel {
   constructor(
     private readonly reply: FastifyReply,
     private readonly acceptsSse: boolean,
+    /** The client accepts only text/event-stream: even a lone result goes out as a stream. */
+    private readonly requiresSse = false,
   ) {}
 
   /** Sends a notification ahead of the result; dropped when the client cannot take a stream. */
   notify(message: string): boolean {
     if (!this.acceptsSse || this.reply.raw.writableEnded || this.reply.raw.destroyed) return false;
+    this.open();
+    this.reply.raw.write(`event: message\ndata: ${message}\n\n`);
+    return true;
+  }
+
+  private open(): void {
     if (!this.streaming) {
       this.reply.hijack();
       this.reply.raw.writeHead(200, {
+        // Headers already set on the reply (CORS) go out with the stream too.
+        ...(this.reply.getHeaders() as Record<string, string>),
         'content-type': 'text/event-stream',
         'cache-control': 'no-cache, no-transform',
         connection: 'keep-alive',
       });
       this.streaming = true;
     }
-    this.reply.raw.write(`event: message\ndata: ${message}\n\n`);
-    return true;
   }
 
   get isStreaming(): boolean {
@@ -35,6 +43,7 @@ export class ResponseChannel {
 
   /** Sends the final JSON-RPC message (result or error) and ends the response. */
   finish(message: string, status = 200, headers: Record<string, string> = {}): void {
+    if (this.requiresSse && status === 200 && !this.reply.raw.writableEnded) this.open();
     if (this.streaming) {
       if (!this.reply.raw.writableEnded) this.reply.raw.end(`event: message\ndata: ${message}\n\n`);
       return;

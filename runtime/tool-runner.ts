@@ -103,16 +103,24 @@ export class ToolRunner {
       log: env.log,
       progress: env.progress,
     };
-    let result: unknown;
     try {
-      result = await tool.handler(args, ctx);
+      const result = await tool.handler(args, ctx);
+      return this.serialize(name, def, result);
     } catch (err) {
       if (err instanceof CatalogError && err.definition.surface === 'tool') return this.errorResult(err);
-      const reference = randomUUID().slice(0, 8);
-      this.options.logger.error({ err, tool: name, reference }, 'tool handler failed');
-      return this.errorResult(this.errors.create('INTERNAL_ERROR', { tool: name, reference }));
+      return this.internalError(name, err);
     }
-    if (!def.validateResult) return JSON.stringify(result as CallToolResult);
+  }
+
+  /** The CallToolResult of a handler's return value, as JSON text; throws when it cannot be one. */
+  private serialize(name: string, def: ToolDefinition, result: unknown): string {
+    // Cheap enough to check always: undefined or a primitive would make the response invalid JSON.
+    if (result === null || typeof result !== 'object')
+      throw new Error(`handler of ${name} returned ${result === null ? 'null' : typeof result}, not an object`);
+    if (!def.validateResult) {
+      if (!Array.isArray((result as Partial<CallToolResult>).content)) throw new Error(`handler of ${name} returned no content array`);
+      return JSON.stringify(result);
+    }
     if (this.options.validateResults && !def.validateResult(result)) {
       const detail = describeValidationErrors(def.validateResult.errors);
       this.options.logger.error({ tool: name, detail }, 'tool result does not match its output schema');
@@ -121,6 +129,12 @@ export class ToolRunner {
     // The same JSON twice, as structuredContent and as text, serialized once.
     const json = JSON.stringify(result);
     return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`;
+  }
+
+  private internalError(name: string, err: unknown): string {
+    const reference = randomUUID().slice(0, 8);
+    this.options.logger.error({ err, tool: name, reference }, 'tool handler failed');
+    return this.errorResult(this.errors.create('INTERNAL_ERROR', { tool: name, reference }));
   }
 
   private errorResult(err: CatalogError): string {

@@ -12,6 +12,8 @@ export const TOKEN_ALG = 'ES256';
 // A token with an unknown kid reloads the keys at most once a second: a key rotated on another
 // instance is picked up at once, while tokens with made-up kids cannot flood the database.
 const RELOAD_INTERVAL_MS = 1_000;
+/** The longest a token may live (the CLI's --ttl limit). */
+const MAX_TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 /** The kid of the first key of a store (later keys get random kids). */
 const FIRST_KID = 'first';
 
@@ -47,8 +49,17 @@ export class SigningKeys {
 
   /** Generates a new signing key and retires the current one (it keeps verifying). */
   async rotate(): Promise<string> {
+    await this.reload();
+    const previous = this.current?.kid;
     const kid = await this.create();
-    await this.db.updateTable('signing_keys').set({ retired_at: new Date().toISOString() }).where('kid', '!=', kid).where('retired_at', 'is', null).execute();
+    // Only the key this rotation replaces: two rotations at once must not retire each other's new key.
+    if (previous !== undefined)
+      await this.db
+        .updateTable('signing_keys')
+        .set({ retired_at: new Date().toISOString() })
+        .where('kid', '=', previous)
+        .where('retired_at', 'is', null)
+        .execute();
     await this.reload();
     return kid;
   }
@@ -95,7 +106,16 @@ export class SigningKeys {
 
   private async reload(): Promise<void> {
     this.lastReload = Date.now();
-    const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').orderBy('kid').execute();
+    // A retired key verifies only while tokens it signed may still be alive; after that a leaked
+    // old key can sign nothing that is accepted.
+    const cutoff = new Date(Date.now() - MAX_TOKEN_LIFETIME_MS).toISOString();
+    const rows = await this.db
+      .selectFrom('signing_keys')
+      .selectAll()
+      .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', cutoff)]))
+      .orderBy('created_at', 'desc')
+      .orderBy('kid')
+      .execute();
     this.jwks = { keys: rows.map((r) => JSON.parse(r.public_jwk) as JWK) };
     this.localSet = createLocalJWKSet(this.jwks);
     const active = rows.find((r) => r.retired_at === null);

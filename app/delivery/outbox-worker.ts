@@ -33,14 +33,18 @@ export class OutboxWorker {
 
   /** Polls for due messages every intervalMs until stop(). */
   start(intervalMs = 1000): void {
-    this.timer ??= setInterval(() => void this.drain(), intervalMs);
+    // A failed poll (database restarting, SQLite busy) is logged and tried again next tick; it must
+    // never become an unhandled rejection, which would end the process.
+    this.timer ??= setInterval(() => {
+      this.drain().catch((err: unknown) => this.options.logger.error({ err }, 'outbox poll failed'));
+    }, intervalMs);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.draining;
+    await this.draining?.catch(() => undefined);
   }
 
   /** Delivers every due message (one pass); concurrent calls share the running pass. */
@@ -60,6 +64,18 @@ export class OutboxWorker {
       .limit(100)
       .execute();
     for (const { message_id } of due) await this.deliver(message_id);
+  }
+
+  /**
+   * deliver() for a caller that has already promised the message (send_message after its commit):
+   * a failure is logged and left to the next poll instead of being thrown.
+   */
+  async deliveryAttempt(messageId: string): Promise<void> {
+    try {
+      await this.deliver(messageId);
+    } catch (err) {
+      this.options.logger.error({ err, messageId }, 'delivery attempt failed; the outbox will retry');
+    }
   }
 
   /** Tries to deliver one message now, if it is due and no other worker holds it. Returns whether it tried. */

@@ -1,6 +1,6 @@
 /**
  * Domain failures raised by the store and the rules, independent of MCP. Tool handlers turn them
- * into the catalog errors their tools declare (app/tools/domain-errors.ts).
+ * into the catalog errors their tools declare (app/tool-support/domain-errors.ts).
  */
 import type { CampaignStatus } from '../store/schema.ts';
 

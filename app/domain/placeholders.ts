@@ -26,7 +26,8 @@ export function placeholdersIn(text: string): string[] {
 }
 
 export function isKnownPlaceholder(name: string): boolean {
-  return name in AUTO_REPLACEMENTS || (name.startsWith(CUSTOM_PREFIX) && name.length > CUSTOM_PREFIX.length);
+  // Object.hasOwn, not `in`: {constructor} or {toString} must be unknown, not inherited.
+  return Object.hasOwn(AUTO_REPLACEMENTS, name) || (name.startsWith(CUSTOM_PREFIX) && name.length > CUSTOM_PREFIX.length);
 }
 
 export interface StepText {
@@ -70,13 +71,13 @@ export type LeadValues = Readonly<Record<string, string | null | undefined>>;
 export function renderStep(step: StepText, lead: LeadValues | undefined): { text: string; unresolved: string[] } {
   const used = placeholdersIn(step.text);
   const value = (p: string) => {
-    const v = lead?.[p];
+    const v = lead && Object.hasOwn(lead, p) ? lead[p] : undefined;
     return typeof v === 'string' && v.trim() !== '' ? v : undefined;
   };
   const unresolved = used.filter((p) => value(p) === undefined).map((p) => `{${p}}`);
   if (!unresolved.length) return { text: fill(step.text, (p) => value(p)!), unresolved };
   if (step.fallback_text) return { text: step.fallback_text, unresolved };
-  if (step.auto_fallback) return { text: fill(step.text, (p) => value(p) ?? AUTO_REPLACEMENTS[p] ?? ''), unresolved };
+  if (step.auto_fallback) return { text: fill(step.text, (p) => value(p) ?? (Object.hasOwn(AUTO_REPLACEMENTS, p) ? AUTO_REPLACEMENTS[p]! : '')), unresolved };
   return { text: step.text, unresolved };
 }
 

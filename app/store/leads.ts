@@ -1,5 +1,5 @@
 /** Leads of a campaign: bulk add with duplicate detection, filtered listing, removal. */
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { NotFoundError } from '../domain/errors.ts';
 import { ADD_LEADS_STATES, requireState } from '../domain/lifecycle.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -55,6 +55,8 @@ export function leadValues(lead: Lead | NewLead): Record<string, string | undefi
 }
 
 type Trx = Transaction<Database>;
+
+const SEARCHED = ['leads.first_name', 'leads.last_name', 'leads.company', 'leads.email'] as const;
 
 export class LeadStore {
   constructor(
@@ -146,8 +148,11 @@ export class LeadStore {
     let q = this.db.selectFrom('leads').selectAll().where('campaign_id', '=', campaignId).where('status', '!=', 'removed');
     if (options.status) q = q.where('status', '=', options.status);
     if (options.search) {
-      const like = `%${options.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q = q.where((eb) => eb.or(['first_name', 'last_name', 'company', 'email'].map((f) => eb(eb.fn('lower', [eb.ref(f as 'email')]), 'like', eb.val(like)))));
+      // Folded and escaped the same way on both back-ends: an explicit ESCAPE (SQLite has no
+      // default escape character), and lower() on both sides (SQLite's lower() folds only ASCII,
+      // so the search text is folded by the same function as the column).
+      const like = `%${options.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where((eb) => eb.or(SEARCHED.map((f) => sql<boolean>`lower(${eb.ref(f)}) like lower(${like}) escape '\\'`)));
     }
     if (options.cursor !== undefined) {
       const [createdAt, id] = decodeCursor(options.cursor, 2);
@@ -177,9 +182,19 @@ export class LeadStore {
     return row ? toLead(row) : undefined;
   }
 
+  /** Removes a lead, under its campaign's lock (so that it cannot race start_campaign's lead check). */
   async remove(accountId: string, profileId: string, leadId: string): Promise<void> {
     const lead = await this.get(accountId, profileId, leadId);
     if (!lead) throw new NotFoundError('lead', leadId);
-    await this.db.updateTable('leads').set({ status: 'removed', dedupe_key: null }).where('id', '=', leadId).execute();
+    await this.db.transaction().execute(async (trx) => {
+      await this.lockCampaign(trx, accountId, profileId, lead.campaign_id);
+      const removed = await trx
+        .updateTable('leads')
+        .set({ status: 'removed', dedupe_key: null })
+        .where('id', '=', leadId)
+        .where('status', '!=', 'removed')
+        .executeTakeFirst();
+      if (Number(removed.numUpdatedRows) !== 1) throw new NotFoundError('lead', leadId);
+    });
   }
 }

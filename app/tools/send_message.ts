@@ -54,7 +54,8 @@ export const handler: SendMessageHandler = async (args, ctx) => {
     }),
   );
   if (replayed) return { message, replayed };
-  // Delivery runs after the transaction has committed; a failure stays queued for retries.
-  await services.outbox.deliver(message.id);
+  // Delivery runs after the transaction has committed; whatever happens to it, the message is
+  // queued and the outbox retries it (deliveryAttempt never throws).
+  await services.outbox.deliveryAttempt(message.id);
   return { message: (await services.messages.getMessage(message.id)) ?? message, replayed };
 };

@@ -4,6 +4,7 @@
  * version headers, initialize negotiation, ping and tools/list.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
 import { accountWithToken, assertRpcError, assertToolError, assertToolResult, bearer, callTool, initializeRequest, rawPost, request } from './support.ts';
@@ -60,6 +61,52 @@ describe('HTTP methods', () => {
     const res = await fetch(server.mcpUrl, { method: 'HEAD', headers: auth });
     assert.equal(res.status, 405);
     assert.equal(res.headers.get('allow'), 'POST');
+  });
+});
+
+describe('less common methods, CORS and SSE-only clients', () => {
+  const raw = (method: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+      const req = http.request(server.mcpUrl, { method, headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  test('any other method Node knows (PROPFIND, TRACE, SEARCH) is 405 too', async () => {
+    for (const method of ['PROPFIND', 'TRACE', 'SEARCH']) {
+      const res = await raw(method);
+      assert.equal(res.status, 405, method);
+      assert.equal(res.headers.allow, 'POST');
+    }
+  });
+
+  test('a CORS preflight from an allowed origin gets 204 and the CORS headers; the POST is marked for that origin', async () => {
+    const origin = new URL(server.baseUrl).origin;
+    const preflight = await raw('OPTIONS', {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers['access-control-allow-origin'], origin);
+    assert.equal(preflight.headers['access-control-allow-methods'], 'POST');
+    assert.match(String(preflight.headers['access-control-allow-headers']), /Authorization/);
+    const res = await post(request('ping'), { origin });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('access-control-allow-origin'), origin);
+    assert.match(res.headers.get('access-control-expose-headers') ?? '', /WWW-Authenticate/);
+    assert.equal((await raw('OPTIONS', { origin: 'http://evil.example', 'access-control-request-method': 'POST' })).status, 405);
+  });
+
+  test('a client that accepts only text/event-stream gets the result as a stream', async () => {
+    const res = await post(callTool('profiles'), { accept: 'text/event-stream' });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    assert.equal(res.events.length, 1);
+    assert.ok(res.json.result.structuredContent.profiles.length >= 1);
   });
 });
 

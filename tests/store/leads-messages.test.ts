@@ -113,6 +113,22 @@ for (const backend of await backends()) {
       assert.equal(again[0]!.status, 'added');
     });
 
+    test('search treats % and _ literally and folds case the same way on both back-ends', async () => {
+      const c = await campaigns.create({ accountId, profileId, name: 'Search', steps: [] });
+      await leads.add(accountId, profileId, c.id, [
+        { first_name: 'Mesut', company: 'Özil GmbH', email: 'mesut@x.test' },
+        { first_name: 'Half', company: '50% Off Ltd', email: 'half@x.test' },
+        { first_name: 'Plain', company: '500 Offers', email: 'plain@x.test' },
+        { first_name: 'Under', company: 'a_b', email: 'under@x.test' },
+        { first_name: 'Other', company: 'axb', email: 'other@x.test' },
+      ]);
+      const names = async (search: string) => (await leads.list(accountId, profileId, c.id, { limit: 10, search })).leads.map((l) => l.first_name).sort();
+      assert.deepEqual(await names('50%'), ['Half']);
+      assert.deepEqual(await names('a_b'), ['Under']);
+      assert.deepEqual(await names('Özil'), ['Mesut'], 'the exact spelling matches on both back-ends');
+      assert.deepEqual(await names('GMBH'), ['Mesut'], 'ASCII letters match in any case');
+    });
+
     test('leads cannot be added to an archived campaign', async () => {
       const c = await campaigns.create({ accountId, profileId, name: 'Old', steps: [] });
       await campaigns.transition(accountId, profileId, c.id, 'archive');

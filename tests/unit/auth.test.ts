@@ -31,11 +31,19 @@ interface TokenOptions {
   issuer?: string;
   expiresIn?: number | string;
   key?: CryptoKey;
+  typ?: string;
 }
 
-async function sign({ claims = {}, audience = AUDIENCE, issuer = ISSUER, expiresIn = '1h', key = privateKey }: TokenOptions = {}): Promise<string> {
+async function sign({
+  claims = {},
+  audience = AUDIENCE,
+  issuer = ISSUER,
+  expiresIn = '1h',
+  key = privateKey,
+  typ = 'at+jwt',
+}: TokenOptions = {}): Promise<string> {
   return new SignJWT({ scope: 'mcp:read mcp:write', service_account_id: 'acc_1', grant_id: 'g1', ...claims })
-    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ })
     .setSubject('usr_1')
     .setIssuer(issuer)
     .setAudience(audience)
@@ -102,6 +110,25 @@ describe('createJwtAuthenticator', () => {
     const token = await sign();
     assert.equal((await auth.authenticate(`bearer ${token}`)).subject, 'usr_1');
     assert.equal((await auth.authenticate(`BEARER ${token}`)).subject, 'usr_1');
+  });
+
+  test('only access tokens: a JWT of another type (an ID token, say) signed with the same key is INVALID_TOKEN', async () => {
+    const { auth } = counted();
+    await rejectsWith(auth.authenticate(`Bearer ${await sign({ typ: 'JWT' })}`), 'INVALID_TOKEN');
+  });
+
+  test('a grant revoked while its first request was being verified is not cached as valid', async () => {
+    let revokeDuringCheck: (() => void) | undefined;
+    const { auth } = counted({
+      checkPrincipal: async () => {
+        revokeDuringCheck?.();
+      },
+    });
+    const header = `Bearer ${await sign({ claims: { grant_id: 'grant_r' } })}`;
+    revokeDuringCheck = () => auth.invalidateGrant('grant_r'); // the grant read as valid, then revoked
+    await rejectsWith(auth.authenticate(header), 'TOKEN_REJECTED');
+    revokeDuringCheck = undefined;
+    await rejectsWith(auth.authenticate(header), 'TOKEN_REJECTED');
   });
 
   test('a token is verified once and then served from the cache', async () => {

@@ -369,10 +369,11 @@ describe('parseToolsYaml: problems', () => {
           get-lead: { description: Two, scopes: [], input: { type: object } }
       `),
     );
+    // Tools are checked in code-point order (get-lead before get_lead), whatever their YAML order.
     assert.deepEqual(problem(err, 'GetLead'), {
-      line: 5,
+      line: 4,
       col: 3,
-      message: 'tool get-lead and tool get_lead would both generate types named GetLead; rename one',
+      message: 'tool get_lead and tool get-lead would both generate types named GetLead; rename one',
     });
   });
 

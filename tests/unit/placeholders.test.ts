@@ -151,3 +151,10 @@ describe('renderStep', () => {
     assert.deepEqual(renderStep({ name: 'A', text: 'Hello {not a placeholder}' }, {}), { text: 'Hello {not a placeholder}', unresolved: [] });
   });
 });
+
+test('names every object inherits are not placeholders: {constructor} and {toString} are unknown', () => {
+  for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    const v = checkStep({ name: 'S', text: `Hi {${name}}`, auto_fallback: true }, 1);
+    assert.equal(v?.kind, 'unknown_placeholder', name);
+  }
+});

@@ -94,12 +94,13 @@ describe('checkOrigin', () => {
     assert.deepEqual(checkOrigin(p, { host: 'other.lb' }), { host: 'other.lb' });
   });
 
-  test("hosts '*' accepts any Host; Origins are then limited only by the allowlist, if any", () => {
+  test("hosts '*' accepts any Host; Origins are then limited to the server's own and the allowlist", () => {
     const open = defaultOriginPolicy('http://127.0.0.1:3000', [], '*');
     assert.equal(open.hosts, '*');
     assert.equal(checkOrigin(open, { host: 'anything.example' }), undefined);
     assert.equal(checkOrigin(open, {}), undefined);
-    assert.equal(checkOrigin(open, { host: 'anything.example', origin: 'https://anything.example' }), undefined);
+    assert.equal(checkOrigin(open, { host: 'anything.example', origin: 'http://127.0.0.1:3000' }), undefined);
+    assert.deepEqual(checkOrigin(open, { host: 'anything.example', origin: 'https://anything.example' }), { origin: 'https://anything.example' });
     assert.deepEqual(checkOrigin(open, { host: 'x', origin: 'null' }), { origin: 'null' });
 
     const listed = defaultOriginPolicy('http://127.0.0.1:3000', ['https://app.example.org'], '*');

@@ -80,8 +80,8 @@ export function resourceMetadataUrl(publicUrl: string, path = '/mcp'): string {
 }
 
 /** Sends a catalog error as an HTTP response whose body is a JSON-RPC error object. */
-function sendError(reply: FastifyReply, err: CatalogError, id: RequestId | null = null): void {
-  reply
+function sendError(reply: FastifyReply, err: CatalogError, id: RequestId | null = null): FastifyReply {
+  return reply
     .code(err.definition.status ?? 200)
     .headers(err.headers)
     .header('content-type', 'application/json')
@@ -167,21 +167,31 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
     },
   });
 
-  app.post(path, async (req, reply) => {
+  const principals = new WeakMap<FastifyRequest, Principal>();
+
+  /**
+   * Host, Origin, Accept and the token are checked from the headers alone, before the body is
+   * read: a stranger cannot make the server buffer and parse a megabyte, and gets the 401 first.
+   */
+  // An async hook that answered must return the reply, or Fastify would go on to the handler.
+  async function admit(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const denied = checkOrigin(policy, req.headers);
     if (denied) return sendError(reply, 'host' in denied ? errors.create('FORBIDDEN_HOST', denied) : errors.create('FORBIDDEN_ORIGIN', denied));
     if (req.headers.origin !== undefined) reply.headers(corsHeaders(req.headers.origin));
     const accept = acceptsType(req.headers.accept);
     if (!accept.json && !accept.sse) return sendError(reply, errors.create('NOT_ACCEPTABLE'));
-
-    let principal: Principal;
     try {
-      principal = await authenticate(req);
+      principals.set(req, await authenticate(req));
+      return undefined;
     } catch (err) {
-      if (err instanceof CatalogError) return sendError(reply, err, idOf(req.body));
+      if (err instanceof CatalogError) return sendError(reply, err);
       throw err;
     }
+  }
 
+  app.post(path, { onRequest: admit }, async (req, reply) => {
+    const principal = principals.get(req)!;
+    const accept = acceptsType(req.headers.accept);
     const body = req.body;
     if (body === PARSE_FAILED) return sendError(reply, errors.create('PARSE_ERROR'));
     const message = classify(body);
@@ -214,9 +224,4 @@ function abortSignalOf(reply: FastifyReply): AbortSignal {
     if (!reply.raw.writableFinished) abort.abort();
   });
   return abort.signal;
-}
-
-function idOf(body: unknown): RequestId | null {
-  const id = (body as { id?: unknown } | null)?.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }

@@ -110,6 +110,15 @@ describe('less common methods, CORS and SSE-only clients', () => {
   });
 });
 
+describe('nothing is read before the token is checked', () => {
+  test('without a token, a 2 MiB body or a text/plain body gets the 401, not 413 or 415', async () => {
+    const big = await postMcp(server.mcpUrl, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(2 * 1024 * 1024) } }));
+    assertRpcError(big, 401, undefined, 'Authorization header is required in MCP server config');
+    const plain = await postMcp(server.mcpUrl, 'hello', { 'content-type': 'text/plain' });
+    assertRpcError(plain, 401, undefined, 'Authorization header is required in MCP server config');
+  });
+});
+
 describe('JSON-RPC framing', () => {
   test('invalid JSON: 400, -32700', async () => {
     assertRpcError(await post('{"jsonrpc":"2.0","id":1,"method":'), 400, -32700);

@@ -69,7 +69,7 @@ export interface CampaignsTable {
   schedule: string | null;
   /** JSON text: campaign settings. */
   settings: string | null;
-  /** Bumped by every write, so a reader can tell whether it saw the latest state. */
+  /** Bumped by every write to the campaign (under its lock): a count of its writes, for tests and audits. */
   version: number;
 }
 

@@ -30,5 +30,6 @@ function esmImports(code: string): string {
     return modules.get(spec)!;
   });
   const imports = [...modules].map(([spec, name]) => `import ${name} from ${JSON.stringify(spec)};\n`).join('');
-  return imports + body.replace(/;(?=(const |function |export ))/g, ';\n');
+  // The code stays as ajv wrote it: splitting it into lines by pattern could cut through a string literal.
+  return imports + body;
 }

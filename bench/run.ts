@@ -6,13 +6,18 @@
  *   (c) the official SDK 1.x stateless Streamable HTTP server (new McpServer + transport per request),
  * each in its own process, loaded by autocannon from this process at 1 and 50 connections; then
  *   (d) a cold generator run on a 200-tool tools.yaml, in a fresh process,
- *   (e) the real server's start time: spawn until /healthz answers, and buildServer()+listen().
+ *   (e) the real server's start time: spawn until /healthz answers, and buildServer()+listen(),
+ *   (f) (run after (a)-(c)) the real server answering tools/call profiles, get_campaign and create_campaign on
+ *       SQLite and PostgreSQL, each against bare Fastify answering that tool's exact bytes (bench/tools.ts).
  * Prints a report and writes bench/results/latest.json. Not a test: targets are reported, not enforced;
  * the exit code is non-zero only when a server failed verification or a load run had errors.
  *
  * Environment: BENCH_SECONDS (5) measured seconds per run, BENCH_WARMUP_SECONDS (2),
- * BENCH_CONNECTIONS ("1,50"), BENCH_START_SAMPLES (3), BENCH_ONLY (servers,start,generator), BENCH_PROFILE=1 to CPU-profile (b) while it
- * serves (slower; the profile goes to bench/results/real-server.cpuprofile and is summarized).
+ * BENCH_CONNECTIONS ("1,50"), BENCH_START_SAMPLES (3), BENCH_ONLY (servers,tools,start,generator),
+ * BENCH_TOOL_SECONDS (3), BENCH_TOOL_WARMUP_SECONDS (1), BENCH_TOOL_CONNECTIONS ("1,50"), BENCH_TOOLS,
+ * BENCH_BACKENDS (sqlite,postgres), TEST_POSTGRES_URL (the PostgreSQL server (f) creates its database on),
+ * BENCH_PROFILE=1 to CPU-profile (b) while it serves (slower; the profile goes to
+ * bench/results/real-server.cpuprofile and is summarized) and each (f) row in an extra run.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,90 +26,43 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../app/free-port.ts';
 import { installCleanup, spawnChild, type Child } from './lib/children.ts';
-import { measure, type LoadResult } from './lib/load.ts';
+import { check, envConnections, envNumber, envSubset, HOST, BASE_HEADERS, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
+import type { LoadResult } from './lib/load.ts';
 import { banner, fmt, median, table } from './lib/report.ts';
+import { BACKEND_KINDS, benchTools, reportTools, TOOL_NAMES } from './tools.ts';
 import { FIXTURE_TOOL_COUNT, tools200Yaml } from './fixtures/tools-200.ts';
 import { summarizeProfile } from './profile-summary.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(BENCH_DIR);
 const RESULTS_DIR = path.join(BENCH_DIR, 'results');
-const HOST = '127.0.0.1';
-
-function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
-  return n;
-}
 
 const SECONDS = envNumber('BENCH_SECONDS', 5);
 const WARMUP = envNumber('BENCH_WARMUP_SECONDS', 2);
 const START_SAMPLES = Math.max(1, Math.round(envNumber('BENCH_START_SAMPLES', 3)));
-const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,50')
-  .split(',')
-  .map((s) => Number(s.trim()))
-  .filter((n) => Number.isInteger(n) && n > 0);
+const CONNECTIONS = envConnections('BENCH_CONNECTIONS', '1,50');
+const PLAN: RunPlan = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
+const TOOL_PLAN: RunPlan = {
+  connections: envConnections('BENCH_TOOL_CONNECTIONS', '1,50'),
+  seconds: envNumber('BENCH_TOOL_SECONDS', 3),
+  warmupSeconds: envNumber('BENCH_TOOL_WARMUP_SECONDS', 1),
+};
+const TOOLS = envSubset('BENCH_TOOLS', TOOL_NAMES);
+const BACKENDS = envSubset('BENCH_BACKENDS', BACKEND_KINDS);
 const PROFILE = process.env.BENCH_PROFILE === '1';
-const PARTS = ['servers', 'start', 'generator'] as const;
-const ONLY = new Set(
-  (process.env.BENCH_ONLY ?? PARTS.join(','))
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean),
-);
-for (const p of ONLY)
-  if (!(PARTS as readonly string[]).includes(p)) throw new Error(`BENCH_ONLY takes a comma-separated subset of ${PARTS.join(', ')}; got "${p}"`);
-/** Cores' worth of CPU that other processes may use during a measurement before it is called noisy. */
-const OTHER_CPU_LIMIT = 0.2;
+const PARTS = ['servers', 'tools', 'start', 'generator'] as const;
+const ONLY = new Set(envSubset('BENCH_ONLY', PARTS));
 const TARGETS = { bOverA: 0.85, bOverC: 10, generatorMs: 2000 };
 
 const REQUEST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'profiles', arguments: {} } });
-const BASE_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'outreach-bench-'));
 installCleanup(() => rmSync(tmp, { recursive: true, force: true }));
-
-/** Errors that make numbers untrustworthy (failed requests, wrong bodies); exit code 1. */
-const problems: string[] = [];
-/** Findings worth shouting about that do not invalidate the numbers. */
-const warnings: string[] = [];
-const log = (s = '') => console.log(s);
-const step = (s: string) => process.stderr.write(`… ${s}\n`);
 
 interface ServerRun {
   key: 'a' | 'b' | 'c';
   label: string;
   runs: LoadResult[];
-}
-
-async function post(url: string, headers: Record<string, string>) {
-  const res = await fetch(url, { method: 'POST', headers, body: REQUEST_BODY });
-  const text = await res.text();
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', text };
-}
-
-function check(condition: unknown, what: string): asserts condition {
-  if (!condition) throw new Error(`verification failed: ${what}`);
-}
-
-async function loadRuns(url: string, headers: Record<string, string>, expectBody: string, child: Child, label: string): Promise<LoadResult[]> {
-  const runs: LoadResult[] = [];
-  for (const connections of CONNECTIONS) {
-    step(`${label}: ${connections} connection(s), ${WARMUP} s warm-up + ${SECONDS} s`);
-    const r = await measure({ url, headers, body: REQUEST_BODY, connections, warmupSeconds: WARMUP, seconds: SECONDS, expectBody, serverPid: child.proc.pid! });
-    if (r.otherCpu !== null && r.otherCpu > OTHER_CPU_LIMIT)
-      warnings.push(
-        `${label} at ${connections} connection(s): other processes used ${fmt.pct(r.otherCpu)} of a core meanwhile; the machine was not quiet, numbers are noisy`,
-      );
-    if (!r.ok)
-      problems.push(
-        `${label} at ${connections} connection(s): ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx, ${r.mismatches} wrong bodies (of ${r.requests} requests)`,
-      );
-    runs.push(r);
-  }
-  return runs;
 }
 
 /** Polls GET /healthz until it answers 200; returns the parent's performance.now() at that moment. */
@@ -170,7 +128,7 @@ async function benchReal(): Promise<{ run: ServerRun; responseBody: string; stru
     const { token, profileIds } = await child.message<{ token: string; profileIds: string[] }>('account');
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS, authorization: `Bearer ${token}` };
-    const res = await post(url, headers);
+    const res = await post(url, headers, REQUEST_BODY);
     check(res.status === 200, `(b) answered HTTP ${res.status}: ${res.text}`);
     check(res.contentType.startsWith('application/json'), `(b) content-type is ${res.contentType}`);
     const body = JSON.parse(res.text) as {
@@ -184,10 +142,10 @@ async function benchReal(): Promise<{ run: ServerRun; responseBody: string; stru
     check(ids.length === profileIds.length && profileIds.every((id) => ids.includes(id)), `(b) did not list the account's profiles: ${res.text}`);
     check(body.result.content?.[0]?.text === JSON.stringify(body.result.structuredContent), '(b) content[0].text is not the structuredContent JSON');
     // The same request twice must give the same bytes, or (a) could not mirror it.
-    check((await post(url, headers)).text === res.text, '(b) answers differ between two identical requests');
+    check((await post(url, headers, REQUEST_BODY)).text === res.text, '(b) answers differ between two identical requests');
     log(`verified (b): HTTP 200, tools/call profiles -> ${ids.length} profiles, ${Buffer.byteLength(res.text)} bytes`);
 
-    const runs = await loadRuns(url, headers, res.text, child, '(b) real server');
+    const runs = await loadRuns({ url, headers, body: REQUEST_BODY, expectBody: res.text, child, label: '(b) real server', plan: PLAN });
     await child.stop(30_000);
     if (profileFile && !existsSync(profileFile)) problems.push(`(b) wrote no CPU profile to ${profileFile}`);
     return {
@@ -208,11 +166,11 @@ async function benchBare(responseFile: string, expected: string): Promise<Server
     await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS, authorization: 'Bearer not-checked' };
-    const res = await post(url, headers);
+    const res = await post(url, headers, REQUEST_BODY);
     check(res.status === 200 && res.text === expected, `(a) does not answer the same bytes as (b): HTTP ${res.status} ${res.text}`);
     check(res.contentType.startsWith('application/json'), `(a) content-type is ${res.contentType}`);
     log(`verified (a): HTTP 200, the same ${Buffer.byteLength(res.text)} bytes as (b)`);
-    const runs = await loadRuns(url, headers, expected, child, '(a) bare Fastify');
+    const runs = await loadRuns({ url, headers, body: REQUEST_BODY, expectBody: expected, child, label: '(a) bare Fastify', plan: PLAN });
     return { key: 'a', label: '(a) bare Fastify, fixed bytes', runs };
   } finally {
     await child.stop();
@@ -226,16 +184,16 @@ async function benchSdk(profilesFile: string, structured: unknown): Promise<Serv
     await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS };
-    const res = await post(url, headers);
+    const res = await post(url, headers, REQUEST_BODY);
     check(res.status === 200, `(c) answered HTTP ${res.status}: ${res.text}`);
     check(res.contentType.startsWith('application/json'), `(c) content-type is ${res.contentType}`);
     const body = JSON.parse(res.text) as { id?: unknown; result?: { isError?: boolean; structuredContent?: unknown; content?: { text: string }[] } };
     check(body.id === 1 && body.result && body.result.isError !== true, `(c) did not answer a tools/call result: ${res.text}`);
     check(JSON.stringify(body.result.structuredContent) === JSON.stringify(structured), '(c) structuredContent differs from (b)');
     check(body.result.content?.[0]?.text === JSON.stringify(structured), '(c) content[0].text differs from (b)');
-    check((await post(url, headers)).text === res.text, '(c) answers differ between two identical requests');
+    check((await post(url, headers, REQUEST_BODY)).text === res.text, '(c) answers differ between two identical requests');
     log(`verified (c): HTTP 200, tools/call result with the same structuredContent, ${Buffer.byteLength(res.text)} bytes`);
-    const runs = await loadRuns(url, headers, res.text, child, '(c) SDK stateless');
+    const runs = await loadRuns({ url, headers, body: REQUEST_BODY, expectBody: res.text, child, label: '(c) SDK stateless', plan: PLAN });
     return { key: 'c', label: '(c) SDK 1.x stateless (per-request server)', runs };
   } finally {
     await child.stop();
@@ -323,7 +281,6 @@ async function benchGenerator(): Promise<{ cold: GeneratorRun; check: GeneratorR
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  if (!CONNECTIONS.length) throw new Error('BENCH_CONNECTIONS must list positive integers, e.g. "1,50"');
   mkdirSync(RESULTS_DIR, { recursive: true });
   const started = new Date();
   const env = versions();
@@ -335,7 +292,14 @@ async function main(): Promise<void> {
     log(
       `POST /mcp tools/call "profiles"; per run ${WARMUP} s warm-up + ${SECONDS} s measured; connections ${CONNECTIONS.join(', ')}; each server in its own process, autocannon in this one`,
     );
-  if (PROFILE) log('BENCH_PROFILE=1: (b) is CPU-profiled while it serves, so its numbers are lower than without profiling');
+  if (ONLY.has('tools'))
+    log(
+      `(f) tools/call ${TOOLS.join(', ')} on ${BACKENDS.join(', ')}; per run ${TOOL_PLAN.warmupSeconds} s warm-up + ${TOOL_PLAN.seconds} s measured; connections ${TOOL_PLAN.connections.join(', ')} (floors at ${Math.max(...TOOL_PLAN.connections)})`,
+    );
+  if (PROFILE)
+    log(
+      'BENCH_PROFILE=1: (b) is CPU-profiled while it serves, so its numbers are lower than without profiling; (f) is profiled in extra runs after the measured ones',
+    );
   log();
 
   let real: Awaited<ReturnType<typeof benchReal>> | undefined;
@@ -350,6 +314,9 @@ async function main(): Promise<void> {
     const sdk = await benchSdk(profilesFile, real.structured);
     servers = [bare, real.run, sdk];
   }
+  const tools = ONLY.has('tools')
+    ? await benchTools({ tmp, plan: TOOL_PLAN, tools: TOOLS, backends: BACKENDS, ...(PROFILE && { profileDir: RESULTS_DIR }) })
+    : undefined;
   const start = ONLY.has('start') ? await benchStart() : undefined;
   const gen = ONLY.has('generator') ? await benchGenerator() : undefined;
   const met = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
@@ -364,6 +331,9 @@ async function main(): Promise<void> {
       profiled: PROFILE,
       parts: [...ONLY],
       requestBody: REQUEST_BODY,
+      toolPlan: TOOL_PLAN,
+      tools: TOOLS,
+      backends: BACKENDS,
     },
   };
 
@@ -419,6 +389,8 @@ async function main(): Promise<void> {
       bOverCMet: ratios.bOverC >= TARGETS.bOverC,
     };
   }
+
+  if (tools) json.tools = reportTools(tools);
 
   if (gen) {
     log();

@@ -1,7 +1,9 @@
 /**
  * Child processes of the benchmark: every server and the generator run in their own
  * `node --import tsx` process. Each child is tracked and killed when the benchmark ends, however
- * it ends; a child also exits on its own when its stdin closes (the parent died).
+ * it ends; a child also exits on its own when its stdin closes (the parent died). A child talks to
+ * the parent with `@bench {json}` lines on stdout; the parent can send it commands as JSON lines
+ * on its stdin.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -15,6 +17,8 @@ export interface Child {
   spawnedAt: number;
   /** Resolves with the next `@bench {json}` line the child prints whose `type` matches. */
   message<T = Record<string, unknown>>(type: string, timeoutMs?: number): Promise<T>;
+  /** Sends the child a command (a JSON line on its stdin; see onCommand). */
+  command(type: string, data?: Record<string, unknown>): void;
   /** stderr so far (for error reports). */
   stderr(): string;
   /** Asks the child to stop (SIGTERM, so --cpu-prof can write its profile), then SIGKILL. */
@@ -56,6 +60,9 @@ export function spawnChild(script: string, env: Record<string, string> = {}, nod
     spawnedAt,
     exited,
     stderr: () => err,
+    command(type: string, data: Record<string, unknown> = {}) {
+      proc.stdin!.write(`${JSON.stringify({ type, ...data })}\n`);
+    },
     message<T>(type: string, timeoutMs = 60_000): Promise<T> {
       const i = received.findIndex((m) => m.type === type);
       if (i >= 0) return Promise.resolve(received.splice(i, 1)[0] as T);
@@ -92,6 +99,18 @@ export function killAll(): void {
   live.clear();
 }
 
+const asyncCleanups = new Set<() => Promise<void>>();
+
+/**
+ * Registers asynchronous clean-up (dropping a PostgreSQL database) that must also run when the
+ * benchmark is interrupted; it runs after the children are killed. Returns its unregistration.
+ * (A normal end and a failure clean up in their own finally blocks.)
+ */
+export function addAsyncCleanup(fn: () => Promise<void>): () => void {
+  asyncCleanups.add(fn);
+  return () => asyncCleanups.delete(fn);
+}
+
 let installed = false;
 /** Makes sure no child outlives the benchmark: normal exit, Ctrl-C, SIGTERM, or a crash. */
 export function installCleanup(extra: () => void = () => {}): void {
@@ -105,8 +124,14 @@ export function installCleanup(extra: () => void = () => {}): void {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
       console.error(`\n${signal}: stopping the benchmark and its child processes`);
-      cleanup();
-      process.exit(130);
+      killAll();
+      const pending = [...asyncCleanups].map((fn) => fn().catch((e: unknown) => console.error(`clean-up failed: ${(e as Error).message}`)));
+      asyncCleanups.clear();
+      const deadline = new Promise((r) => setTimeout(r, 10_000).unref());
+      void Promise.race([Promise.all(pending), deadline]).finally(() => {
+        cleanup();
+        process.exit(130);
+      });
     });
   }
 }
@@ -114,6 +139,20 @@ export function installCleanup(extra: () => void = () => {}): void {
 /** For child scripts: prints a message the parent can wait for. */
 export function send(type: string, data: Record<string, unknown> = {}): void {
   process.stdout.write(`${MESSAGE}${JSON.stringify({ type, ...data })}\n`);
+}
+
+/** For child scripts: calls `handler` with each command the parent sends (Child.command); a failing command ends the process. */
+export function onCommand(handler: (command: { type: string } & Record<string, unknown>) => void | Promise<void>): void {
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    if (!line.trim()) return;
+    void Promise.resolve()
+      .then(() => handler(JSON.parse(line) as { type: string } & Record<string, unknown>))
+      .catch((err: unknown) => {
+        // The parent is waiting for an answer: exiting makes it fail at once, with this on stderr.
+        console.error(`command ${line} failed:`, err);
+        process.exit(1);
+      });
+  });
 }
 
 /** For child scripts: exit when the parent goes away (stdin closes) or asks to stop. */

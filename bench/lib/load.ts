@@ -5,7 +5,7 @@
  * process and of this process are read around the measurement, so one can tell whether the server
  * or the generator was the bottleneck, and what one request costs the server in CPU.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 export interface LoadSpec {
@@ -17,14 +17,24 @@ export interface LoadSpec {
   seconds: number;
   /** The exact response body every request must get (counted as mismatches otherwise). */
   expectBody?: string;
+  /** Or a check every response body must pass (for answers that differ per request). */
+  verifyBody?: (body: string) => boolean;
   /** Server process id, to read its CPU time (Linux /proc). */
   serverPid?: number;
+  /**
+   * Processes that work for the server (the PostgreSQL server's), read before and after the run:
+   * their CPU is reported as dbCpu instead of as noise in otherCpu.
+   */
+  databasePids?: () => number[];
 }
 
 export interface LoadResult {
   connections: number;
   seconds: number;
   requests: number;
+  /** Responses with a 2xx status in the measured run, and in the warm-up before it (writes count both). */
+  responses2xx: number;
+  warmup2xx: number;
   reqPerSec: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
   errors: number;
@@ -37,6 +47,10 @@ export interface LoadResult {
   serverCpuUsPerReq: number | null;
   /** This process's (the generator's) CPU share of one core. */
   loadgenCpu: number;
+  /** CPU of the databasePids processes meanwhile, as a share of one core; null without them. */
+  dbCpu: number | null;
+  /** Their CPU microseconds per request. */
+  dbCpuUsPerReq: number | null;
   /** CPU used by every other process on the machine meanwhile, in cores (noise); null off Linux. */
   otherCpu: number | null;
   ok: boolean;
@@ -68,6 +82,34 @@ function machineBusySeconds(): number | null {
   }
 }
 
+/** Ids of the processes whose /proc/<pid>/comm is `name` (e.g. every PostgreSQL server process: "postgres"). */
+export function pidsNamed(name: string): number[] {
+  const pids: number[] = [];
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry));
+      } catch {
+        /* exited meanwhile */
+      }
+    }
+  } catch {
+    /* no /proc */
+  }
+  return pids;
+}
+
+/** CPU seconds of each process, by id (processes that cannot be read are left out). */
+function cpuByPid(pids: number[]): Map<number, number> {
+  const m = new Map<number, number>();
+  for (const pid of pids) {
+    const cpu = processCpuSeconds(pid);
+    if (cpu !== null) m.set(pid, cpu);
+  }
+  return m;
+}
+
 function percentile(sorted: Float64Array, p: number): number {
   if (!sorted.length) return NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
@@ -85,6 +127,7 @@ function run(spec: LoadSpec, seconds: number, record?: (ms: number) => void) {
     duration: seconds,
     timeout: 10,
     ...(spec.expectBody !== undefined && { expectBody: spec.expectBody }),
+    ...(spec.verifyBody && { verifyBody: spec.verifyBody }),
   });
   if (record) {
     (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) =>
@@ -95,7 +138,7 @@ function run(spec: LoadSpec, seconds: number, record?: (ms: number) => void) {
 }
 
 export async function measure(spec: LoadSpec): Promise<LoadResult> {
-  if (spec.warmupSeconds > 0) await run(spec, spec.warmupSeconds);
+  const warmup2xx = spec.warmupSeconds > 0 ? (await run(spec, spec.warmupSeconds))['2xx'] : 0;
 
   let latencies = new Float64Array(1 << 16);
   let n = 0;
@@ -107,6 +150,7 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
     }
     latencies[n++] = ms;
   };
+  const dbBefore = spec.databasePids ? cpuByPid(spec.databasePids()) : undefined;
   const serverBefore = processCpuSeconds(spec.serverPid);
   const machineBefore = machineBusySeconds();
   const selfBefore = process.cpuUsage();
@@ -116,6 +160,12 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
   const self = process.cpuUsage(selfBefore);
   const serverAfter = processCpuSeconds(spec.serverPid);
   const machineAfter = machineBusySeconds();
+  // Processes started during the run (new pool connections) count from zero; ones that ended are lost.
+  let dbSeconds: number | null = null;
+  if (dbBefore && spec.databasePids) {
+    dbSeconds = 0;
+    for (const [pid, cpu] of cpuByPid(spec.databasePids())) dbSeconds += Math.max(0, cpu - (dbBefore.get(pid) ?? 0));
+  }
 
   const sorted = latencies.subarray(0, n).sort();
   let sum = 0;
@@ -126,6 +176,8 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
     connections: spec.connections,
     seconds: r.duration,
     requests,
+    responses2xx: r['2xx'],
+    warmup2xx,
     reqPerSec: r.requests.average,
     latencyMs: {
       p50: percentile(sorted, 50),
@@ -141,10 +193,12 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
     serverCpu: serverCpuSeconds === null ? null : serverCpuSeconds / wall,
     serverCpuUsPerReq: serverCpuSeconds === null || !requests ? null : (serverCpuSeconds * 1e6) / requests,
     loadgenCpu: (self.user + self.system) / 1e6 / wall,
+    dbCpu: dbSeconds === null ? null : dbSeconds / wall,
+    dbCpuUsPerReq: dbSeconds === null || !requests ? null : (dbSeconds * 1e6) / requests,
     otherCpu:
       machineBefore === null || machineAfter === null || serverCpuSeconds === null
         ? null
-        : Math.max(0, (machineAfter - machineBefore - serverCpuSeconds - (self.user + self.system) / 1e6) / wall),
+        : Math.max(0, (machineAfter - machineBefore - serverCpuSeconds - (dbSeconds ?? 0) - (self.user + self.system) / 1e6) / wall),
     ok: false,
   };
   result.ok = requests > 0 && result.errors === 0 && result.timeouts === 0 && result.non2xx === 0 && result.mismatches === 0;

@@ -1,14 +1,21 @@
 /**
- * (b) and (e): the real outreach server, built with app/server.ts on a fresh DATA_DIR, as in
- * production (no result validation, no logger). Env: PORT, DATA_DIR; BENCH_ACCOUNT=1 also creates
- * an account with two profiles and mints a token for it after the server listens.
+ * (b), (e) and (f): the real outreach server, built with app/server.ts on a fresh DATA_DIR (or the
+ * PostgreSQL database of DATABASE_URL), as in production (no result validation, no logger).
+ * Env: PORT, DATA_DIR, DATABASE_URL; BENCH_ACCOUNT=1 also creates an account with two profiles and
+ * mints a token for it after the server listens.
  * Messages: `started` {importMs, buildMs, listenMs, readyAtMs}, then `account` {token, accountId}.
  * BENCH_PROFILE_FILE=path: after the account is made, CPU-profile the process (inspector, 500 µs
  * sampling) until it is stopped, and write the .cpuprofile there: only request handling is profiled.
+ * Commands from the parent (each answered with a message of the same type once done):
+ *   `profile-start`, `profile-stop` {file}: CPU-profile the requests in between (as above);
+ *   `count-queries-start`, `count-queries-stop` -> {queries}: count the SQL statements the driver
+ *     runs in between (better-sqlite3 statements run, or pg Client.query calls, BEGIN/COMMIT
+ *     included); the counting wrappers exist only in between, never while a load run is measured;
+ *   `counts` -> {campaigns, steps}: rows in those tables.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { exitWithParent, send } from '../lib/children.ts';
+import { exitWithParent, onCommand, send } from '../lib/children.ts';
 
 const SCOPE = 'mcp:read mcp:write profile service_account_id';
 
@@ -23,11 +30,46 @@ async function main(): Promise<void> {
   const t3 = performance.now();
   let profiler: Session | undefined;
   exitWithParent(async () => {
-    if (profiler) {
+    if (profiler && process.env.BENCH_PROFILE_FILE) {
       const { profile } = await profiler.post('Profiler.stop');
-      writeFileSync(process.env.BENCH_PROFILE_FILE!, JSON.stringify(profile));
+      writeFileSync(process.env.BENCH_PROFILE_FILE, JSON.stringify(profile));
     }
     await service.close();
+  });
+  let counter: { stop(): number } | undefined;
+  onCommand(async (command) => {
+    switch (command.type) {
+      case 'profile-start':
+        if (!profiler) profiler = await startProfiler();
+        else await profiler.post('Profiler.start');
+        break;
+      case 'profile-stop': {
+        const { profile } = await profiler!.post('Profiler.stop');
+        writeFileSync(String(command.file), JSON.stringify(profile));
+        break;
+      }
+      case 'count-queries-start':
+        counter?.stop();
+        counter = await countQueries();
+        break;
+      case 'count-queries-stop': {
+        const queries = counter!.stop();
+        counter = undefined;
+        send(command.type, { queries });
+        return;
+      }
+      case 'counts': {
+        // One statement, so both counts see the same moment even while creates are still committing.
+        const { sql } = await import('kysely');
+        const { rows } = await sql<{ campaigns: number | string; steps: number | string }>`
+          select (select count(*) from campaigns) as campaigns, (select count(*) from steps) as steps`.execute(service.db);
+        send(command.type, { campaigns: Number(rows[0]!.campaigns), steps: Number(rows[0]!.steps) });
+        return;
+      }
+      default:
+        throw new Error(`unknown command ${command.type}`);
+    }
+    send(command.type);
   });
   // performance.now() counts from the start of this process, so readyAtMs includes Node and tsx start-up.
   send('started', { importMs: t1 - t0, buildMs: t2 - t1, listenMs: t3 - t2, buildAndListenMs: t3 - t1, readyAtMs: t3 });
@@ -44,15 +86,50 @@ async function main(): Promise<void> {
       ],
     });
     const { token } = await service.issueToken({ userId: created.userId, accountId: created.accountId, scope: SCOPE });
-    if (process.env.BENCH_PROFILE_FILE) {
-      profiler = new Session();
-      profiler.connect();
-      await profiler.post('Profiler.enable');
-      await profiler.post('Profiler.setSamplingInterval', { interval: 500 });
-      await profiler.post('Profiler.start');
-    }
+    if (process.env.BENCH_PROFILE_FILE) profiler = await startProfiler();
     send('account', { token, accountId: created.accountId, profileIds: created.profileIds });
   }
+}
+
+async function startProfiler(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  return session;
+}
+
+/**
+ * Counts statements at the driver, below Kysely: every better-sqlite3 statement execution (Kysely's
+ * SQLite driver prepares, then runs `all` or `run`; the store caches prepared statements) and every
+ * pg Client.query (Kysely's PostgreSQL driver). stop() puts the original methods back.
+ */
+async function countQueries(): Promise<{ stop(): number }> {
+  // Imported here, not at the top, so that (e)'s import time still includes them.
+  const [{ default: SqliteDatabase }, { default: pg }] = await Promise.all([import('better-sqlite3'), import('pg')]);
+  let n = 0;
+  const memory = new SqliteDatabase(':memory:');
+  const statementProto = Object.getPrototypeOf(memory.prepare('select 1')) as Record<string, unknown>;
+  memory.close();
+  const targets: [Record<string, unknown>, string][] = [
+    ...(['run', 'all', 'get', 'iterate'] as const).map((m): [Record<string, unknown>, string] => [statementProto, m]),
+    [pg.Client.prototype as unknown as Record<string, unknown>, 'query'],
+  ];
+  const originals = targets.map(([obj, key]) => obj[key] as (...args: unknown[]) => unknown);
+  targets.forEach(([obj, key], i) => {
+    const original = originals[i]!;
+    obj[key] = function (this: unknown, ...args: unknown[]) {
+      n++;
+      return original.apply(this, args);
+    };
+  });
+  return {
+    stop() {
+      targets.forEach(([obj, key], i) => (obj[key] = originals[i]));
+      return n;
+    },
+  };
 }
 
 main().catch((err: unknown) => {

@@ -22,6 +22,7 @@ declare module 'autocannon' {
     duration?: number;
     timeout?: number;
     expectBody?: string;
+    verifyBody?: (body: string) => boolean;
     bailout?: number;
     setupClient?: unknown;
   }

@@ -1,0 +1,541 @@
+/**
+ * (f) of `npm run bench`: the real server answering tools/call `profiles`, `get_campaign` and
+ * `create_campaign` on each store back-end (SQLite in a fresh DATA_DIR; PostgreSQL in a fresh
+ * database of the local server, dropped afterwards), each against its own floor: bare Fastify
+ * answering that tool's exact response bytes to the same request bytes (servers/bare.ts).
+ *
+ * Per back-end one server process (servers/real.ts) gets an account with two profiles, a token,
+ * and, through the tools themselves, a campaign with 3 steps, a schedule, settings and 20 leads.
+ * Before a tool is loaded its answer is verified (a tools/call result, not isError, with the
+ * expected content); reads must then answer exactly those bytes on every request, and every
+ * create_campaign answer must be a result of the same length without isError (ids and timestamps
+ * differ per request). After the create_campaign runs, the database must hold one campaign with 2
+ * steps per successful answer (plus at most one per connection still in flight when a run
+ * stopped). SQL statements per call are counted at the driver during the verification (not
+ * during the measured runs).
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { freePort } from '../app/free-port.ts';
+import { createPostgresDatabase, POSTGRES_ADMIN_URL } from '../tests/helpers/databases.ts';
+import { addAsyncCleanup, spawnChild, type Child } from './lib/children.ts';
+import { BASE_HEADERS, check, HOST, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
+import { measure, pidsNamed, type LoadResult } from './lib/load.ts';
+import { fmt, table } from './lib/report.ts';
+import { summarizeProfile } from './profile-summary.ts';
+
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.dirname(BENCH_DIR);
+
+export const TOOL_NAMES = ['profiles', 'get_campaign', 'create_campaign'] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+export const BACKEND_KINDS = ['sqlite', 'postgres'] as const;
+export type BackendKind = (typeof BACKEND_KINDS)[number];
+const BACKEND_LABEL: Record<BackendKind, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+/** Issue 3: reads (profiles, get_campaign) on SQLite at >= 0.7 of their bare-Fastify floor. */
+export const READ_TARGET = 0.7;
+const READ_TOOLS: readonly ToolName[] = ['profiles', 'get_campaign'];
+/** Requests per sample, and samples (the smallest counts), when counting SQL statements per call. */
+const QUERY_SAMPLE_CALLS = 10;
+const QUERY_SAMPLES = 3;
+
+const SETUP_CAMPAIGN = {
+  name: 'Bench campaign',
+  steps: [
+    { name: 'Intro', type: 'message', text: "Hi {name}, congrats on {company}'s launch!", fallback_text: 'Hi there, congrats on the launch!' },
+    { name: 'Follow-up 1', type: 'message', text: 'Any thoughts on this, {name}?', auto_fallback: true, delay_days: 3 },
+    {
+      name: 'Email',
+      type: 'email',
+      subject: 'A quick question',
+      text: 'Hello {name}, would a short call next week work for {company}?',
+      fallback_text: 'Hello, would a short call next week work for you?',
+      delay_days: 7,
+    },
+  ],
+  schedule: { timezone: 'Europe/London', days: ['mon', 'tue', 'wed', 'thu', 'fri'], start_hour: 9, end_hour: 17 },
+  settings: { stop_on_reply: true, daily_limit: 40 },
+};
+const SETUP_LEADS = Array.from({ length: 20 }, (_, i) => ({
+  first_name: `Lead${i + 1}`,
+  last_name: 'Example',
+  company: `Company ${i + 1}`,
+  title: 'Founder',
+  email: `lead${i + 1}@example.com`,
+}));
+const CREATE_ARGS = {
+  name: 'Bench create',
+  steps: [
+    { name: 'Intro', type: 'message', text: 'Hi {name}, nice to meet you!', fallback_text: 'Hi there, nice to meet you!' },
+    { name: 'Follow-up', type: 'message', text: 'Just following up, {name}.', auto_fallback: true, delay_days: 2 },
+  ],
+};
+
+export interface ToolRow {
+  tool: ToolName;
+  backend: BackendKind;
+  requestBytes: number;
+  responseBytes: number;
+  /** SQL statements the driver ran per call (BEGIN/COMMIT included), the smallest of a few samples. */
+  queriesPerCall: number;
+  floorKey: string;
+  runs: LoadResult[];
+}
+
+export interface Floor {
+  key: string;
+  tool: ToolName;
+  requestBytes: number;
+  responseBytes: number;
+  runs: LoadResult[];
+}
+
+export interface ToolsResult {
+  plan: RunPlan;
+  rows: ToolRow[];
+  floors: Floor[];
+  skipped: { backend: BackendKind; reason: string }[];
+  writeChecks: { backend: BackendKind; campaigns: number; steps: number; successfulCreates: number; inFlightAllowance: number }[];
+  profiles: { tool: ToolName; backend: BackendKind; file: string }[];
+}
+
+interface RpcBody {
+  id?: unknown;
+  error?: unknown;
+  result?: { isError?: boolean; structuredContent?: Record<string, any>; content?: { type: string; text: string }[] };
+}
+
+const rpc = (name: string, args: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+const redactUrl = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+const floorKey = (tool: ToolName, requestBytes: number, responseBytes: number) => `${tool} ${requestBytes}/${responseBytes}`;
+
+/** A successful tools/call result: HTTP 200, JSON, id 1, no JSON-RPC error, not isError, text = structuredContent. */
+function verifyResult(
+  label: string,
+  res: { status: number; contentType: string; text: string },
+): NonNullable<RpcBody['result']> & { structuredContent: Record<string, any> } {
+  check(res.status === 200, `${label} answered HTTP ${res.status}: ${res.text}`);
+  check(res.contentType.startsWith('application/json'), `${label} content-type is ${res.contentType}`);
+  const body = JSON.parse(res.text) as RpcBody;
+  check(body.id === 1 && !body.error && body.result, `${label} did not answer a result: ${res.text}`);
+  check(body.result.isError !== true, `${label} answered a tool error: ${res.text}`);
+  check(body.result.structuredContent, `${label} has no structuredContent: ${res.text}`);
+  check(body.result.content?.[0]?.text === JSON.stringify(body.result.structuredContent), `${label}: content[0].text is not the structuredContent JSON`);
+  return body.result as NonNullable<RpcBody['result']> & { structuredContent: Record<string, any> };
+}
+
+/** Why PostgreSQL cannot be used, or undefined. */
+async function postgresUnavailable(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return undefined;
+  } catch (err) {
+    return `PostgreSQL is not reachable at ${redactUrl(POSTGRES_ADMIN_URL)} (${(err as Error).message || String(err)})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function ask<T = Record<string, unknown>>(child: Child, type: string, data?: Record<string, unknown>): Promise<T> {
+  const answer = child.message<T>(type, 30_000);
+  child.command(type, data);
+  return answer;
+}
+
+/** SQL statements per call of `once`, counted at the driver: the smallest of a few samples (the outbox poller may add one). */
+async function queriesPerCall(child: Child, once: () => Promise<void>): Promise<number> {
+  let best = Infinity;
+  for (let s = 0; s < QUERY_SAMPLES; s++) {
+    await ask(child, 'count-queries-start');
+    for (let i = 0; i < QUERY_SAMPLE_CALLS; i++) await once();
+    const { queries } = await ask<{ queries: number }>(child, 'count-queries-stop');
+    best = Math.min(best, queries / QUERY_SAMPLE_CALLS);
+  }
+  return best;
+}
+
+interface Pending {
+  row: ToolRow;
+  requestBody: string;
+  responseBody: string;
+}
+
+async function benchBackend(
+  kind: BackendKind,
+  options: { tmp: string; plan: RunPlan; tools: ToolName[]; profileDir?: string },
+  result: ToolsResult,
+): Promise<Pending[]> {
+  const label = BACKEND_LABEL[kind];
+  let database: { url: string; drop(): Promise<void> } | undefined;
+  let unregister = () => {};
+  if (kind === 'postgres') {
+    const reason = await postgresUnavailable();
+    if (reason) {
+      result.skipped.push({ backend: kind, reason });
+      log(`(f) PostgreSQL rows skipped: ${reason}`);
+      return [];
+    }
+    try {
+      database = await createPostgresDatabase();
+    } catch (err) {
+      const why = `could not create a database at ${redactUrl(POSTGRES_ADMIN_URL)} (${(err as Error).message})`;
+      result.skipped.push({ backend: kind, reason: why });
+      log(`(f) PostgreSQL rows skipped: ${why}`);
+      return [];
+    }
+    const db = database;
+    unregister = addAsyncCleanup(() => db.drop());
+  }
+
+  const pending: Pending[] = [];
+  // PostgreSQL's CPU (every process of the server, also its WAL writer and checkpointer) is shown apart, not as noise.
+  const databasePids = kind === 'postgres' ? () => pidsNamed('postgres') : undefined;
+  const port = await freePort(HOST);
+  const child = spawnChild(path.join(BENCH_DIR, 'servers/real.ts'), {
+    PORT: String(port),
+    DATA_DIR: path.join(options.tmp, `f-${kind}-data`),
+    NODE_ENV: 'production',
+    BENCH_ACCOUNT: '1',
+    ...(database && { DATABASE_URL: database.url }),
+  });
+  try {
+    step(`(f) ${label}: starting the server and setting up a campaign with 3 steps and ${SETUP_LEADS.length} leads`);
+    await child.message('started');
+    const { token, profileIds } = await child.message<{ token: string; profileIds: string[] }>('account');
+    const url = `http://${HOST}:${port}/mcp`;
+    const headers = { ...BASE_HEADERS, authorization: `Bearer ${token}` };
+    const profileId = profileIds[0]!;
+    const call = (name: string, args: Record<string, unknown>) => post(url, headers, rpc(name, args));
+
+    const setup = verifyResult(`(f) ${label} setup create_campaign`, await call('create_campaign', { service_profile_id: profileId, ...SETUP_CAMPAIGN }));
+    const campaignId = setup.structuredContent.campaign?.id as string;
+    check(typeof campaignId === 'string' && setup.structuredContent.campaign.steps.length === 3, `(f) ${label} setup campaign: ${JSON.stringify(setup)}`);
+    const added = verifyResult(
+      `(f) ${label} setup add_leads`,
+      await call('add_leads', { service_profile_id: profileId, campaign_id: campaignId, leads: SETUP_LEADS }),
+    );
+    check(added.structuredContent.added === SETUP_LEADS.length, `(f) ${label} add_leads added ${added.structuredContent.added}, not ${SETUP_LEADS.length}`);
+
+    const specs: Record<ToolName, { args: Record<string, unknown>; exact: boolean; verify(content: Record<string, any>): void }> = {
+      profiles: {
+        args: {},
+        exact: true,
+        verify(c) {
+          const ids = (c.profiles as { id: string }[] | undefined)?.map((p) => p.id) ?? [];
+          check(ids.length === profileIds.length && profileIds.every((id) => ids.includes(id)), `(f) ${label} profiles did not list the account's profiles`);
+        },
+      },
+      get_campaign: {
+        args: { service_profile_id: profileId, campaign_id: campaignId },
+        exact: true,
+        verify(c) {
+          const campaign = c.campaign as { id: string; steps: unknown[]; lead_counts: { total: number }; schedule?: unknown };
+          check(campaign.id === campaignId, `(f) ${label} get_campaign answered campaign ${campaign.id}`);
+          check(campaign.steps.length === 3 && campaign.schedule, `(f) ${label} get_campaign: not the 3 steps and schedule of the setup`);
+          check(campaign.lead_counts.total === SETUP_LEADS.length, `(f) ${label} get_campaign counts ${campaign.lead_counts.total} leads`);
+        },
+      },
+      create_campaign: {
+        args: { service_profile_id: profileId, ...CREATE_ARGS },
+        exact: false,
+        verify(c) {
+          const campaign = c.campaign as { id: string; name: string; status: string; steps: unknown[] };
+          check(campaign.name === CREATE_ARGS.name && campaign.status === 'draft', `(f) ${label} create_campaign answered ${JSON.stringify(campaign)}`);
+          check(campaign.steps.length === 2, `(f) ${label} create_campaign made ${campaign.steps.length} steps`);
+        },
+      },
+    };
+
+    let createsOutsideLoad = 0;
+    let createsInLoad = 0;
+    let inFlightAllowance = 0;
+    for (const tool of options.tools) {
+      const spec = specs[tool];
+      const body = rpc(tool, spec.args);
+      const what = `(f) ${label} ${tool}`;
+      const first = await post(url, headers, body);
+      spec.verify(verifyResult(what, first).structuredContent);
+      const second = await post(url, headers, body);
+      spec.verify(verifyResult(what, second).structuredContent);
+      let expectBody: string | undefined;
+      let verifyBody: ((b: string) => boolean) | undefined;
+      if (spec.exact) {
+        check(second.text === first.text, `${what}: answers differ between two identical requests`);
+        expectBody = first.text;
+      } else {
+        createsOutsideLoad += 2;
+        check(second.text !== first.text && second.text.length === first.text.length, `${what}: two creates should answer different bytes of one length`);
+        const length = first.text.length;
+        const prefix = first.text.slice(0, first.text.indexOf('"result":') + '"result":'.length);
+        check(prefix.length > 9, `${what}: unexpected answer ${first.text}`);
+        verifyBody = (b) => b.length === length && b.startsWith(prefix) && !b.includes('"isError":true') && b.includes('"status":"draft"');
+        check(verifyBody(second.text), `${what}: the body check refuses a verified answer`);
+      }
+      const queries = await queriesPerCall(child, async () => {
+        const res = await post(url, headers, body);
+        check(res.status === 200 && (expectBody === undefined ? verifyBody!(res.text) : res.text === expectBody), `${what}: unexpected answer ${res.text}`);
+        if (!spec.exact) createsOutsideLoad++;
+      });
+      log(
+        `verified (f) ${label} ${tool}: HTTP 200, a tools/call result, ${Buffer.byteLength(first.text)} bytes, ${fmt.ratio(queries)} SQL statements per call`,
+      );
+
+      const runs = await loadRuns({
+        url,
+        headers,
+        body,
+        ...(expectBody !== undefined && { expectBody }),
+        ...(verifyBody && { verifyBody }),
+        ...(databasePids && { databasePids }),
+        child,
+        label: `(f) ${tool} on ${label}`,
+        plan: options.plan,
+      });
+      if (!spec.exact)
+        for (const r of runs) {
+          createsInLoad += r.warmup2xx + r.responses2xx;
+          inFlightAllowance += (options.plan.warmupSeconds > 0 ? 2 : 1) * r.connections;
+        }
+
+      if (options.profileDir) {
+        const file = path.join(options.profileDir, `tool-${tool}-${kind}.cpuprofile`);
+        const connections = Math.max(...options.plan.connections);
+        step(`(f) ${tool} on ${label}: CPU profile, ${connections} connections, ${options.plan.seconds} s (not in the table)`);
+        await ask(child, 'profile-start');
+        const r = await measure({
+          url,
+          headers,
+          body,
+          connections,
+          warmupSeconds: 0,
+          seconds: options.plan.seconds,
+          ...(expectBody !== undefined && { expectBody }),
+          ...(verifyBody && { verifyBody }),
+          ...(databasePids && { databasePids }),
+          serverPid: child.proc.pid!,
+        });
+        await ask(child, 'profile-stop', { file });
+        if (!r.ok)
+          problems.push(`(f) ${tool} on ${label}, profiled run: ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx, ${r.mismatches} wrong bodies`);
+        if (!spec.exact) {
+          createsInLoad += r.responses2xx;
+          inFlightAllowance += connections;
+        }
+        result.profiles.push({ tool, backend: kind, file });
+      }
+
+      const requestBytes = Buffer.byteLength(body);
+      const responseBytes = Buffer.byteLength(first.text);
+      const row: ToolRow = {
+        tool,
+        backend: kind,
+        requestBytes,
+        responseBytes,
+        queriesPerCall: queries,
+        floorKey: floorKey(tool, requestBytes, responseBytes),
+        runs,
+      };
+      result.rows.push(row);
+      pending.push({ row, requestBody: body, responseBody: first.text });
+    }
+
+    if (options.tools.includes('create_campaign')) {
+      // The setup campaign has 3 steps; every other campaign was made by a create_campaign with 2.
+      // Requests still in flight when the last run stopped finish first.
+      await new Promise((r) => setTimeout(r, 500));
+      const counts = await ask<{ campaigns: number; steps: number }>(child, 'counts');
+      const made = counts.campaigns - 1;
+      const successful = createsOutsideLoad + createsInLoad;
+      result.writeChecks.push({ backend: kind, campaigns: counts.campaigns, steps: counts.steps, successfulCreates: successful, inFlightAllowance });
+      if (made < successful || made > successful + inFlightAllowance)
+        problems.push(
+          `(f) create_campaign on ${label}: ${made} campaigns in the database for ${successful} successful answers (at most ${inFlightAllowance} more may have been in flight when runs stopped)`,
+        );
+      if (counts.steps !== 3 + 2 * made)
+        problems.push(`(f) create_campaign on ${label}: ${counts.steps} steps for ${made} created campaigns (2 each) + the setup's 3`);
+      log(
+        `verified (f) ${label} writes: ${made} campaigns created for ${successful} successful create_campaign answers (+${made - successful} in flight when runs stopped), ${counts.steps - 3} steps`,
+      );
+    }
+    await child.stop(30_000);
+  } finally {
+    await child.stop();
+    if (database) {
+      try {
+        await database.drop();
+      } catch (err) {
+        problems.push(`(f) could not drop the benchmark's PostgreSQL database ${new URL(database.url).pathname.slice(1)}: ${(err as Error).message}`);
+      }
+      unregister();
+    }
+  }
+  return pending;
+}
+
+async function benchFloor(tmp: string, plan: RunPlan, p: Pending): Promise<Floor> {
+  const responseFile = path.join(tmp, `floor-${p.row.tool}-${p.row.responseBytes}.json`);
+  writeFileSync(responseFile, p.responseBody);
+  const port = await freePort(HOST);
+  const child = spawnChild(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
+  try {
+    await child.message('started');
+    const url = `http://${HOST}:${port}/mcp`;
+    const headers = { ...BASE_HEADERS, authorization: 'Bearer not-checked' };
+    const res = await post(url, headers, p.requestBody);
+    check(res.status === 200 && res.text === p.responseBody, `(f) floor for ${p.row.tool}: not the same bytes: HTTP ${res.status} ${res.text}`);
+    log(`verified (f) floor for ${p.row.tool}: bare Fastify answers the same ${p.row.responseBytes} bytes to the same ${p.row.requestBytes}-byte request`);
+    const runs = await loadRuns({ url, headers, body: p.requestBody, expectBody: p.responseBody, child, label: `(f) floor for ${p.row.tool}`, plan });
+    return { key: p.row.floorKey, tool: p.row.tool, requestBytes: p.row.requestBytes, responseBytes: p.row.responseBytes, runs };
+  } finally {
+    await child.stop();
+  }
+}
+
+export async function benchTools(options: {
+  tmp: string;
+  plan: RunPlan;
+  tools: ToolName[];
+  backends: BackendKind[];
+  profileDir?: string;
+}): Promise<ToolsResult> {
+  const result: ToolsResult = { plan: options.plan, rows: [], floors: [], skipped: [], writeChecks: [], profiles: [] };
+  const pending: Pending[] = [];
+  for (const kind of options.backends) pending.push(...(await benchBackend(kind, options, result)));
+  // One floor per tool and size: a bare server answering N bytes costs the same whatever they say.
+  const floorPlan: RunPlan = { ...options.plan, connections: [Math.max(...options.plan.connections)] };
+  const done = new Set<string>();
+  for (const p of pending) {
+    if (done.has(p.row.floorKey)) continue;
+    done.add(p.row.floorKey);
+    result.floors.push(await benchFloor(options.tmp, floorPlan, p));
+  }
+  return result;
+}
+
+/** Prints (f)'s table, the ratios and the target; returns what goes into latest.json. */
+export function reportTools(t: ToolsResult): Record<string, unknown> {
+  const top = Math.max(...t.plan.connections);
+  const floorOf = (row: ToolRow) => t.floors.find((f) => f.key === row.floorKey)?.runs.find((r) => r.connections === top);
+  const ratioOf = (row: ToolRow) => {
+    const floor = floorOf(row);
+    const run = row.runs.find((r) => r.connections === top);
+    return floor && run ? run.reqPerSec / floor.reqPerSec : null;
+  };
+  const cells = (r: LoadResult) => [
+    r.connections,
+    fmt.int(r.reqPerSec),
+    fmt.ms(r.latencyMs.p50),
+    fmt.ms(r.latencyMs.p99),
+    r.errors + r.timeouts,
+    r.non2xx,
+    r.mismatches,
+    fmt.pct(r.serverCpu),
+    r.serverCpuUsPerReq === null ? '-' : fmt.int(r.serverCpuUsPerReq),
+    fmt.pct(r.dbCpu),
+    r.dbCpuUsPerReq === null ? '-' : fmt.int(r.dbCpuUsPerReq),
+  ];
+  const rows: (string | number)[][] = [];
+  for (const tool of TOOL_NAMES) {
+    for (const f of t.floors.filter((x) => x.tool === tool))
+      for (const r of f.runs)
+        rows.push([tool, 'bare Fastify floor', f.requestBytes, f.responseBytes, ...cells(r), '-', '1.00', fmt.pct(r.loadgenCpu), fmt.pct(r.otherCpu)]);
+    for (const row of t.rows.filter((x) => x.tool === tool)) {
+      const ratio = ratioOf(row);
+      for (const r of row.runs)
+        rows.push([
+          tool,
+          `real server, ${BACKEND_LABEL[row.backend]}`,
+          row.requestBytes,
+          row.responseBytes,
+          ...cells(r),
+          fmt.ratio(row.queriesPerCall),
+          r.connections === top && ratio !== null ? fmt.ratio(ratio) : '-',
+          fmt.pct(r.loadgenCpu),
+          fmt.pct(r.otherCpu),
+        ]);
+    }
+  }
+  log();
+  log(
+    `(f) tools/call by back-end, ${t.plan.warmupSeconds} s warm-up + ${t.plan.seconds} s per run; floor = bare Fastify answering that tool's exact response bytes to the same request, at ${top} connections`,
+  );
+  for (const s of t.skipped) log(`  ${BACKEND_LABEL[s.backend]} rows skipped: ${s.reason}`);
+  if (rows.length)
+    log(
+      table(
+        [
+          'tool',
+          'server',
+          'req B',
+          'resp B',
+          'conns',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'errors',
+          'non-2xx',
+          'bad body',
+          'server CPU',
+          'CPU µs/req',
+          'DB CPU',
+          'DB µs/req',
+          'SQL/call',
+          'vs floor',
+          'loadgen CPU',
+          'other CPU',
+        ],
+        rows,
+        2,
+      ),
+    );
+  if (rows.length)
+    log(
+      `DB CPU, DB µs/req: the PostgreSQL server's processes (SQLite runs inside the server process); SQL/call: statements the database driver ran per call (BEGIN/COMMIT included), counted while verifying; vs floor: req/s over the floor's req/s at ${top} connections.`,
+    );
+
+  const reads = READ_TOOLS.map((tool) => {
+    const row = t.rows.find((r) => r.tool === tool && r.backend === 'sqlite');
+    return { tool, ratio: row ? ratioOf(row) : null };
+  });
+  const measured = reads.filter((r): r is { tool: ToolName; ratio: number } => r.ratio !== null);
+  const met = measured.length === READ_TOOLS.length && measured.every((r) => r.ratio >= READ_TARGET);
+  if (t.rows.length) {
+    log();
+    log(`reads on SQLite against their floor at ${top} connections (req/s ratio), target >= ${READ_TARGET}:`);
+    for (const r of reads)
+      log(`  ${r.tool.padEnd(14)} ${r.ratio === null ? 'not measured' : `${fmt.ratio(r.ratio)}  ${r.ratio >= READ_TARGET ? 'MET' : 'NOT MET'}`}`);
+    log(
+      `  reads >= ${READ_TARGET} of the floor on SQLite: ${met ? 'MET' : measured.length === READ_TOOLS.length ? 'NOT MET' : 'NOT MEASURED (a read row is missing)'}`,
+    );
+    for (const f of t.floors) {
+      const r = f.runs.find((x) => x.connections === top);
+      if (r && r.loadgenCpu > 0.9)
+        log(
+          `  note: autocannon used ${fmt.pct(r.loadgenCpu)} of a core against the ${f.tool} floor; the floor may be limited by the generator, which flatters the ratio`,
+        );
+    }
+  }
+  if (t.profiles.length) {
+    log();
+    log('(f) CPU profiles, each from an extra run of its own at the top connection count (not one of the measured runs above):');
+    for (const p of t.profiles) {
+      log();
+      log(`${p.tool} on ${BACKEND_LABEL[p.backend]}: ${path.relative(ROOT, p.file)}`);
+      log(summarizeProfile(p.file, ROOT, 12));
+    }
+  }
+  if (t.skipped.length) warnings.push(...t.skipped.map((s) => `(f) ${BACKEND_LABEL[s.backend]} rows skipped: ${s.reason}`));
+  return {
+    plan: t.plan,
+    rows: t.rows.map((row) => ({ ...row, label: `real server, ${BACKEND_LABEL[row.backend]}`, ratioToFloor: ratioOf(row) })),
+    floors: t.floors,
+    skipped: t.skipped,
+    writeChecks: t.writeChecks,
+    readTarget: { ratio: READ_TARGET, connections: top, reads, met },
+    profiles: t.profiles.map((p) => ({ ...p, file: path.relative(ROOT, p.file) })),
+  };
+}

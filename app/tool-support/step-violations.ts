@@ -1,6 +1,6 @@
 /** Turns a placeholder-rule violation into the catalog error the interface names. */
 import type { CatalogError } from '../../runtime/errors.ts';
-import type { StepViolation } from '../domain/placeholders.ts';
+import { checkStep, type StepText, type StepViolation } from '../domain/placeholders.ts';
 import { KNOWN_PLACEHOLDERS } from '../domain/placeholders.ts';
 
 export interface StepErrors {
@@ -45,4 +45,17 @@ export function messageViolationError(errors: MessageErrors, v: StepViolation): 
 
 function knownList(): string {
   return [...KNOWN_PLACEHOLDERS.map((p) => `{${p}}`), '{custom.<field>}'].join(', ');
+}
+
+/** A message's own text as a one-step draft, checked by the campaign rule (send_message, preview_message). */
+export function checkedMessageDraft(errors: MessageErrors, args: { text: string; fallback_text?: string; auto_fallback?: boolean }): StepText {
+  const draft = {
+    name: 'message',
+    text: args.text,
+    ...(args.fallback_text !== undefined && { fallback_text: args.fallback_text }),
+    auto_fallback: args.auto_fallback ?? false,
+  };
+  const violation = checkStep(draft, 1);
+  if (violation) throw messageViolationError(errors, violation);
+  return draft;
 }

@@ -1,8 +1,8 @@
 import type { PreviewMessageHandler } from '../../generated/tools/preview_message.gen.ts';
-import { checkStep, renderStep, type StepText } from '../domain/placeholders.ts';
+import { renderStep, type StepText } from '../domain/placeholders.ts';
 import { leadValues } from '../store/leads.ts';
 import { requireProfile } from '../tool-support/profile.ts';
-import { messageViolationError } from '../tool-support/step-violations.ts';
+import { checkedMessageDraft } from '../tool-support/step-violations.ts';
 
 /** Preview a campaign step or a draft text, for a lead or generically. */
 export const handler: PreviewMessageHandler = async (args, ctx) => {
@@ -11,14 +11,7 @@ export const handler: PreviewMessageHandler = async (args, ctx) => {
   const ids = { campaign_id: args.campaign_id ?? '', service_profile_id: args.service_profile_id };
   let step: StepText;
   if (args.text !== undefined && args.campaign_id === undefined) {
-    step = {
-      name: 'message',
-      text: args.text,
-      ...(args.fallback_text !== undefined && { fallback_text: args.fallback_text }),
-      auto_fallback: args.auto_fallback ?? false,
-    };
-    const violation = checkStep(step, 1);
-    if (violation) throw messageViolationError(ctx.errors, violation);
+    step = checkedMessageDraft(ctx.errors, { ...args, text: args.text });
   } else if (args.campaign_id !== undefined && args.text === undefined && (args.step_id !== undefined) !== (args.step_position !== undefined)) {
     const campaign = await ctx.services.campaigns.get(accountId, args.service_profile_id, args.campaign_id);
     if (!campaign) throw ctx.errors.CAMPAIGN_NOT_FOUND(ids);

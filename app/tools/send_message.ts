@@ -1,9 +1,9 @@
 import type { SendMessageHandler } from '../../generated/tools/send_message.gen.ts';
-import { checkStep, renderStep, type LeadValues } from '../domain/placeholders.ts';
+import { renderStep, type LeadValues } from '../domain/placeholders.ts';
 import { leadValues } from '../store/leads.ts';
 import { withDomainErrors } from '../tool-support/domain-errors.ts';
 import { requireProfile } from '../tool-support/profile.ts';
-import { messageViolationError } from '../tool-support/step-violations.ts';
+import { checkedMessageDraft } from '../tool-support/step-violations.ts';
 
 /**
  * Send a message to a lead or in a conversation: rendered for the lead, queued with its outbox
@@ -14,14 +14,7 @@ export const handler: SendMessageHandler = async (args, ctx) => {
   const { accountId } = ctx.principal;
   const { services } = ctx;
   if ((args.lead_id === undefined) === (args.conversation_id === undefined)) throw ctx.errors.MESSAGE_TARGET_INVALID();
-  const draft = {
-    name: 'message',
-    text: args.text,
-    ...(args.fallback_text !== undefined && { fallback_text: args.fallback_text }),
-    auto_fallback: args.auto_fallback ?? false,
-  };
-  const violation = checkStep(draft, 1);
-  if (violation) throw messageViolationError(ctx.errors, violation);
+  const draft = checkedMessageDraft(ctx.errors, args);
 
   let leadId = args.lead_id;
   if (args.conversation_id !== undefined) {

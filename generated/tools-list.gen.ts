@@ -293,7 +293,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send.",
+              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -335,13 +335,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "Stop the sequence for a lead once they reply (default true)."
+                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
                 }
               }
             },
@@ -502,7 +502,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send.",
+              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -544,13 +544,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "Stop the sequence for a lead once they reply (default true)."
+                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
                 }
               }
             },
@@ -852,7 +852,7 @@ export const toolsList: readonly ToolListing[] = [
         "schedule": {
           "type": "object",
           "additionalProperties": false,
-          "description": "When the campaign may send.",
+          "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
           "properties": {
             "timezone": {
               "type": "string",
@@ -894,13 +894,13 @@ export const toolsList: readonly ToolListing[] = [
           "properties": {
             "stop_on_reply": {
               "type": "boolean",
-              "description": "Stop the sequence for a lead once they reply (default true)."
+              "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
             },
             "daily_limit": {
               "type": "integer",
               "minimum": 1,
               "maximum": 1000,
-              "description": "Cap for this campaign's messages per day, below the profile's own limit."
+              "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
             }
           }
         }
@@ -957,7 +957,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send.",
+              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -999,13 +999,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "Stop the sequence for a lead once they reply (default true)."
+                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
                 }
               }
             },
@@ -1171,7 +1171,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send.",
+              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -1213,13 +1213,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "Stop the sequence for a lead once they reply (default true)."
+                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
                 }
               }
             },
@@ -1380,7 +1380,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send.",
+              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -1422,13 +1422,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "Stop the sequence for a lead once they reply (default true)."
+                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
                 }
               }
             },
@@ -2153,7 +2153,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send.",
+              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -2195,13 +2195,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "Stop the sequence for a lead once they reply (default true)."
+                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
                 }
               }
             },
@@ -2710,7 +2710,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send.",
+              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -2752,13 +2752,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "Stop the sequence for a lead once they reply (default true)."
+                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
                 }
               }
             },
@@ -2875,7 +2875,7 @@ export const toolsList: readonly ToolListing[] = [
         "schedule": {
           "type": "object",
           "additionalProperties": false,
-          "description": "When the campaign may send.",
+          "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
           "properties": {
             "timezone": {
               "type": "string",
@@ -2917,13 +2917,13 @@ export const toolsList: readonly ToolListing[] = [
           "properties": {
             "stop_on_reply": {
               "type": "boolean",
-              "description": "Stop the sequence for a lead once they reply (default true)."
+              "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
             },
             "daily_limit": {
               "type": "integer",
               "minimum": 1,
               "maximum": 1000,
-              "description": "Cap for this campaign's messages per day, below the profile's own limit."
+              "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
             }
           }
         },
@@ -3041,7 +3041,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send.",
+              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -3083,13 +3083,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "Stop the sequence for a lead once they reply (default true)."
+                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
                 }
               }
             },
@@ -3299,7 +3299,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send.",
+              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -3341,13 +3341,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "Stop the sequence for a lead once they reply (default true)."
+                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "Cap for this campaign's messages per day, below the profile's own limit."
+                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
                 }
               }
             },

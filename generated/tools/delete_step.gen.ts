@@ -26,7 +26,7 @@ export interface DeleteStepResult {
     created_at: string
     updated_at: string
     /**
-     * When the campaign may send.
+     * When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).
      */
     schedule?: {
       /**
@@ -42,11 +42,11 @@ export interface DeleteStepResult {
     }
     settings?: {
       /**
-       * Stop the sequence for a lead once they reply (default true).
+       * For automatic sending (not available yet): stop the sequence for a lead once they reply (default true).
        */
       stop_on_reply?: boolean
       /**
-       * Cap for this campaign's messages per day, below the profile's own limit.
+       * For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit.
        */
       daily_limit?: number
     }

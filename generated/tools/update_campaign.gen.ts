@@ -13,7 +13,7 @@ export interface UpdateCampaignArguments {
   campaign_id: string
   name?: string
   /**
-   * When the campaign may send.
+   * When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).
    */
   schedule?: {
     /**
@@ -29,11 +29,11 @@ export interface UpdateCampaignArguments {
   }
   settings?: {
     /**
-     * Stop the sequence for a lead once they reply (default true).
+     * For automatic sending (not available yet): stop the sequence for a lead once they reply (default true).
      */
     stop_on_reply?: boolean
     /**
-     * Cap for this campaign's messages per day, below the profile's own limit.
+     * For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit.
      */
     daily_limit?: number
   }
@@ -86,7 +86,7 @@ export interface UpdateCampaignResult {
     created_at: string
     updated_at: string
     /**
-     * When the campaign may send.
+     * When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).
      */
     schedule?: {
       /**
@@ -102,11 +102,11 @@ export interface UpdateCampaignResult {
     }
     settings?: {
       /**
-       * Stop the sequence for a lead once they reply (default true).
+       * For automatic sending (not available yet): stop the sequence for a lead once they reply (default true).
        */
       stop_on_reply?: boolean
       /**
-       * Cap for this campaign's messages per day, below the profile's own limit.
+       * For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit.
        */
       daily_limit?: number
     }

@@ -3,8 +3,10 @@ import { requireProfile } from '../tool-support/profile.ts';
 
 /** Get a campaign with its steps and lead counts. */
 export const handler: GetCampaignHandler = async (args, ctx) => {
-  await requireProfile(ctx, args.service_profile_id);
+  // The campaign query is already scoped to the account and profile, so the profile is looked up
+  // only to tell "no such profile" from "no such campaign" when nothing was found.
   const campaign = await ctx.services.campaigns.get(ctx.principal.accountId, args.service_profile_id, args.campaign_id);
-  if (!campaign) throw ctx.errors.CAMPAIGN_NOT_FOUND({ campaign_id: args.campaign_id, service_profile_id: args.service_profile_id });
-  return { campaign };
+  if (campaign) return { campaign };
+  await requireProfile(ctx, args.service_profile_id);
+  throw ctx.errors.CAMPAIGN_NOT_FOUND({ campaign_id: args.campaign_id, service_profile_id: args.service_profile_id });
 };

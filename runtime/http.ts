@@ -167,13 +167,14 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
     },
   });
 
-  const principals = new WeakMap<FastifyRequest, Principal>();
+  /** What the onRequest check learned from the headers, for the handler of the same request. */
+  const admitted = new WeakMap<FastifyRequest, { principal: Principal; accept: { json: boolean; sse: boolean } }>();
 
   /**
    * Host, Origin, Accept and the token are checked from the headers alone, before the body is
    * read: a stranger cannot make the server buffer and parse a megabyte, and gets the 401 first.
+   * An async hook that answered must return the reply, or Fastify would go on to the handler.
    */
-  // An async hook that answered must return the reply, or Fastify would go on to the handler.
   async function admit(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const denied = checkOrigin(policy, req.headers);
     if (denied) return sendError(reply, 'host' in denied ? errors.create('FORBIDDEN_HOST', denied) : errors.create('FORBIDDEN_ORIGIN', denied));
@@ -181,7 +182,7 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
     const accept = acceptsType(req.headers.accept);
     if (!accept.json && !accept.sse) return sendError(reply, errors.create('NOT_ACCEPTABLE'));
     try {
-      principals.set(req, await authenticate(req));
+      admitted.set(req, { principal: await authenticate(req), accept });
       return undefined;
     } catch (err) {
       if (err instanceof CatalogError) return sendError(reply, err);
@@ -190,8 +191,7 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
   }
 
   app.post(path, { onRequest: admit }, async (req, reply) => {
-    const principal = principals.get(req)!;
-    const accept = acceptsType(req.headers.accept);
+    const { principal, accept } = admitted.get(req)!;
     const body = req.body;
     if (body === PARSE_FAILED) return sendError(reply, errors.create('PARSE_ERROR'));
     const message = classify(body);

@@ -123,7 +123,8 @@ describe('token validity', () => {
   });
 
   test('a token that worked stops working when it expires (no stale cache)', async () => {
-    const token = await server.token(account, { ttlSeconds: 1 });
+    // Two seconds: with one, a token minted late in a second can expire before its first call.
+    const token = await server.token(account, { ttlSeconds: 2 });
     assertToolResult(await profilesCall(bearer(token)));
     const exp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp as number;
     await new Promise((r) => setTimeout(r, Math.max(0, exp * 1000 - Date.now()) + 50));

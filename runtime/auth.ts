@@ -46,12 +46,23 @@ const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
 
 /** WWW-Authenticate values per RFC 6750 and RFC 9728 (resource_metadata). */
 export class Challenges {
-  constructor(private readonly resourceMetadataUrl: string) {}
+  private readonly scope: string;
+
+  /**
+   * `scopes`: what a client should ask for when it (re)authorizes, sent in the 401 challenges as
+   * the MCP authorization spec of 2025-11-25 recommends (clients prefer it to scopes_supported).
+   */
+  constructor(
+    private readonly resourceMetadataUrl: string,
+    scopes: readonly string[] = [],
+  ) {
+    this.scope = scopes.length ? `scope="${scopes.join(' ')}", ` : '';
+  }
   missing(): string {
-    return `Bearer resource_metadata="${this.resourceMetadataUrl}"`;
+    return `Bearer ${this.scope}resource_metadata="${this.resourceMetadataUrl}"`;
   }
   invalid(description: string): string {
-    return `Bearer error="invalid_token", error_description="${description.replace(/["\\]/g, "'")}", resource_metadata="${this.resourceMetadataUrl}"`;
+    return `Bearer error="invalid_token", error_description="${description.replace(/["\\]/g, "'")}", ${this.scope}resource_metadata="${this.resourceMetadataUrl}"`;
   }
   insufficientScope(scopes: readonly string[]): string {
     return `Bearer error="insufficient_scope", scope="${scopes.join(' ')}", resource_metadata="${this.resourceMetadataUrl}"`;
@@ -146,7 +157,11 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
         cache.delete(token);
       }
       const entry = await verify(token);
-      if (isRevoked(entry.principal)) throw fail('TOKEN_REJECTED', { detail: 'its authorization was removed; authorize again in the MCP dialog' });
+      if (isRevoked(entry.principal)) {
+        // Revoked here while it was being verified: the service check now sees why, and says so.
+        await check(entry.principal, entry.claims);
+        throw fail('TOKEN_REJECTED', { detail: 'its authorization was removed; authorize again in the MCP dialog' });
+      }
       if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
       cache.set(token, entry);
       return entry.principal;

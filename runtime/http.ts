@@ -13,7 +13,7 @@ import { classify, errorMessage, type RequestId } from './jsonrpc.ts';
 import { checkOrigin, defaultOriginPolicy } from './origin-guard.ts';
 import { McpProtocol, rpcError } from './protocol.ts';
 import { ResponseChannel } from './response-channel.ts';
-import { ToolRunner } from './tool-runner.ts';
+import { ToolRunner, type ToolCallObserver } from './tool-runner.ts';
 
 export interface McpHttpOptions {
   definition: ServerDefinition;
@@ -34,6 +34,8 @@ export interface McpHttpOptions {
   listTtlMs?: number;
   /** Log threshold for handshake-era requests, which cannot carry one; default: info. */
   defaultLogLevel?: LogLevel;
+  /** Told of every finished tools/call (for an activity log); keep it cheap, it runs on the hot path. */
+  onToolCall?: ToolCallObserver;
 }
 
 /** Codes the runtime raises itself; checked against the catalog at start. */
@@ -105,6 +107,7 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
   const runner = new ToolRunner(definition, options.handlers, options.services, errors, {
     validateResults: options.validateResults ?? false,
     logger: app.log,
+    onToolCall: options.onToolCall,
   });
   const protocol = new McpProtocol(definition, runner, errors, challenges, {
     pageSize: options.pageSize ?? 100,

@@ -154,6 +154,7 @@ export class McpProtocol {
     if (!tool) throw this.errors.create('UNKNOWN_TOOL', { tool: name });
     const missing = this.runner.missingScopes(tool, state.principal);
     if (missing.length) {
+      this.runner.denied(name, state.principal, 'INSUFFICIENT_SCOPE');
       throw this.errors.create('INSUFFICIENT_SCOPE', { scopes: missing.join(' ') }, { 'www-authenticate': this.challenges.insufficientScope(tool.scopes) });
     }
     const args = params.arguments ?? {};

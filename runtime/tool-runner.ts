@@ -28,6 +28,19 @@ export interface ServerLogger {
   error(obj: object, msg: string): void;
 }
 
+/** One finished tool call, for an app that keeps an activity log (no arguments, no results). */
+export interface ToolCallEvent {
+  tool: string;
+  principal: Principal;
+  /** `denied`: the token lacked a required scope; `error`: a tool error result (isError). */
+  outcome: 'ok' | 'error' | 'denied';
+  /** The catalog code of an error or denial. */
+  errorCode?: string;
+  durationMs: number;
+}
+
+export type ToolCallObserver = (event: ToolCallEvent) => void;
+
 interface PreparedTool {
   definition: ToolDefinition;
   handler: (args: unknown, ctx: ToolContext<unknown>) => unknown;
@@ -61,7 +74,7 @@ export class ToolRunner {
     handlers: HandlerMap,
     private readonly services: Services,
     private readonly errors: ErrorFactory,
-    private readonly options: { validateResults: boolean; logger: ServerLogger },
+    private readonly options: { validateResults: boolean; logger: ServerLogger; onToolCall?: ToolCallObserver | undefined },
   ) {
     const missing = Object.keys(definition.tools).filter((name) => typeof handlers[name] !== 'function');
     if (missing.length) throw new FrameworkConfigError(`No handler for tool(s): ${missing.join(', ')}; run \`npm run gen\` to create their stubs`);
@@ -83,12 +96,19 @@ export class ToolRunner {
     return tool.scopes.filter((s) => !principal.scopes.has(s));
   }
 
+  /** Records a call refused for missing scopes (the transport answers it with 403). */
+  denied(name: string, principal: Principal, errorCode: string): void {
+    this.options.onToolCall?.({ tool: name, principal, outcome: 'denied', errorCode, durationMs: 0 });
+  }
+
   /** Runs a tool and returns its CallToolResult serialized as JSON text. */
   async call(name: string, args: unknown, env: CallEnvironment): Promise<string> {
+    const started = this.options.onToolCall ? performance.now() : 0;
     const tool = this.tools.get(name)!;
     const def = tool.definition;
     if (!def.validateArguments(args)) {
-      return this.errorResult(this.errors.create('INVALID_ARGUMENTS', { tool: name, detail: describeValidationErrors(def.validateArguments.errors) }));
+      const err = this.errors.create('INVALID_ARGUMENTS', { tool: name, detail: describeValidationErrors(def.validateArguments.errors) });
+      return this.finish(name, env, started, this.errorResult(err), err.code);
     }
     let signal: AbortSignal | undefined;
     const ctx: ToolContext<unknown> = {
@@ -105,11 +125,25 @@ export class ToolRunner {
     };
     try {
       const result = await tool.handler(args, ctx);
-      return this.serialize(name, def, result);
+      return this.finish(name, env, started, this.serialize(name, def, result));
     } catch (err) {
-      if (err instanceof CatalogError && err.definition.surface === 'tool') return this.errorResult(err);
-      return this.internalError(name, err);
+      if (err instanceof CatalogError && err.definition.surface === 'tool') return this.finish(name, env, started, this.errorResult(err), err.code);
+      return this.finish(name, env, started, this.internalError(name, err), 'INTERNAL_ERROR');
     }
+  }
+
+  /** Reports the call to the observer, if any, and passes its serialized result on. */
+  private finish(name: string, env: CallEnvironment, started: number, json: string, errorCode?: string): string {
+    const observe = this.options.onToolCall;
+    if (observe) {
+      const durationMs = performance.now() - started;
+      observe(
+        errorCode === undefined
+          ? { tool: name, principal: env.principal, outcome: 'ok', durationMs }
+          : { tool: name, principal: env.principal, outcome: 'error', errorCode, durationMs },
+      );
+    }
+    return json;
   }
 
   /** The CallToolResult of a handler's return value, as JSON text; throws when it cannot be one. */
@@ -124,7 +158,7 @@ export class ToolRunner {
     if (this.options.validateResults && !def.validateResult(result)) {
       const detail = describeValidationErrors(def.validateResult.errors);
       this.options.logger.error({ tool: name, detail }, 'tool result does not match its output schema');
-      return this.errorResult(this.errors.create('INVALID_RESULT', { tool: name, detail }));
+      throw this.errors.create('INVALID_RESULT', { tool: name, detail });
     }
     // The same JSON twice, as structuredContent and as text, serialized once.
     const json = JSON.stringify(result);

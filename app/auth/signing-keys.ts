@@ -20,6 +20,8 @@ const FIRST_KID = 'first';
 export interface SigningKey {
   kid: string;
   privateKey: CryptoKey;
+  /** The same key as a JWK (with kid and alg), for signers that take JWKs (the OAuth server). */
+  privateJwk: JWK;
 }
 
 export class SigningKeys {
@@ -120,7 +122,8 @@ export class SigningKeys {
     this.localSet = createLocalJWKSet(this.jwks);
     const active = rows.find((r) => r.retired_at === null);
     if (active && active.kid !== this.current?.kid) {
-      this.current = { kid: active.kid, privateKey: (await importJWK(JSON.parse(active.private_jwk) as JWK, TOKEN_ALG)) as CryptoKey };
+      const privateJwk = JSON.parse(active.private_jwk) as JWK;
+      this.current = { kid: active.kid, privateKey: (await importJWK(privateJwk, TOKEN_ALG)) as CryptoKey, privateJwk };
     }
   }
 }

@@ -2,7 +2,7 @@
 import type { Db } from './database.ts';
 import { newId } from './ids.ts';
 import { isUniqueViolation } from './db-errors.ts';
-import { hashPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
 import type { ProfilesTable } from './schema.ts';
 
 export interface NewProfile {
@@ -33,6 +33,10 @@ export class EmailTakenError extends Error {
 }
 
 const now = () => new Date().toISOString();
+
+let dummy: Promise<string> | undefined;
+/** A hash of a random password, verified against when the email is unknown (made once). */
+const dummyHash = () => (dummy ??= hashPassword(`dummy-${Math.random()}`));
 
 /** Today's date (YYYY-MM-DD) in a time zone; usage counters reset at the profile's local midnight. */
 export function localDay(timezone: string, at = new Date()): string {
@@ -103,6 +107,25 @@ export class AccountStore {
     });
   }
 
+  /**
+   * The active user with this email and password, or undefined. An unknown email costs the same
+   * hashing as a wrong password, so the answer time does not tell which emails have accounts.
+   */
+  async verifyCredentials(email: string, password: string) {
+    const user = await this.findUserByEmail(email);
+    const matches = await verifyPassword(password, user?.password_hash ?? (await dummyHash()));
+    if (!user || !matches || user.status !== 'active') return undefined;
+    const account = await this.getAccount(user.account_id);
+    return account?.status === 'active' ? user : undefined;
+  }
+
+  /** Sets a user's password; false when no user has this email. */
+  async setPassword(email: string, password: string): Promise<boolean> {
+    const passwordHash = await hashPassword(password);
+    const result = await this.db.updateTable('users').set({ password_hash: passwordHash }).where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   findUserByEmail(email: string) {
     return this.db.selectFrom('users').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
   }
@@ -147,22 +170,5 @@ export class AccountStore {
   /** A profile of this account, or undefined (another account's profile is not found either). */
   getProfile(accountId: string, profileId: string) {
     return this.db.selectFrom('profiles').selectAll().where('id', '=', profileId).where('account_id', '=', accountId).executeTakeFirst();
-  }
-
-  async createGrant(input: { userId: string; accountId: string; clientId: string; scope: string }): Promise<string> {
-    const id = newId('grt');
-    await this.db
-      .insertInto('grants')
-      .values({ id, user_id: input.userId, account_id: input.accountId, client_id: input.clientId, scope: input.scope, created_at: now(), revoked_at: null })
-      .execute();
-    return id;
-  }
-
-  getGrant(id: string) {
-    return this.db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
-  }
-
-  async revokeGrant(id: string): Promise<void> {
-    await this.db.updateTable('grants').set({ revoked_at: now() }).where('id', '=', id).where('revoked_at', 'is', null).execute();
   }
 }

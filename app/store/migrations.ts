@@ -164,6 +164,75 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('outbox_due').on('outbox').columns(['state', 'next_attempt_at']).execute();
     },
   },
+  '0003_web_sessions_oauth_activity': {
+    async up(db: Kysely<unknown>) {
+      // Secrets every instance must share (cookie signing keys), created once by whichever instance asks first.
+      await db.schema
+        .createTable('app_secrets')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      // Web sign-in sessions; the id is stored hashed, so a copy of the database opens no session.
+      await db.schema
+        .createTable('web_sessions')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text')
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('web_sessions_expires').on('web_sessions').column('expires_at').execute();
+      await db.schema.createIndex('web_sessions_user').on('web_sessions').column('user_id').execute();
+      // What the OAuth authorization server (oidc-provider) keeps: clients, codes, refresh tokens, grants, interactions.
+      await db.schema
+        .createTable('oauth_models')
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('grant_id', 'text')
+        .addColumn('uid', 'text')
+        .addColumn('user_code', 'text')
+        .addColumn('expires_at', 'text')
+        .addColumn('consumed_at', 'text')
+        .addPrimaryKeyConstraint('oauth_models_pk', ['model', 'id'])
+        .execute();
+      await db.schema.createIndex('oauth_models_grant').on('oauth_models').column('grant_id').execute();
+      await db.schema.createIndex('oauth_models_uid').on('oauth_models').columns(['model', 'uid']).execute();
+      await db.schema.createIndex('oauth_models_expires').on('oauth_models').column('expires_at').execute();
+      // Grants of both kinds (the MCP dialog and OAuth connectors) live in one table.
+      await db.schema
+        .alterTable('grants')
+        .addColumn('kind', 'text', (c) => c.notNull().defaultTo('cli'))
+        .execute();
+      await db.schema.alterTable('grants').addColumn('client_name', 'text').execute();
+      await db.schema.alterTable('grants').addColumn('revoked_reason', 'text').execute();
+      await db.schema.createIndex('grants_user').on('grants').columns(['user_id', 'revoked_at']).execute();
+      await db.schema.createIndex('grants_revoked').on('grants').column('revoked_at').execute();
+      // Fixed-window counters for rate limits that every instance must share (sign-in attempts).
+      await db.schema
+        .createTable('rate_limits')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('hits', 'integer', (c) => c.notNull())
+        .addColumn('window_ends_at', 'text', (c) => c.notNull())
+        .execute();
+      // The activity list of the dashboard: one row per tool call (no arguments, no message bodies).
+      await db.schema
+        .createTable('tool_calls')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('grant_id', 'text')
+        .addColumn('client_id', 'text')
+        .addColumn('tool', 'text', (c) => c.notNull())
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('error_code', 'text')
+        .addColumn('duration_ms', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('tool_calls_user_created').on('tool_calls').columns(['user_id', 'created_at']).execute();
+      await db.schema.createIndex('tool_calls_created').on('tool_calls').column('created_at').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

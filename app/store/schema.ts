@@ -43,6 +43,64 @@ export interface GrantsTable {
   scope: string;
   created_at: string;
   revoked_at: string | null;
+  /** `dialog` (the in-app MCP dialog), `oauth` (a connector), `cli` (an admin's token). */
+  kind: GrantKind;
+  /** The connector's registered name, shown in the MCP dialog. */
+  client_name: string | null;
+  /** Why it was revoked: `removed` (by the user), `superseded` (a newer dialog authorization), `refresh_reuse`, ... */
+  revoked_reason: string | null;
+}
+
+export type GrantKind = 'dialog' | 'oauth' | 'cli';
+
+export interface AppSecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
+
+export interface WebSessionsTable {
+  /** SHA-256 of the session id (the cookie holds the id itself). */
+  id_hash: string;
+  user_id: string | null;
+  /** JSON text of the session object. */
+  data: string;
+  expires_at: string;
+}
+
+export interface OauthModelsTable {
+  /** oidc-provider's model name: Client, Grant, Session, Interaction, AuthorizationCode, RefreshToken, ... */
+  model: string;
+  id: string;
+  /** JSON text of the model's payload. */
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  expires_at: string | null;
+  consumed_at: string | null;
+}
+
+export interface RateLimitsTable {
+  key: string;
+  hits: number;
+  window_ends_at: string;
+}
+
+export type ToolCallOutcome = 'ok' | 'error' | 'denied';
+
+export interface ToolCallsTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  grant_id: string | null;
+  client_id: string | null;
+  tool: string;
+  outcome: ToolCallOutcome;
+  /** The catalog code of a failed call (INVALID_ARGUMENTS, CAMPAIGN_NOT_FOUND, INSUFFICIENT_SCOPE, ...). */
+  error_code: string | null;
+  duration_ms: number;
+  created_at: string;
 }
 
 export interface SigningKeysTable {
@@ -157,4 +215,9 @@ export interface Database {
   conversations: ConversationsTable;
   messages: MessagesTable;
   outbox: OutboxTable;
+  app_secrets: AppSecretsTable;
+  web_sessions: WebSessionsTable;
+  oauth_models: OauthModelsTable;
+  rate_limits: RateLimitsTable;
+  tool_calls: ToolCallsTable;
 }

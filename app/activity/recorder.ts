@@ -1,0 +1,85 @@
+/**
+ * Records every tool call for the dashboard's activity list without a database write on the
+ * request path: calls are buffered and written in one transaction about once a second (and at
+ * shutdown). A crash loses at most that second of activity, never a tool's own writes.
+ */
+import type { ToolCallEvent } from '../../runtime/index.ts';
+import type { ActivityStore, ToolCallRow } from '../store/activity.ts';
+import { newId } from '../store/ids.ts';
+
+export interface ActivityRecorderOptions {
+  flushEveryMs?: number;
+  /** A buffer this full is written at once. */
+  maxBuffered?: number;
+  /** Entries older than this are pruned (default 90 days). */
+  retentionMs?: number;
+  logger: { warn(obj: object, msg: string): void };
+}
+
+const PRUNE_EVERY_MS = 3600_000;
+
+export class ActivityRecorder {
+  private buffer: ToolCallRow[] = [];
+  private timer?: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+  private lastPrune = 0;
+
+  constructor(
+    private readonly store: ActivityStore,
+    private readonly options: ActivityRecorderOptions,
+  ) {}
+
+  /** The runtime's onToolCall observer. */
+  readonly record = (event: ToolCallEvent): void => {
+    const { principal } = event;
+    // auth: none servers have no user; there is nobody to show the activity to.
+    if (principal.subject === 'anonymous') return;
+    this.buffer.push({
+      id: newId('tc'),
+      account_id: principal.accountId,
+      user_id: principal.subject,
+      grant_id: principal.grantId ?? null,
+      client_id: principal.clientId ?? null,
+      tool: event.tool,
+      outcome: event.outcome,
+      error_code: event.errorCode ?? null,
+      duration_ms: Math.round(event.durationMs),
+      created_at: new Date().toISOString(),
+    });
+    if (this.buffer.length >= (this.options.maxBuffered ?? 1000)) void this.flush();
+  };
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), this.options.flushEveryMs ?? 1000);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  /** Writes what is buffered (one write at a time; a failed batch is retried with the next). */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      const batch = this.buffer;
+      if (!batch.length) return;
+      this.buffer = [];
+      try {
+        await this.store.insert(batch);
+        await this.pruneNowAndThen();
+      } catch (err) {
+        this.options.logger.warn({ err, entries: batch.length }, 'could not write tool-call activity; will retry');
+        // Keep the entries for the next flush, but never grow without bound while the store is down.
+        this.buffer = batch.concat(this.buffer).slice(-(this.options.maxBuffered ?? 1000) * 10);
+      }
+    });
+    return this.flushing;
+  }
+
+  private async pruneNowAndThen(): Promise<void> {
+    if (Date.now() - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = Date.now();
+    await this.store.prune(new Date(Date.now() - (this.options.retentionMs ?? 90 * 86_400_000)).toISOString());
+  }
+}

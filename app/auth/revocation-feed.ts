@@ -1,0 +1,91 @@
+/**
+ * Carries grant revocations to every instance, so that a token cached by another instance stops
+ * working within a second of "Remove MCP authorization":
+ * - PostgreSQL: LISTEN on the channel the revoking transaction NOTIFYs (delivered at commit),
+ *   plus a slow poll that catches up after a lost connection;
+ * - SQLite (processes sharing one file): a quick poll of recently revoked grants, an indexed read.
+ * Polls look back a while rather than from the last poll, so clocks a little apart lose nothing;
+ * ids already delivered are not delivered again.
+ */
+import pg from 'pg';
+import { REVOCATION_CHANNEL, type GrantStore } from '../store/grants.ts';
+
+export interface RevocationFeedOptions {
+  grants: GrantStore;
+  /** Set on PostgreSQL: the feed LISTENs on its own connection. */
+  databaseUrl?: string;
+  onRevoked(grantId: string): void;
+  logger: { warn(obj: object, msg: string): void };
+  /** Poll period; default 250 ms on SQLite, 5 s on PostgreSQL (where NOTIFY is the fast path). */
+  pollMs?: number;
+}
+
+const LOOKBACK_MS = 30_000;
+const RECONNECT_MS = 1_000;
+
+export class RevocationFeed {
+  private readonly delivered = new Map<string, number>();
+  private timer?: NodeJS.Timeout;
+  private listener?: pg.Client;
+  private stopped = false;
+  private polling = false;
+
+  constructor(private readonly options: RevocationFeedOptions) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    if (this.options.databaseUrl) await this.listen();
+    const period = this.options.pollMs ?? (this.options.databaseUrl ? 5_000 : 250);
+    this.timer = setInterval(() => void this.poll(), period);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    const client = this.listener;
+    this.listener = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  private deliver(grantId: string): void {
+    if (this.delivered.has(grantId)) return;
+    this.delivered.set(grantId, Date.now());
+    this.options.onRevoked(grantId);
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      const since = new Date(Date.now() - LOOKBACK_MS).toISOString();
+      for (const id of await this.options.grants.revokedSince(since)) this.deliver(id);
+      const forgetBefore = Date.now() - 2 * LOOKBACK_MS;
+      for (const [id, at] of this.delivered) if (at < forgetBefore) this.delivered.delete(id);
+    } catch (err) {
+      this.options.logger.warn({ err }, 'could not read recent grant revocations; retrying');
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.databaseUrl });
+    const reconnect = (err: unknown) => {
+      if (this.stopped || this.listener !== client) return;
+      this.listener = undefined;
+      this.options.logger.warn({ err }, 'lost the revocation listener connection; reconnecting');
+      void client.end().catch(() => undefined);
+      setTimeout(() => void this.listen().catch(reconnect), RECONNECT_MS).unref();
+    };
+    client.on('error', reconnect);
+    client.on('notification', (message) => {
+      if (message.channel === REVOCATION_CHANNEL && message.payload) this.deliver(message.payload);
+    });
+    this.listener = client;
+    await client.connect();
+    await client.query(`LISTEN ${REVOCATION_CHANNEL}`);
+    // Anything revoked while the connection was down.
+    await this.poll();
+  }
+}

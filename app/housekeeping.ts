@@ -1,0 +1,39 @@
+/**
+ * Deletes what has expired and nobody will read again: OAuth codes, interactions and tokens, web
+ * sessions, rate-limit windows. Expired rows are already ignored by every read; this only keeps
+ * the tables small. Any instance may run it; the deletes are idempotent.
+ */
+import { sweepExpiredOAuthModels } from './oauth/adapter.ts';
+import type { Db } from './store/database.ts';
+import { sweepExpiredRateLimits } from './web/rate-limit-store.ts';
+import { sweepExpiredSessions } from './web/session-store.ts';
+
+const EVERY_MS = 10 * 60 * 1000;
+
+export class Housekeeping {
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Db,
+    private readonly logger: { warn(obj: object, msg: string): void },
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.run(), EVERY_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  async run(): Promise<void> {
+    try {
+      await sweepExpiredOAuthModels(this.db);
+      await sweepExpiredSessions(this.db);
+      await sweepExpiredRateLimits(this.db);
+    } catch (err) {
+      this.logger.warn({ err }, 'housekeeping failed; it runs again in 10 minutes');
+    }
+  }
+}

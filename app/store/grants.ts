@@ -1,0 +1,151 @@
+/**
+ * Authorization grants: one row per authorization a user gave (the MCP dialog, an OAuth connector,
+ * an admin's CLI token). Every access token names its grant; revoking the grant refuses its tokens.
+ * A revocation also drops the OAuth server's codes and refresh tokens of the grant, and on
+ * PostgreSQL notifies every instance in the same transaction (see auth/revocation-feed.ts).
+ */
+import type { Db, DbKind } from './database.ts';
+import { newId } from './ids.ts';
+import type { GrantKind, GrantsTable } from './schema.ts';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from './schema.ts';
+
+/** The PostgreSQL NOTIFY channel carrying the ids of revoked grants. */
+export const REVOCATION_CHANNEL = 'outreach_grant_revoked';
+
+export type RevokeReason = 'removed' | 'superseded' | 'revoked';
+
+export type Grant = GrantsTable;
+
+export interface NewGrant {
+  /** Given for OAuth grants (the provider's grant id); generated otherwise. */
+  id?: string;
+  userId: string;
+  accountId: string;
+  kind: GrantKind;
+  clientId: string;
+  clientName?: string;
+  scope: string;
+}
+
+const now = () => new Date().toISOString();
+
+export class GrantStore {
+  constructor(
+    private readonly db: Db,
+    private readonly kind: DbKind,
+  ) {}
+
+  async create(input: NewGrant): Promise<Grant> {
+    const row: Grant = {
+      id: input.id ?? newId('grt'),
+      user_id: input.userId,
+      account_id: input.accountId,
+      kind: input.kind,
+      client_id: input.clientId,
+      client_name: input.clientName ?? null,
+      scope: input.scope,
+      created_at: now(),
+      revoked_at: null,
+      revoked_reason: null,
+    };
+    await this.db.insertInto('grants').values(row).execute();
+    return row;
+  }
+
+  /**
+   * A new MCP-dialog grant for the user. The dialog shows one authorization at a time: the
+   * user's previous dialog grants are revoked as superseded in the same transaction.
+   * Returns the new grant and the ids it superseded.
+   */
+  async replaceDialogGrant(input: Omit<NewGrant, 'kind' | 'id'>): Promise<{ grant: Grant; superseded: string[] }> {
+    return this.db.transaction().execute(async (trx) => {
+      const previous = await trx
+        .selectFrom('grants')
+        .select('id')
+        .where('user_id', '=', input.userId)
+        .where('kind', '=', 'dialog')
+        .where('revoked_at', 'is', null)
+        .execute();
+      const superseded = previous.map((r) => r.id);
+      await this.markRevoked(trx, superseded, 'superseded');
+      const grant: Grant = {
+        id: newId('grt'),
+        user_id: input.userId,
+        account_id: input.accountId,
+        kind: 'dialog',
+        client_id: input.clientId,
+        client_name: input.clientName ?? null,
+        scope: input.scope,
+        created_at: now(),
+        revoked_at: null,
+        revoked_reason: null,
+      };
+      await trx.insertInto('grants').values(grant).execute();
+      return { grant, superseded };
+    });
+  }
+
+  get(id: string): Promise<Grant | undefined> {
+    return this.db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The user's grants that are not revoked, newest first. */
+  listActive(userId: string): Promise<Grant[]> {
+    return this.db
+      .selectFrom('grants')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Revokes grants (those already revoked keep their first reason); returns the ids it revoked. */
+  async revoke(ids: readonly string[], reason: RevokeReason): Promise<string[]> {
+    if (!ids.length) return [];
+    return this.db.transaction().execute((trx) => this.markRevoked(trx, ids, reason));
+  }
+
+  /** Revokes every active grant of a user that `filter` selects (all by default); returns their ids. */
+  async revokeForUser(userId: string, reason: RevokeReason, filter: { id?: string; kinds?: GrantKind[] } = {}): Promise<string[]> {
+    return this.db.transaction().execute(async (trx) => {
+      let query = trx.selectFrom('grants').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null);
+      if (filter.id !== undefined) query = query.where('id', '=', filter.id);
+      if (filter.kinds) query = query.where('kind', 'in', filter.kinds);
+      const ids = (await query.execute()).map((r) => r.id);
+      return this.markRevoked(trx, ids, reason);
+    });
+  }
+
+  /** Grants revoked at or after `since` (ISO), for instances catching up on revocations. */
+  async revokedSince(since: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('grants').select('id').where('revoked_at', '>=', since).execute();
+    return rows.map((r) => r.id);
+  }
+
+  private async markRevoked(trx: Transaction<Database>, ids: readonly string[], reason: RevokeReason): Promise<string[]> {
+    if (!ids.length) return [];
+    const revoked = await trx
+      .updateTable('grants')
+      .set({ revoked_at: now(), revoked_reason: reason })
+      .where('id', 'in', ids)
+      .where('revoked_at', 'is', null)
+      .returning('id')
+      .execute();
+    const revokedIds = revoked.map((r) => r.id);
+    if (!revokedIds.length) return [];
+    // The OAuth server's artifacts of these grants (its Grant, codes, refresh tokens) go too,
+    // so a connector cannot refresh its way back in.
+    await trx
+      .deleteFrom('oauth_models')
+      .where((eb) => eb.or([eb('grant_id', 'in', revokedIds), eb.and([eb('model', '=', 'Grant'), eb('id', 'in', revokedIds)])]))
+      .execute();
+    if (this.kind === 'postgres') {
+      // Delivered to every listening instance when this transaction commits.
+      for (const id of revokedIds) await sql`select pg_notify(${REVOCATION_CHANNEL}, ${id})`.execute(trx);
+    }
+    return revokedIds;
+  }
+}

@@ -4,6 +4,7 @@
  *   token --email E [--scope "mcp:read profile service_account_id"] [--ttl SECONDS]   prints the token alone
  *   reply --conversation ID --text T                                    records a lead's reply (what the delivery backend reports)
  *   keys rotate                                                         new signing key; old ones keep verifying
+ *   password reset --email E                                            sets a new random password and prints it
  */
 import { parseArgs } from 'node:util';
 import { scopes as declaredScopes } from '../generated/scopes.gen.ts';
@@ -12,6 +13,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openService } from './server.ts';
 import { DomainError } from './domain/errors.ts';
 import { EmailTakenError } from './store/accounts.ts';
+import { randomPassword } from './seed.ts';
 
 class UsageError extends Error {}
 
@@ -19,7 +21,8 @@ const USAGE = `usage:
   npm run cli -- account create --name NAME --email EMAIL --password PASSWORD [--profile "PROFILE NAME"]
   npm run cli -- token --email EMAIL [--scope "mcp:read mcp:write profile service_account_id"] [--ttl SECONDS]
   npm run cli -- reply --conversation CONVERSATION_ID --text "TEXT"   (records a lead's reply, as the delivery backend would)
-  npm run cli -- keys rotate`;
+  npm run cli -- keys rotate
+  npm run cli -- password reset --email EMAIL   (sets a new random password and prints it)`;
 
 const MAX_TTL = 30 * 24 * 3600;
 
@@ -84,6 +87,12 @@ async function run(argv: string[]): Promise<string> {
       }
       case 'keys rotate':
         return `new signing key ${await service.keys.rotate()}`;
+      case 'password reset': {
+        if (!values.email) throw new UsageError('password reset needs --email');
+        const password = randomPassword();
+        if (!(await service.accounts.setPassword(values.email, password))) throw new UsageError(`No user with the email ${values.email}`);
+        return password;
+      }
       default:
         throw new UsageError(command ? `Unknown command "${command}"` : 'No command given');
     }

@@ -17,6 +17,12 @@ export interface AppConfig {
   deliveryWebhookUrl?: string;
   /** Shared secret of POST /webhooks/inbound (replies reported by the delivery backend); unset: no such route. */
   inboundWebhookSecret?: string;
+  /**
+   * Fastify's trustProxy (TRUST_PROXY): behind a load balancer, the client address comes from
+   * X-Forwarded-For, so that sign-in limits count each person, not the balancer. `true`, or a
+   * comma-separated list of proxy addresses or CIDR ranges; default false.
+   */
+  trustProxy: boolean | string[];
 }
 
 export class ConfigError extends Error {
@@ -52,7 +58,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     allowedHosts: env.ALLOWED_HOSTS?.trim() === '*' ? '*' : list(env.ALLOWED_HOSTS),
     ...(env.DELIVERY_WEBHOOK_URL && { deliveryWebhookUrl: env.DELIVERY_WEBHOOK_URL }),
     ...(env.INBOUND_WEBHOOK_SECRET && { inboundWebhookSecret: env.INBOUND_WEBHOOK_SECRET }),
+    trustProxy: trustProxy(env.TRUST_PROXY),
   };
+}
+
+function trustProxy(value: string | undefined): AppConfig['trustProxy'] {
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  return list(value);
 }
 
 function list(value: string | undefined): string[] {

@@ -11,15 +11,16 @@ async function main(): Promise<void> {
     config = loadConfig({ ...process.env, PORT: String(port) });
   }
   const service = await buildServer(config);
-  const seeded = await seedDemo(service.accounts, service.campaigns, service.leads);
+  const demoPassword = await seedDemo(config, service.accounts, service.campaigns, service.leads);
   await service.app.listen({ port: config.port, host: config.host });
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `SQLite in ${config.dataDir}`;
   console.log(`MCP server listening: ${config.publicUrl}/mcp (store: ${where})`);
-  if (seeded) {
-    console.log(`Created the demo account: sign in as ${DEMO.email} / ${DEMO.password}`);
+  console.log(`Web app: ${config.publicUrl}/`);
+  if (demoPassword) {
+    console.log(`Created the demo account (this password is shown only now): sign in as ${DEMO.email} / ${demoPassword}`);
   }
-  console.log(`Get a token:  npm run cli -- token --email ${DEMO.email}`);
-  console.log(`Then connect a client to ${config.publicUrl}/mcp with the header "Authorization: Bearer <token>"`);
+  console.log(`Connect a client: open ${config.publicUrl}/app/mcp, choose "Authorize MCP", and paste the configuration it shows;`);
+  console.log(`  or add ${config.publicUrl}/mcp as a connector in a client that signs in by itself (OAuth).`);
 
   const stop = async (signal: string) => {
     service.app.log.info(`${signal}: shutting down`);

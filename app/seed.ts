@@ -1,19 +1,55 @@
-/** The demo account created on the first start of an empty store, so a newcomer can try everything. */
+/**
+ * The demo account created on the first start of an empty store, so a newcomer can try
+ * everything. It is a door into the server, so it exists only on a server that listens on loopback
+ * and is published on loopback, and its password is random, printed once at that start.
+ */
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { AppConfig } from './config.ts';
 import { EmailTakenError, type AccountStore } from './store/accounts.ts';
 import type { CampaignStore } from './store/campaigns.ts';
 import type { LeadStore } from './store/leads.ts';
 
-export const DEMO = { email: 'demo@example.com', password: 'demo-password', name: 'Demo Account' } as const;
+export const DEMO = { email: 'demo@example.com', name: 'Demo Account' } as const;
 
-/** Creates the demo account unless the store already has accounts; returns whether it did. */
-export async function seedDemo(accounts: AccountStore, campaigns: CampaignStore, leads: LeadStore): Promise<boolean> {
-  if ((await accounts.countAccounts()) > 0) return false;
+/** Whether a host name or address is this machine only (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  return isIP(h) === 4 && h.startsWith('127.');
+}
+
+/** Whether this server may have a demo account: it listens on loopback and calls itself by a loopback URL. */
+export function demoAllowed(config: Pick<AppConfig, 'host' | 'publicUrl'>): boolean {
+  return isLoopback(config.host) && isLoopback(new URL(config.publicUrl).hostname);
+}
+
+/** A password a person can type: 4 groups of 5 characters, about 100 bits. */
+export function randomPassword(): string {
+  const alphabet = 'abcdefghjkmnpqrstuvwxyz23456789';
+  const chars = [...randomBytes(20)].map((b) => alphabet[b % alphabet.length]).join('');
+  return chars.match(/.{5}/g)!.join('-');
+}
+
+/**
+ * Creates the demo account unless the store already has accounts or the server is not loopback
+ * only; returns its password when it did (the only time it is known).
+ */
+export async function seedDemo(
+  config: Pick<AppConfig, 'host' | 'publicUrl'>,
+  accounts: AccountStore,
+  campaigns: CampaignStore,
+  leads: LeadStore,
+): Promise<string | undefined> {
+  if (!demoAllowed(config)) return undefined;
+  if ((await accounts.countAccounts()) > 0) return undefined;
+  const password = randomPassword();
   let created;
   try {
     created = await accounts.createAccount({
       name: DEMO.name,
       email: DEMO.email,
-      password: DEMO.password,
+      password,
       userName: 'Ada Lovelace',
       profiles: [
         { name: 'Ada Lovelace (LinkedIn)', channel: 'linkedin', timezone: 'Europe/London', daily_limit: 50 },
@@ -22,7 +58,7 @@ export async function seedDemo(accounts: AccountStore, campaigns: CampaignStore,
     });
   } catch (err) {
     // Another instance starting on the same empty store seeded it first.
-    if (err instanceof EmailTakenError) return false;
+    if (err instanceof EmailTakenError) return undefined;
     throw err;
   }
   const campaign = await campaigns.create({
@@ -44,5 +80,5 @@ export async function seedDemo(accounts: AccountStore, campaigns: CampaignStore,
     { first_name: 'Alan', last_name: 'Turing', company: 'Bletchley Analytics', position: 'CTO', profile_url: 'https://www.linkedin.com/in/alan-turing-demo' },
     { first_name: 'Katherine', last_name: 'Johnson', position: 'Head of Research', location: 'Hampton', email: 'katherine@example.com' },
   ]);
-  return true;
+  return password;
 }

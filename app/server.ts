@@ -1,33 +1,50 @@
 /**
- * Assembles the outreach service: store, signing keys, token verification, the MCP endpoint
- * generated from tools.yaml, and the supporting HTTP routes.
+ * Assembles the outreach service: the store, signing keys and authorizations; the MCP endpoint
+ * generated from tools.yaml; the OAuth authorization server for connectors; the web app with the
+ * MCP dialog; and the supporting routes (resource metadata, JWKS, health, inbound webhook).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { serverDefinition } from '../generated/server.gen.ts';
 import { handlerFiles } from '../generated/handlers.gen.ts';
-import { Challenges, createJwtAuthenticator, type Authenticator } from '../runtime/auth.ts';
-import { ErrorFactory } from '../runtime/errors.ts';
-import { mcpHttp, resourceMetadataUrl } from '../runtime/http.ts';
-import { resourceMetadata } from '../runtime/resource-metadata.ts';
+import { Challenges, createJwtAuthenticator, ErrorFactory, mcpHttp, resourceMetadata, resourceMetadataUrl, type Authenticator } from '../runtime/index.ts';
+import { ActivityRecorder } from './activity/recorder.ts';
+import { Authorizations } from './auth/authorizations.ts';
 import { principalCheck } from './auth/principal-check.ts';
+import { RevocationFeed } from './auth/revocation-feed.ts';
 import { SigningKeys } from './auth/signing-keys.ts';
-import { mintAccessToken, type TokenClaims } from './auth/tokens.ts';
 import type { AppConfig } from './config.ts';
-import { loadHandlers } from './handlers.ts';
-import { inboundWebhook } from './inbound-webhook.ts';
-import './services.ts';
-import { AccountStore } from './store/accounts.ts';
-import { CampaignStore } from './store/campaigns.ts';
-import { LeadStore } from './store/leads.ts';
-import { MessageStore } from './store/messages.ts';
-import { StatsStore } from './store/stats.ts';
 import { LogDeliveryAdapter, WebhookDeliveryAdapter } from './delivery/adapter.ts';
 import { OutboxWorker } from './delivery/outbox-worker.ts';
+import { loadHandlers } from './handlers.ts';
+import { Housekeeping } from './housekeeping.ts';
+import { inboundWebhook } from './inbound-webhook.ts';
+import { OAuthServer, oauthRoutes } from './oauth/plugin.ts';
+import { createOAuthProvider } from './oauth/provider.ts';
+import './services.ts';
+import { AccountStore } from './store/accounts.ts';
+import { ActivityStore } from './store/activity.ts';
+import { CampaignStore } from './store/campaigns.ts';
+import { DashboardStore } from './store/dashboard.ts';
 import { migrate, openDatabase, type Db } from './store/database.ts';
+import { GrantStore } from './store/grants.ts';
+import { LeadStore } from './store/leads.ts';
+import { MessageStore } from './store/messages.ts';
+import { sharedSecret } from './store/secrets.ts';
+import { StatsStore } from './store/stats.ts';
+import { webApp } from './web/plugin.ts';
 
 const HANDLERS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'tools');
+
+export interface BuildOptions {
+  logger?: boolean;
+  validateResults?: boolean;
+  /** Access-token lifetime (default 1 hour); tests shorten it to see expiry and refresh. */
+  accessTokenTtlSeconds?: number;
+  /** How often instances look for grants revoked elsewhere (default 250 ms on SQLite, 5 s on PostgreSQL besides NOTIFY). */
+  revocationPollMs?: number;
+}
 
 export interface Service {
   app: FastifyInstance;
@@ -38,52 +55,66 @@ export interface Service {
   messages: MessageStore;
   outbox: OutboxWorker;
   keys: SigningKeys;
+  authorizations: Authorizations;
   authenticator: Authenticator;
-  /** Mints an access token for a user (creating a grant so that it can be revoked). */
-  issueToken(
-    input: Omit<TokenClaims, 'grantId' | 'clientId'> & { clientId?: string; ttlSeconds?: number },
-  ): Promise<{ token: string; expiresAt: Date; grantId: string }>;
-  /** Removes an authorization: its tokens stop working at once. */
+  activity: ActivityRecorder;
+  /** Mints an access token for a user on a grant of its own (kind `cli`: the admin CLI and tests). */
+  issueToken(input: { userId: string; accountId: string; scope: string; ttlSeconds?: number }): Promise<{ token: string; expiresAt: Date; grantId: string }>;
+  /** Removes an authorization: its tokens stop working at once here, within a second elsewhere. */
   revokeGrant(grantId: string): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Opens the store (running migrations) and the keys: what both the server and the CLI need. */
-export async function openService(config: AppConfig) {
+/** Opens the store (running migrations), the keys and the authorizations: what both the server and the CLI need. */
+export async function openService(config: AppConfig, options: Pick<BuildOptions, 'accessTokenTtlSeconds'> = {}) {
   const { db, kind, location } = openDatabase(config);
   await migrate(db);
   const keys = new SigningKeys(db);
   await keys.init();
   const accounts = new AccountStore(db);
+  const grants = new GrantStore(db, kind);
   const campaigns = new CampaignStore(db, kind);
   const leads = new LeadStore(db, kind);
   const messages = new MessageStore(db, kind);
   const stats = new StatsStore(db);
   const tokenSettings = { issuer: config.publicUrl, audience: `${config.publicUrl}/mcp` };
+  const authorizations = new Authorizations(grants, keys, tokenSettings, options.accessTokenTtlSeconds);
   async function issueToken(input: Parameters<Service['issueToken']>[0]) {
-    const clientId = input.clientId ?? 'cli';
-    const grantId = await accounts.createGrant({ userId: input.userId, accountId: input.accountId, clientId, scope: input.scope });
-    const minted = await mintAccessToken(keys, tokenSettings, { ...input, clientId, grantId }, input.ttlSeconds);
-    return { ...minted, grantId };
+    const issued = await authorizations.issueToken(input, input.scope, input.ttlSeconds === undefined ? {} : { ttlSeconds: input.ttlSeconds });
+    return { token: issued.token, expiresAt: issued.expiresAt, grantId: issued.grant.id };
   }
-  return { db, kind, location, keys, accounts, campaigns, leads, messages, stats, tokenSettings, issueToken };
+  return { db, kind, location, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations, issueToken };
 }
 
-export async function buildServer(config: AppConfig, options: { logger?: boolean; validateResults?: boolean } = {}): Promise<Service> {
-  const opened = await openService(config);
-  const { db, keys, accounts, campaigns, leads, messages, stats, tokenSettings } = opened;
+export async function buildServer(config: AppConfig, options: BuildOptions = {}): Promise<Service> {
+  const opened = await openService(config, options);
+  const { db, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations } = opened;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: true }),
     // The MCP plugin sets its own limit and error; this covers the other routes.
     bodyLimit: 1024 * 1024,
+    trustProxy: config.trustProxy,
   });
+  const appName = serverDefinition.info.title ?? serverDefinition.info.name;
+  const secure = config.publicUrl.startsWith('https:');
+
   const errors = new ErrorFactory(serverDefinition.errors);
+  const defaultScopes = serverDefinition.scopes.filter((s) => s.default).map((s) => s.name);
   const authenticator = createJwtAuthenticator(
-    { issuer: tokenSettings.issuer, audience: tokenSettings.audience, keys: keys.getKey, checkPrincipal: principalCheck(accounts) },
+    { issuer: tokenSettings.issuer, audience: tokenSettings.audience, keys: keys.getKey, checkPrincipal: principalCheck(accounts, grants) },
     errors,
-    new Challenges(resourceMetadataUrl(config.publicUrl)),
+    new Challenges(resourceMetadataUrl(config.publicUrl), defaultScopes),
   );
+  authorizations.onRevoked((grantId) => authenticator.invalidateGrant(grantId));
+  const revocations = new RevocationFeed({
+    grants,
+    ...(config.databaseUrl && { databaseUrl: config.databaseUrl }),
+    ...(options.revocationPollMs !== undefined && { pollMs: options.revocationPollMs }),
+    onRevoked: (grantId) => authenticator.invalidateGrant(grantId),
+    logger: app.log,
+  });
+  const activity = new ActivityRecorder(new ActivityStore(db), { logger: app.log });
   const handlers = await loadHandlers(HANDLERS_DIR, handlerFiles);
   const adapter = config.deliveryWebhookUrl
     ? new WebhookDeliveryAdapter(config.deliveryWebhookUrl)
@@ -99,13 +130,47 @@ export async function buildServer(config: AppConfig, options: { logger?: boolean
     allowedOrigins: config.allowedOrigins,
     allowedHosts: config.allowedHosts,
     validateResults: options.validateResults ?? process.env.NODE_ENV !== 'production',
+    onToolCall: activity.record,
   });
   await app.register(resourceMetadata, {
     resource: tokenSettings.audience,
     authorizationServers: [config.publicUrl],
     scopes: serverDefinition.scopes.map((s) => s.name),
-    resourceName: serverDefinition.info.title ?? serverDefinition.info.name,
+    resourceName: appName,
   });
+
+  const cookieKeys = [await sharedSecret(db, 'oauth-cookie-signing')];
+  const oauth = new OAuthServer(keys, (key) =>
+    createOAuthProvider({
+      issuer: config.publicUrl,
+      resource: tokenSettings.audience,
+      scopes: serverDefinition.scopes.map((s) => s.name),
+      db,
+      accounts,
+      hooks: { grantDestroyed: async (grantId) => void (await authorizations.revoke([grantId], 'revoked')) },
+      signingJwk: key.privateJwk,
+      cookieKeys,
+      secureCookies: secure,
+      appName,
+      ...(options.accessTokenTtlSeconds !== undefined && { accessTokenTtlSeconds: options.accessTokenTtlSeconds }),
+    }),
+  );
+  await app.register(oauthRoutes, { server: oauth });
+  await app.register(webApp, {
+    appName,
+    serverName: serverDefinition.info.name,
+    mcpUrl: tokenSettings.audience,
+    scopes: serverDefinition.scopes,
+    db,
+    accounts,
+    campaigns,
+    leads,
+    dashboard: new DashboardStore(db),
+    authorizations,
+    oauth,
+    secure,
+  });
+
   if (config.inboundWebhookSecret) await app.register(inboundWebhook, { secret: config.inboundWebhookSecret, messages });
   app.get('/.well-known/jwks.json', async (_req, reply) => {
     reply.header('cache-control', 'public, max-age=300');
@@ -115,8 +180,17 @@ export async function buildServer(config: AppConfig, options: { logger?: boolean
     return { status: 'ok', server: serverDefinition.info };
   });
 
-  app.addHook('onReady', async () => outbox.start());
-  app.addHook('onClose', async () => outbox.stop());
+  const housekeeping = new Housekeeping(db, app.log);
+  app.addHook('onReady', async () => {
+    outbox.start();
+    activity.start();
+    housekeeping.start();
+    await revocations.start();
+  });
+  app.addHook('onClose', async () => {
+    housekeeping.stop();
+    await Promise.all([outbox.stop(), activity.stop(), revocations.stop()]);
+  });
   // Answers that finish after close() began also close their keep-alive connection; otherwise
   // close() (and a SIGTERM shutdown) waits for the keep-alive timeout, about 70 s.
   let closing = false;
@@ -138,11 +212,12 @@ export async function buildServer(config: AppConfig, options: { logger?: boolean
     messages,
     outbox,
     keys,
+    authorizations,
     authenticator,
+    activity,
     issueToken: opened.issueToken,
     async revokeGrant(grantId) {
-      await accounts.revokeGrant(grantId);
-      authenticator.invalidateGrant(grantId);
+      await authorizations.revoke([grantId], 'removed');
     },
     async close() {
       await app.close();

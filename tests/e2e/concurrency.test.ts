@@ -20,7 +20,8 @@ import { assertToolResult, bearer, callTool } from './support.ts';
 import { serverBackends, spawnServer, type ServerProcess } from './outreach-support.ts';
 
 /** One token must work on every instance: they share PUBLIC_URL, hence the token audience. */
-const PUBLIC_URL = 'http://outreach.test';
+// A loopback PUBLIC_URL, so that the demo account is seeded (it is never on a public address).
+const PUBLIC_URL = 'http://localhost:3999';
 
 interface StepOut {
   id: string;

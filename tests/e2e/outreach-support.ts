@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { BuildOptions } from '../../app/server.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -21,7 +22,7 @@ export interface ServerBackend {
   /** Why this back-end cannot run here (printed by the skip), or undefined. */
   skip: string | undefined;
   /** A server on a fresh store of this kind; `env` is passed on to the server's configuration. */
-  start(env?: Record<string, string>): Promise<TestServer>;
+  start(env?: Record<string, string>, options?: BuildOptions): Promise<TestServer>;
   /** A fresh, empty store to share between several servers: the env that selects it, and its removal. */
   sharedStore(): Promise<{ env: Record<string, string>; drop(): Promise<void> }>;
 }
@@ -36,7 +37,7 @@ export async function serverBackends(): Promise<ServerBackend[]> {
     {
       kind: 'sqlite',
       skip: undefined,
-      start: (env = {}) => startTestServer(env),
+      start: (env = {}, options = {}) => startTestServer(env, options),
       async sharedStore() {
         throw new Error('SQLite servers share a store through DATA_DIR; use separate processes');
       },
@@ -44,9 +45,9 @@ export async function serverBackends(): Promise<ServerBackend[]> {
     {
       kind: 'postgres',
       skip: pg.skip,
-      async start(env = {}) {
+      async start(env = {}, options = {}) {
         const database = await createPostgresDatabase();
-        const server = await startTestServer({ ...env, DATABASE_URL: database.url });
+        const server = await startTestServer({ ...env, DATABASE_URL: database.url }, options);
         const close = server.close.bind(server);
         server.close = async () => {
           await close();

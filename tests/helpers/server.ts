@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../app/config.ts';
 import { freePort } from '../../app/free-port.ts';
-import { buildServer, type Service } from '../../app/server.ts';
+import { buildServer, type BuildOptions, type Service } from '../../app/server.ts';
 
 export interface TestServer {
   /** Base URL, e.g. http://127.0.0.1:41234 */
@@ -30,12 +30,15 @@ export interface TestServer {
 export const ALL_SCOPES = 'mcp:read mcp:write profile service_account_id';
 let accountCounter = 0;
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** The password of every account createAccount() makes. */
+export const TEST_PASSWORD = 'password-123';
+
+export async function startTestServer(env: Record<string, string> = {}, options: BuildOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-test-'));
   const port = await freePort('127.0.0.1');
   const fullEnv: Record<string, string> = { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env };
   const config = loadConfig(fullEnv);
-  const service = await buildServer(config, { logger: false, validateResults: true });
+  const service = await buildServer(config, { logger: false, validateResults: true, ...options });
   await service.app.listen({ port, host: '127.0.0.1' });
   return {
     baseUrl: config.publicUrl,
@@ -51,7 +54,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       const created = await service.accounts.createAccount({
         name: `Account ${n}`,
         email,
-        password: 'password-123',
+        password: TEST_PASSWORD,
         profiles: Array.from({ length: count }, (_, i) => ({ name: `Profile ${i + 1}`, channel: 'linkedin' as const, timezone: 'UTC', daily_limit: 50 })),
       });
       return { ...created, email };

@@ -1,0 +1,83 @@
+/**
+ * oidc-provider's storage adapter on our store (SQLite or PostgreSQL), so that every instance
+ * shares registered clients, codes, refresh tokens, grants and interactions. One table holds
+ * every model; the columns beside the JSON payload are the ones the provider looks things up by.
+ */
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { Db } from '../store/database.ts';
+
+export interface OAuthAdapterHooks {
+  /** The provider dropped a grant (refresh-token reuse, code reuse, RFC 7009 revocation). */
+  grantDestroyed(grantId: string): Promise<void>;
+}
+
+const isoIn = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
+
+export function oauthAdapterFactory(db: Db, hooks: OAuthAdapterHooks) {
+  return (model: string): Adapter => new StoreAdapter(db, model, hooks);
+}
+
+class StoreAdapter implements Adapter {
+  constructor(
+    private readonly db: Db,
+    private readonly model: string,
+    private readonly hooks: OAuthAdapterHooks,
+  ) {}
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const row = {
+      payload: JSON.stringify(payload),
+      grant_id: payload.grantId ?? null,
+      uid: payload.uid ?? null,
+      user_code: payload.userCode ?? null,
+      expires_at: expiresIn ? isoIn(expiresIn) : null,
+    };
+    await this.db
+      .insertInto('oauth_models')
+      .values({ model: this.model, id, consumed_at: null, ...row })
+      .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet(row))
+      .execute();
+  }
+
+  find(id: string): Promise<AdapterPayload | undefined> {
+    return this.findBy('id', id);
+  }
+
+  findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    return this.findBy('uid', uid);
+  }
+
+  findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    return this.findBy('user_code', userCode);
+  }
+
+  async consume(id: string): Promise<void> {
+    await this.db.updateTable('oauth_models').set({ consumed_at: new Date().toISOString() }).where('model', '=', this.model).where('id', '=', id).execute();
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.db.deleteFrom('oauth_models').where('model', '=', this.model).where('id', '=', id).execute();
+    if (this.model === 'Grant') await this.hooks.grantDestroyed(id);
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.db.deleteFrom('oauth_models').where('model', '=', this.model).where('grant_id', '=', grantId).execute();
+  }
+
+  private async findBy(column: 'id' | 'uid' | 'user_code', value: string): Promise<AdapterPayload | undefined> {
+    const row = await this.db
+      .selectFrom('oauth_models')
+      .select(['payload', 'expires_at', 'consumed_at'])
+      .where('model', '=', this.model)
+      .where(column, '=', value)
+      .executeTakeFirst();
+    if (!row || (row.expires_at !== null && row.expires_at <= new Date().toISOString())) return undefined;
+    const payload = JSON.parse(row.payload) as AdapterPayload;
+    return row.consumed_at === null ? payload : { ...payload, consumed: row.consumed_at };
+  }
+}
+
+/** Deletes what has expired (run now and then; an expired row is already invisible to find). */
+export async function sweepExpiredOAuthModels(db: Db): Promise<void> {
+  await db.deleteFrom('oauth_models').where('expires_at', '<=', new Date().toISOString()).execute();
+}

@@ -1,0 +1,74 @@
+/**
+ * Mounts the OAuth authorization server under Fastify: /oauth/* and the discovery documents go
+ * to oidc-provider untouched (its own body parsing, its own responses); the sign-in and consent
+ * pages it sends people to are the web app's (/interaction/:uid, see web/interaction-routes.ts).
+ */
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import type { SigningKeys } from '../auth/signing-keys.ts';
+
+/**
+ * The provider, rebuilt when the signing key changed (a rotation): it signs with the key it was
+ * built with, and everything it keeps is in the store, so a new instance picks up where it was.
+ */
+export class OAuthServer {
+  private provider: Provider;
+  private kid: string;
+
+  constructor(
+    private readonly keys: SigningKeys,
+    private readonly build: (signingKey: ReturnType<SigningKeys['signingKey']>) => Provider,
+  ) {
+    const key = keys.signingKey();
+    this.provider = build(key);
+    this.kid = key.kid;
+  }
+
+  current(): Provider {
+    const key = this.keys.signingKey();
+    if (key.kid !== this.kid) {
+      this.provider = this.build(key);
+      this.kid = key.kid;
+    }
+    return this.provider;
+  }
+}
+
+const PROVIDER_METHODS = ['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'DELETE'] as const;
+
+export async function oauthRoutes(app: FastifyInstance, options: { server: OAuthServer }): Promise<void> {
+  // The provider reads the body itself: leave the stream unread.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+
+  await app.register(rateLimit, { global: false });
+  app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+    if (err.statusCode === 429)
+      return reply.code(429).send({ error: 'temporarily_unavailable', error_description: `Too many requests from this address; ${err.message}` });
+    reply.log.error({ err }, 'OAuth endpoint failed');
+    return reply.code(500).send({ error: 'server_error', error_description: 'The authorization server failed; try again.' });
+  });
+
+  const toProvider = (rewrite?: string) => (req: FastifyRequest, reply: FastifyReply) => {
+    if (rewrite) req.raw.url = rewrite + (req.raw.url?.includes('?') ? req.raw.url.slice(req.raw.url.indexOf('?')) : '');
+    reply.hijack();
+    void options.server.current().callback()(req.raw, reply.raw);
+  };
+  const limit = (max: number, timeWindow: string) => ({ config: { rateLimit: { max, timeWindow } } });
+
+  // RFC 8414 metadata at the root (the issuer is PUBLIC_URL itself), and OpenID discovery for clients that look there.
+  // (OPTIONS too: browser clients send MCP-Protocol-Version with discovery, which needs a preflight.)
+  const discovery = ['GET', 'OPTIONS', 'HEAD'] as const;
+  app.route({
+    method: [...discovery],
+    url: '/.well-known/oauth-authorization-server',
+    ...limit(600, '1 minute'),
+    handler: toProvider('/.well-known/openid-configuration'),
+  });
+  app.route({ method: [...discovery], url: '/.well-known/openid-configuration', ...limit(600, '1 minute'), handler: toProvider() });
+  // Registration is open (MCP clients register themselves), so it is the first thing to flood.
+  app.post('/oauth/register', limit(30, '1 hour'), toProvider());
+  app.post('/oauth/token', limit(120, '1 minute'), toProvider());
+  app.route({ method: [...PROVIDER_METHODS], url: '/oauth/*', ...limit(300, '1 minute'), handler: toProvider() });
+}

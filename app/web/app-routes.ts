@@ -1,0 +1,93 @@
+/** The signed-in pages that show what the assistant did: dashboard, campaign, activity. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { currentUser, toSignin, viewerOf, type User, type WebContext } from './context.ts';
+import { activityPage } from './pages/activity.ts';
+import { campaignPage } from './pages/campaign.ts';
+import { dashboardPage } from './pages/dashboard.ts';
+import { messagePage } from './pages/message.ts';
+
+const ACTIVITY_PAGE = 50;
+const CAMPAIGN_LEADS = 100;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in user of an /app page (set by the signed-in guard). */
+    user?: User;
+  }
+}
+
+/** A preHandler for pages that need a signed-in user: sends everyone else to sign in. */
+export function signedIn(ctx: WebContext) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const user = await currentUser(ctx, req);
+    if (!user) return toSignin(req, reply);
+    req.user = user;
+    return undefined;
+  };
+}
+
+const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
+
+export async function appRoutes(app: FastifyInstance, ctx: WebContext): Promise<void> {
+  const guard = signedIn(ctx);
+
+  app.get('/app', { preHandler: guard }, async (req, reply) => {
+    const user = req.user!;
+    const [profiles, campaigns, conversations, activity, grants] = await Promise.all([
+      ctx.accounts.listProfiles(user.account_id),
+      ctx.dashboard.campaigns(user.account_id),
+      ctx.dashboard.conversations(user.account_id),
+      ctx.dashboard.activity(user.id, { limit: 10 }),
+      ctx.authorizations.list(user.id),
+    ]);
+    return html(
+      reply,
+      dashboardPage({
+        appName: ctx.appName,
+        viewer: viewerOf(user),
+        csrf: reply.generateCsrf(),
+        profiles,
+        campaigns,
+        conversations,
+        activity,
+        authorized: grants.length > 0,
+      }),
+    );
+  });
+
+  app.get<{ Params: { id: string } }>('/app/campaigns/:id', { preHandler: guard }, async (req, reply) => {
+    const user = req.user!;
+    const found = await ctx.dashboard.campaignProfile(user.account_id, req.params.id);
+    const campaign = found && (await ctx.campaigns.get(user.account_id, found.profile_id, found.id));
+    if (!found || !campaign)
+      return html(
+        reply.code(404),
+        messagePage({
+          appName: ctx.appName,
+          title: 'Campaign not found',
+          text: 'No campaign of your account has this id.',
+          link: { href: '/app', label: 'Back to the dashboard' },
+        }),
+      );
+    const { leads, next_cursor } = await ctx.leads.list(user.account_id, found.profile_id, found.id, { limit: CAMPAIGN_LEADS });
+    return html(
+      reply,
+      campaignPage({ appName: ctx.appName, viewer: viewerOf(user), csrf: reply.generateCsrf(), campaign, leads, moreLeads: next_cursor !== undefined }),
+    );
+  });
+
+  app.get<{ Querystring: { before?: string } }>('/app/activity', { preHandler: guard }, async (req, reply) => {
+    const user = req.user!;
+    const before = parseBefore(req.query.before);
+    const rows = await ctx.dashboard.activity(user.id, { limit: ACTIVITY_PAGE + 1, ...(before && { before }) });
+    const page = rows.slice(0, ACTIVITY_PAGE);
+    const last = page.at(-1);
+    const next = rows.length > ACTIVITY_PAGE && last ? `/app/activity?before=${encodeURIComponent(`${last.created_at}|${last.id}`)}` : undefined;
+    return html(reply, activityPage({ appName: ctx.appName, viewer: viewerOf(user), csrf: reply.generateCsrf(), rows: page, ...(next && { next }) }));
+  });
+}
+
+function parseBefore(value: string | undefined): { createdAt: string; id: string } | undefined {
+  const m = value === undefined ? null : /^(\d{4}-\d\d-\d\dT[\d:.]+Z)\|([A-Za-z0-9_]+)$/.exec(value);
+  return m ? { createdAt: m[1]!, id: m[2]! } : undefined;
+}

@@ -1,0 +1,93 @@
+/**
+ * Sign in and sign out. Failed attempts are counted per address and per email in the store
+ * (every instance sees them); past the limit every attempt is refused for a while, right or
+ * wrong, and the error never says whether the email has an account.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { currentUser, safeNext, type WebContext } from './context.ts';
+import { messagePage } from './pages/message.ts';
+import { signinPage } from './pages/signin.ts';
+
+const WRONG = 'Email or password is incorrect.';
+const WINDOW = 15 * 60 * 1000;
+/** Failed sign-ins allowed per window: from one address, and against one email. */
+export const SIGNIN_LIMITS = { perAddress: 20, perEmail: 5 } as const;
+
+interface SigninBody {
+  email?: unknown;
+  password?: unknown;
+  next?: unknown;
+}
+
+const text = (value: unknown, max: number) => (typeof value === 'string' && value.length <= max ? value : '');
+const emailKey = (email: string) => email.trim().toLowerCase();
+
+export async function authRoutes(app: FastifyInstance, ctx: WebContext): Promise<void> {
+  const byAddress = app.createRateLimit({ max: SIGNIN_LIMITS.perAddress, timeWindow: WINDOW, keyGenerator: (req) => `signin-ip:${req.ip}` });
+  const byEmail = app.createRateLimit({
+    max: SIGNIN_LIMITS.perEmail,
+    timeWindow: WINDOW,
+    keyGenerator: (req) => `signin-email:${emailKey(text((req.body as SigninBody | undefined)?.email, 320))}`,
+  });
+
+  /** Minutes until sign-in is allowed again, or 0 when it is allowed now. */
+  async function lockedFor(req: FastifyRequest): Promise<number> {
+    const [address, email] = await Promise.all([byAddress(req, { increment: false }), byEmail(req, { increment: false })]);
+    const locked = [address, email].filter((l) => !l.isAllowed && l.remaining <= 0);
+    return locked.length ? Math.max(1, Math.ceil(Math.max(...locked.map((l) => (l.isAllowed ? 0 : l.ttl))) / 60_000)) : 0;
+  }
+
+  app.get('/', async (req, reply) => reply.redirect((await currentUser(ctx, req)) ? '/app' : '/signin', 303));
+
+  app.get<{ Querystring: { next?: string } }>('/signin', async (req, reply) => {
+    const next = safeNext(req.query.next);
+    if (await currentUser(ctx, req)) return reply.redirect(next ?? '/app', 303);
+    return reply.type('text/html; charset=utf-8').send(signinPage({ appName: ctx.appName, csrf: reply.generateCsrf(), ...(next && { next }) }));
+  });
+
+  app.post<{ Body: SigninBody }>('/signin', { preHandler: app.csrfProtection }, async (req, reply) => {
+    const email = text(req.body?.email, 320).trim();
+    const password = text(req.body?.password, 1024);
+    const next = safeNext(req.body?.next);
+    const again = (status: number, error: string) =>
+      reply
+        .code(status)
+        .type('text/html; charset=utf-8')
+        .send(signinPage({ appName: ctx.appName, csrf: reply.generateCsrf(), email, error, ...(next && { next }) }));
+
+    const minutes = await lockedFor(req);
+    if (minutes > 0) {
+      reply.header('retry-after', String(minutes * 60));
+      return again(429, `Too many failed sign-in attempts. Wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`);
+    }
+    const user = email && password ? await ctx.accounts.verifyCredentials(email, password) : undefined;
+    if (!user) {
+      await Promise.all([byAddress(req), byEmail(req)]);
+      return again(401, WRONG);
+    }
+    // A new session id at sign-in: an id planted before (session fixation) is worth nothing.
+    await req.session.regenerate();
+    req.session.userId = user.id;
+    await req.session.save();
+    return reply.redirect(next ?? '/app', 303);
+  });
+
+  app.post('/signout', { preHandler: app.csrfProtection }, async (req, reply) => {
+    await req.session.destroy();
+    return reply.redirect('/signin', 303);
+  });
+
+  app.setNotFoundHandler((_req, reply) =>
+    reply
+      .code(404)
+      .type('text/html; charset=utf-8')
+      .send(
+        messagePage({
+          appName: ctx.appName,
+          title: 'Page not found',
+          text: 'There is no page at this address.',
+          link: { href: '/app', label: 'Go to the dashboard' },
+        }),
+      ),
+  );
+}

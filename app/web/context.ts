@@ -1,0 +1,78 @@
+/** What the web app's routes share: settings, stores, and helpers for the signed-in user. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ScopeDefinition } from '../../runtime/index.ts';
+import type { Authorizations } from '../auth/authorizations.ts';
+import type { OAuthServer } from '../oauth/plugin.ts';
+import type { AccountStore } from '../store/accounts.ts';
+import type { CampaignStore } from '../store/campaigns.ts';
+import type { DashboardStore } from '../store/dashboard.ts';
+import type { Db } from '../store/database.ts';
+import type { LeadStore } from '../store/leads.ts';
+import type { UsersTable } from '../store/schema.ts';
+import type { Viewer } from './pages/layout.ts';
+
+export interface ShownTokenState {
+  header: string;
+  expiresAt: string;
+  scope: string;
+  grantId: string;
+}
+
+declare module 'fastify' {
+  interface Session {
+    userId?: string;
+    /** The token the MCP dialog minted in this session, shown until it expires or its grant goes. */
+    dialogToken?: ShownTokenState;
+    /** A one-time message for the next page. */
+    notice?: { kind: 'success' | 'info' | 'error'; text: string };
+  }
+}
+
+export interface WebContext {
+  /** The product's name in page titles (tools.yaml `server.title`). */
+  appName: string;
+  /** The key clients list the server under (tools.yaml `server.name`). */
+  serverName: string;
+  /** `{PUBLIC_URL}/mcp` */
+  mcpUrl: string;
+  scopes: readonly ScopeDefinition[];
+  db: Db;
+  accounts: AccountStore;
+  campaigns: CampaignStore;
+  leads: LeadStore;
+  dashboard: DashboardStore;
+  authorizations: Authorizations;
+  /** The OAuth server, whose sign-in and consent pages these are. */
+  oauth?: OAuthServer;
+  /** PUBLIC_URL is https: Secure cookies, HSTS, upgrade-insecure-requests. */
+  secure: boolean;
+}
+
+export type User = UsersTable;
+
+export const viewerOf = (user: User): Viewer => ({ name: user.name, email: user.email });
+
+/** The signed-in, active user of the request, or undefined (a stale session is ended). */
+export async function currentUser(ctx: WebContext, req: FastifyRequest): Promise<User | undefined> {
+  const userId = req.session.userId;
+  if (!userId) return undefined;
+  const user = await ctx.accounts.getUser(userId);
+  const account = user && (await ctx.accounts.getAccount(user.account_id));
+  if (user?.status === 'active' && account?.status === 'active') return user;
+  await req.session.destroy();
+  return undefined;
+}
+
+/** A local path to return to after signing in, or undefined when `next` is not one of ours. */
+export function safeNext(next: unknown): string | undefined {
+  if (typeof next !== 'string' || next.length > 500) return undefined;
+  // Only our own pages: no scheme, no host (`//evil`), no backslash tricks, no control characters.
+  if (!/^\/(app(\/[A-Za-z0-9_/-]*)?|interaction\/[A-Za-z0-9_-]+)(\?[A-Za-z0-9_=&%-]*)?$/.test(next)) return undefined;
+  return next;
+}
+
+/** Sends to the sign-in page, remembering where the user was going. */
+export function toSignin(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const next = safeNext(req.url);
+  return reply.redirect(next ? `/signin?next=${encodeURIComponent(next)}` : '/signin', 303);
+}

@@ -1,0 +1,113 @@
+/**
+ * The MCP dialog: authorize (consent, then a token shown with the URL and configurations),
+ * authorize again (a fresh token; the previous dialog token stops working), remove one
+ * authorization or all of them.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { signedIn } from './app-routes.ts';
+import { clientConfigs } from './client-configs.ts';
+import { viewerOf, type WebContext } from './context.ts';
+import { consentPage } from './pages/consent.ts';
+import { mcpDialogPage, type ShownToken } from './pages/mcp-dialog.ts';
+import { messagePage } from './pages/message.ts';
+
+const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
+
+/** The `scope` checkboxes of a consent form: none, one (a string) or several (an array). */
+export function chosenScopes(value: unknown, known: ReadonlySet<string>): string[] | undefined {
+  const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  if (!list.every((s): s is string => typeof s === 'string' && known.has(s))) return undefined;
+  return [...new Set(list)];
+}
+
+export async function mcpDialogRoutes(app: FastifyInstance, ctx: WebContext): Promise<void> {
+  const guard = signedIn(ctx);
+  const known = new Set(ctx.scopes.map((s) => s.name));
+
+  app.get('/app/mcp', { preHandler: guard }, async (req, reply) => {
+    const user = req.user!;
+    const grants = await ctx.authorizations.list(user.id);
+    const dialogGrant = grants.find((g) => g.kind === 'dialog');
+    const shown = req.session.dialogToken;
+    let token: ShownToken | undefined;
+    if (shown && dialogGrant?.id === shown.grantId && Date.parse(shown.expiresAt) > Date.now()) {
+      token = { ...shown, configs: clientConfigs({ serverName: ctx.serverName, url: ctx.mcpUrl, authorization: shown.header }) };
+    } else if (shown) {
+      delete req.session.dialogToken;
+    }
+    const notice = req.session.notice;
+    if (notice) delete req.session.notice;
+    return html(
+      reply,
+      mcpDialogPage({
+        appName: ctx.appName,
+        viewer: viewerOf(user),
+        csrf: reply.generateCsrf(),
+        mcpUrl: ctx.mcpUrl,
+        others: grants.filter((g) => g.kind !== 'dialog'),
+        ...(token && { token }),
+        ...(dialogGrant && { dialogGrant }),
+        ...(notice && { notice }),
+      }),
+    );
+  });
+
+  app.get('/app/mcp/authorize', { preHandler: guard }, async (req, reply) => {
+    return html(
+      reply,
+      consentPage({
+        appName: ctx.appName,
+        viewer: viewerOf(req.user!),
+        csrf: reply.generateCsrf(),
+        action: '/app/mcp/authorize',
+        cancel: { href: '/app/mcp' },
+        scopes: ctx.scopes.map((s) => ({ name: s.name, description: s.description, checked: s.default })),
+      }),
+    );
+  });
+
+  app.post<{ Body: { scope?: unknown } }>('/app/mcp/authorize', { preHandler: [guard, app.csrfProtection] }, async (req, reply) => {
+    const user = req.user!;
+    const scopes = chosenScopes(req.body?.scope, known);
+    if (!scopes)
+      return html(
+        reply.code(400),
+        messagePage({
+          appName: ctx.appName,
+          title: 'Unknown scope',
+          text: 'The form named a scope this server does not have; nothing was authorized.',
+          link: { href: '/app/mcp/authorize', label: 'Start again' },
+        }),
+      );
+    const issued = await ctx.authorizations.authorizeDialog({ userId: user.id, accountId: user.account_id }, scopes);
+    req.session.dialogToken = {
+      header: `Bearer ${issued.token}`,
+      expiresAt: issued.expiresAt.toISOString(),
+      scope: issued.grant.scope,
+      grantId: issued.grant.id,
+    };
+    req.session.notice = { kind: 'success', text: 'Authorized. Copy the values below into your AI client.' };
+    return reply.redirect('/app/mcp', 303);
+  });
+
+  app.post('/app/mcp/remove', { preHandler: [guard, app.csrfProtection] }, async (req, reply) => {
+    const removed = await ctx.authorizations.removeAll(req.user!.id);
+    delete req.session.dialogToken;
+    req.session.notice = removed.length
+      ? {
+          kind: 'success',
+          text: `Removed ${removed.length === 1 ? 'the MCP authorization' : `${removed.length} MCP authorizations`}: their tokens no longer work.`,
+        }
+      : { kind: 'info', text: 'There was no MCP authorization to remove.' };
+    return reply.redirect('/app/mcp', 303);
+  });
+
+  app.post<{ Params: { id: string } }>('/app/mcp/grants/:id/remove', { preHandler: [guard, app.csrfProtection] }, async (req, reply) => {
+    const removed = await ctx.authorizations.remove(req.user!.id, req.params.id);
+    if (req.session.dialogToken?.grantId === req.params.id) delete req.session.dialogToken;
+    req.session.notice = removed
+      ? { kind: 'success', text: 'Removed the authorization: its tokens no longer work.' }
+      : { kind: 'info', text: 'That authorization was already removed.' };
+    return reply.redirect('/app/mcp', 303);
+  });
+}

@@ -1,0 +1,70 @@
+/** The frame of every page: head, top bar with navigation and sign-out, main content. */
+import { html, type SafeHtml } from '../html.ts';
+
+export interface Viewer {
+  name: string;
+  email: string;
+}
+
+export type Section = 'dashboard' | 'activity' | 'mcp';
+
+export interface PageOptions {
+  title: string;
+  body: SafeHtml;
+  /** The signed-in user; the navigation and sign-out appear only with one. */
+  viewer?: Viewer;
+  /** CSRF token for the sign-out form (required with a viewer). */
+  csrf?: string;
+  section?: Section;
+  /** A single-column page (sign-in, consent). */
+  narrow?: boolean;
+  appName: string;
+}
+
+const NAV: readonly [Section, string, string][] = [
+  ['dashboard', 'Dashboard', '/app'],
+  ['activity', 'Activity', '/app/activity'],
+  ['mcp', 'MCP', '/app/mcp'],
+];
+
+export function page(options: PageOptions): string {
+  const { viewer } = options;
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${options.title} · ${options.appName}</title>
+        <link rel="stylesheet" href="/static/app.css" />
+        <script src="/static/app.js" defer></script>
+      </head>
+      <body>
+        <a class="skip-link" href="#main">Skip to content</a>
+        <header class="topbar">
+          <div class="topbar-inner">
+            <a class="brand" href="${viewer ? '/app' : '/'}">${options.appName}</a>
+            ${
+              viewer &&
+              html`<nav class="topnav" aria-label="Main">
+                  ${NAV.map(([key, label, href]) => html`<a href="${href}" ${key === options.section ? html` aria-current="page"` : ''}>${label}</a>`)}
+                </nav>
+                <div class="whoami">
+                  <span>${viewer.name} · ${viewer.email}</span>
+                  <form method="post" action="/signout">
+                    <input type="hidden" name="_csrf" value="${options.csrf}" />
+                    <button type="submit" class="secondary">Sign out</button>
+                  </form>
+                </div>`
+            }
+          </div>
+        </header>
+        <main id="main" tabindex="-1" ${options.narrow ? html` class="narrow"` : ''}>${options.body}</main>
+      </body>
+    </html> `.value;
+}
+
+/** A short date-time in UTC, e.g. "2026-11-23 14:05 UTC" (the server does not know the reader's zone). */
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}

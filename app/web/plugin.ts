@@ -1,0 +1,85 @@
+/**
+ * The web application, in its own Fastify context so that none of its plugins touch /mcp:
+ * security headers with a strict Content-Security-Policy (@fastify/helmet), form bodies
+ * (@fastify/formbody), signed cookies (@fastify/cookie), server-side sessions in the store
+ * (@fastify/session), CSRF tokens on every form (@fastify/csrf-protection), rate limits shared by
+ * every instance (@fastify/rate-limit with a store on the database), and the pages.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import csrfProtection from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import session from '@fastify/session';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { sharedSecret } from '../store/secrets.ts';
+import { appRoutes } from './app-routes.ts';
+import { authRoutes } from './auth-routes.ts';
+import type { WebContext } from './context.ts';
+import { interactionRoutes } from './interaction-routes.ts';
+import { mcpDialogRoutes } from './mcp-dialog-routes.ts';
+import { messagePage } from './pages/message.ts';
+import { rateLimitStoreClass } from './rate-limit-store.ts';
+import { DbSessionStore } from './session-store.ts';
+import { contentSecurityPolicy } from './security.ts';
+
+const STATIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'static');
+const SESSION_TTL_MS = 12 * 3600 * 1000;
+
+export async function webApp(app: FastifyInstance, ctx: WebContext): Promise<void> {
+  const { secure } = ctx;
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(secure) },
+    strictTransportSecurity: secure ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    crossOriginEmbedderPolicy: false,
+  });
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(cookie, { secret: await sharedSecret(ctx.db, 'cookie-signing') });
+  await app.register(session, {
+    secret: await sharedSecret(ctx.db, 'session-signing', 48),
+    cookieName: 'outreach_session',
+    store: new DbSessionStore(ctx.db),
+    saveUninitialized: false,
+    cookie: { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: SESSION_TTL_MS },
+  });
+  await app.register(csrfProtection, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: 'outreach_csrf',
+    cookieOpts: { signed: true, httpOnly: true, sameSite: 'lax', secure, path: '/' },
+  });
+  await app.register(rateLimit, { global: false, store: rateLimitStoreClass(ctx.db) });
+  await app.register(fastifyStatic, { root: STATIC_DIR, prefix: '/static/', maxAge: 3600_000 });
+
+  // Pages may hold tokens and account data: never cached.
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (!req.url.startsWith('/static/')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
+    const page = (status: number, title: string, text: string) =>
+      reply
+        .code(status)
+        .type('text/html; charset=utf-8')
+        .send(messagePage({ appName: ctx.appName, title, text, link: { href: '/app', label: 'Back to the dashboard' } }));
+    if (err.code === 'FST_CSRF_MISSING_SECRET' || err.code === 'FST_CSRF_INVALID_TOKEN')
+      return page(
+        403,
+        'This form has expired',
+        'The form was open too long or did not come from this site, so nothing was changed. Go back, reload the page and try again.',
+      );
+    if (err.statusCode === 413) return page(413, 'Too much data', 'The form sent more data than this site accepts.');
+    if (err.statusCode !== undefined && err.statusCode < 500)
+      return page(err.statusCode, 'Request not understood', 'The request could not be read. Go back and try again.');
+    req.log.error({ err }, 'web page failed');
+    return page(500, 'Something went wrong', 'The page failed on our side; nothing you did caused it. Try again in a moment.');
+  });
+
+  await authRoutes(app, ctx);
+  await appRoutes(app, ctx);
+  await mcpDialogRoutes(app, ctx);
+  if (ctx.oauth) await interactionRoutes(app, { ...ctx, oauth: ctx.oauth });
+}

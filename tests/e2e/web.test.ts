@@ -1,0 +1,319 @@
+/**
+ * The web app over real HTTP: sign-in (generic errors, rate limits shared through the store,
+ * session cookie, CSRF on every form, security headers), the dashboard's isolation between
+ * accounts, and the MCP dialog: authorize, authorize again, remove, read-only and account-less
+ * grants, each checked against /mcp with the token the page shows.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { scopes as declaredScopes } from '../../generated/scopes.gen.ts';
+import { SIGNIN_LIMITS } from '../../app/web/auth-routes.ts';
+import { escapeHtml } from '../../app/web/html.ts';
+import { postMcp, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { csrfOf, inputValue, signIn, WebClient } from '../helpers/web-client.ts';
+import { bearer, callTool } from './support.ts';
+
+const ALL = ['mcp:read', 'mcp:write', 'profile', 'service_account_id'];
+
+/** Authorizes in the MCP dialog with these scopes; returns the dialog page that shows the token. */
+async function authorize(client: WebClient, scopes: string[]): Promise<{ page: string; token: string; url: string }> {
+  const consent = await client.get('/app/mcp/authorize');
+  assert.equal(consent.status, 200);
+  const posted = await client.post('/app/mcp/authorize', { _csrf: csrfOf(consent.text), scope: scopes });
+  assert.equal(posted.status, 303, posted.text);
+  const page = (await client.get('/app/mcp')).text;
+  const header = inputValue(page, 'mcp-header');
+  assert.match(header, /^Bearer [A-Za-z0-9._-]+$/, 'one unbroken line');
+  return { page, token: header.slice('Bearer '.length), url: inputValue(page, 'mcp-url') };
+}
+
+describe('web app', () => {
+  let server: TestServer;
+  let alice: Awaited<ReturnType<TestServer['createAccount']>>;
+  let bob: Awaited<ReturnType<TestServer['createAccount']>>;
+
+  before(async () => {
+    server = await startTestServer();
+    alice = await server.createAccount({ profiles: 2 });
+    bob = await server.createAccount();
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  describe('sign-in', () => {
+    test('a wrong password and an unknown email get the same generic error; nothing is signed in', async () => {
+      const client = new WebClient(server.baseUrl);
+      for (const [email, password] of [
+        [alice.email, 'wrong-password'],
+        ['nobody@example.com', TEST_PASSWORD],
+        ['', ''],
+      ] as const) {
+        const res = await signIn(client, email, password);
+        assert.equal(res.status, 401);
+        assert.match(res.text, /Email or password is incorrect\./);
+      }
+      assert.equal((await client.get('/app')).location, `${server.baseUrl}/signin?next=%2Fapp`);
+    });
+
+    test('signing in sets an HttpOnly, SameSite=Lax session cookie and goes to the page asked for; signing out ends it', async () => {
+      const client = new WebClient(server.baseUrl);
+      const res = await signIn(client, alice.email, TEST_PASSWORD, '/app/mcp');
+      assert.equal(res.status, 303);
+      assert.equal(res.location, `${server.baseUrl}/app/mcp`);
+      const cookie = res.headers.getSetCookie().find((c) => c.startsWith('outreach_session='));
+      assert.ok(cookie);
+      assert.match(cookie, /HttpOnly/);
+      assert.match(cookie, /SameSite=Lax/);
+      assert.doesNotMatch(cookie, /Secure/, 'plain http on loopback');
+      const dashboard = await client.get('/app');
+      assert.equal(dashboard.status, 200);
+      const out = await client.post('/signout', { _csrf: csrfOf(dashboard.text) });
+      assert.equal(out.status, 303);
+      assert.equal((await client.get('/app')).status, 303);
+    });
+
+    test('only our own pages are places to return to after signing in', async () => {
+      for (const next of ['//evil.example/x', 'https://evil.example', '/\\evil.example', '/app/../../x', 'javascript:alert(1)']) {
+        const res = await signIn(new WebClient(server.baseUrl), alice.email, TEST_PASSWORD, next);
+        assert.equal(res.location, `${server.baseUrl}/app`, next);
+      }
+    });
+
+    test(`after ${SIGNIN_LIMITS.perEmail} failures an account is locked for a while, even for the right password, with a generic message`, async () => {
+      const victim = await server.createAccount();
+      const client = new WebClient(server.baseUrl);
+      for (let i = 0; i < SIGNIN_LIMITS.perEmail; i++) assert.equal((await signIn(client, victim.email, `wrong-${i}`)).status, 401);
+      const locked = await signIn(client, victim.email, TEST_PASSWORD);
+      assert.equal(locked.status, 429);
+      assert.match(locked.text, /Too many failed sign-in attempts\. Wait \d+ minutes? and try again\./);
+      assert.ok(Number(locked.headers.get('retry-after')) > 0);
+      // The count is per account: another account from the same address still signs in.
+      assert.equal((await signIn(new WebClient(server.baseUrl), bob.email, TEST_PASSWORD)).status, 303);
+    });
+
+    test(`after ${SIGNIN_LIMITS.perAddress} failures from one address, every sign-in from it waits`, async () => {
+      const own = await startTestServer();
+      try {
+        const target = await own.createAccount();
+        const client = new WebClient(own.baseUrl);
+        for (let i = 0; i < SIGNIN_LIMITS.perAddress; i++) await signIn(client, `guess${i}@example.com`, 'x');
+        assert.equal((await signIn(client, target.email, TEST_PASSWORD)).status, 429);
+      } finally {
+        await own.close();
+      }
+    });
+
+    test('the counters live in the store: a second server on the same database sees the failures', async () => {
+      const victim = await server.createAccount();
+      const twin = await startTestServer({ DATA_DIR: server.dataDir });
+      try {
+        const client = new WebClient(server.baseUrl);
+        for (let i = 0; i < SIGNIN_LIMITS.perEmail; i++) await signIn(client, victim.email, `wrong-${i}`);
+        assert.equal((await signIn(new WebClient(twin.baseUrl), victim.email, TEST_PASSWORD)).status, 429);
+      } finally {
+        await twin.service.close();
+      }
+    });
+  });
+
+  describe('CSRF and headers', () => {
+    test('a form post without the CSRF token, or with a forged one, changes nothing', async () => {
+      const client = new WebClient(server.baseUrl);
+      await signIn(client, alice.email, TEST_PASSWORD);
+      const grantsBefore = await server.service.authorizations.list(alice.userId);
+      for (const form of [{ scope: ALL }, { scope: ALL, _csrf: 'forged' }, { scope: ALL, _csrf: `${csrfOf((await client.get('/app')).text)}x` }]) {
+        const res = await client.post('/app/mcp/authorize', form as Record<string, string | string[]>);
+        assert.equal(res.status, 403);
+        assert.match(res.text, /This form has expired/);
+      }
+      // A page of another site posting with the victim's cookies has no token either; sign-in too.
+      assert.equal((await client.post('/signin', { email: alice.email, password: TEST_PASSWORD })).status, 403);
+      assert.deepEqual(await server.service.authorizations.list(alice.userId), grantsBefore);
+    });
+
+    test('pages carry a strict Content-Security-Policy and the security headers, and are never cached; /mcp does not', async () => {
+      const page = await new WebClient(server.baseUrl).get('/signin');
+      const csp = page.headers.get('content-security-policy') ?? '';
+      for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "form-action 'self'", "frame-ancestors 'none'"])
+        assert.ok(csp.includes(directive), directive);
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+      assert.doesNotMatch(page.text, /<script>|style="|on(click|load)=/, 'no inline script or style on the page');
+      assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(page.headers.get('x-frame-options'), 'SAMEORIGIN');
+      assert.equal(page.headers.get('cache-control'), 'no-store');
+      const mcp = await postMcp(server.mcpUrl, callTool('profiles'));
+      assert.equal(mcp.headers.get('content-security-policy'), null);
+      assert.equal(mcp.headers.get('set-cookie'), null);
+    });
+
+    test('with an https PUBLIC_URL behind a proxy, cookies are Secure and HSTS is sent', async () => {
+      const tls = await startTestServer({ PUBLIC_URL: 'https://outreach.example', TRUST_PROXY: 'true', ALLOWED_HOSTS: '*' });
+      try {
+        const account = await tls.createAccount();
+        const client = new WebClient(`http://127.0.0.1:${tls.port}`);
+        const form = await client.request('GET', '/signin', { headers: { 'x-forwarded-proto': 'https' } });
+        assert.match(form.headers.get('strict-transport-security') ?? '', /max-age=\d+/);
+        assert.match(form.headers.getSetCookie().join('\n'), /outreach_csrf=.*Secure/);
+        const res = await client.request('POST', '/signin', {
+          headers: { 'x-forwarded-proto': 'https' },
+          form: { _csrf: csrfOf(form.text), email: account.email, password: TEST_PASSWORD },
+        });
+        assert.equal(res.status, 303);
+        assert.match(res.headers.getSetCookie().find((c) => c.startsWith('outreach_session=')) ?? '', /; Secure/);
+      } finally {
+        await tls.close();
+      }
+    });
+  });
+
+  describe('the MCP dialog', () => {
+    let client: WebClient;
+    before(async () => {
+      client = new WebClient(server.baseUrl);
+      await signIn(client, alice.email, TEST_PASSWORD);
+    });
+
+    test('the consent step lists every scope of tools.yaml with its description, the defaults checked', async () => {
+      const page = (await client.get('/app/mcp/authorize')).text;
+      for (const scope of declaredScopes) {
+        const box = new RegExp(`<input[^>]*type="checkbox"[^>]*value="${scope.name}"[^>]*>`).exec(page);
+        assert.ok(box, scope.name);
+        assert.equal(/\schecked\b/.test(box[0]), scope.default, `${scope.name} pre-selected as declared`);
+        assert.ok(page.includes(escapeHtml(scope.description)), `${scope.name} description`);
+      }
+    });
+
+    test('authorize: the URL and header from the page work on /mcp, and the configurations carry them', async () => {
+      const { page, token, url } = await authorize(client, ALL);
+      assert.equal(url, server.mcpUrl);
+      const res = await postMcp(url, callTool('profiles'), bearer(token));
+      assert.equal(res.status, 200);
+      assert.deepEqual(
+        res.json.result.structuredContent.profiles.map((p: { id: string }) => p.id),
+        alice.profileIds,
+      );
+      const config = /<textarea id="config-claude-code"[^>]*>([^<]+)<\/textarea>/.exec(page)![1]!.replace(/&quot;/g, '"');
+      assert.deepEqual(JSON.parse(config), {
+        mcpServers: { 'outreach-mcp': { type: 'http', url: server.mcpUrl, headers: { Authorization: `Bearer ${token}` } } },
+      });
+      assert.match(page, /claude mcp add --transport http &#39;outreach-mcp&#39;/);
+      assert.match(page, /expires at <strong><time datetime="[^"]+">/);
+    });
+
+    test('authorizing again gives a fresh token; the previous one is refused with the interface message', async () => {
+      const first = await authorize(client, ALL);
+      const second = await authorize(client, ALL);
+      assert.notEqual(first.token, second.token);
+      assert.equal((await postMcp(server.mcpUrl, callTool('profiles'), bearer(second.token))).status, 200);
+      const old = await postMcp(server.mcpUrl, callTool('profiles'), bearer(first.token));
+      assert.equal(old.status, 401);
+      assert.equal(old.json.error.message, 'Invalid service access token: a newer authorization replaced it; use the token now shown in the MCP dialog');
+    });
+
+    test('"Remove MCP authorization" refuses the token at once; a read-only authorization afterwards cannot write', async () => {
+      const { token, page } = await authorize(client, ALL);
+      const removed = await client.post('/app/mcp/remove', { _csrf: csrfOf(page) });
+      assert.equal(removed.status, 303);
+      const refused = await postMcp(server.mcpUrl, callTool('profiles'), bearer(token));
+      assert.equal(refused.status, 401);
+      assert.equal(refused.json.error.message, 'Invalid service access token: its authorization was removed; authorize again in the MCP dialog');
+      const after = (await client.get('/app/mcp')).text;
+      assert.match(after, /No client is authorized/);
+      assert.doesNotMatch(after, /id="mcp-header"/, 'the removed token is no longer shown');
+
+      const readOnly = await authorize(client, ['mcp:read', 'profile', 'service_account_id']);
+      assert.equal((await postMcp(server.mcpUrl, callTool('profiles'), bearer(readOnly.token))).status, 200);
+      const write = await postMcp(server.mcpUrl, callTool('create_campaign', { service_profile_id: alice.profileIds[0], name: 'No' }), bearer(readOnly.token));
+      assert.equal(write.status, 403);
+      assert.equal(write.json.error.message, 'Missing required scope(s): mcp:write');
+    });
+
+    test('a grant without service_account_id yields a token /mcp refuses with exactly the interface message', async () => {
+      const { token } = await authorize(client, ['mcp:read', 'mcp:write', 'profile']);
+      const res = await postMcp(server.mcpUrl, callTool('profiles'), bearer(token));
+      assert.equal(res.status, 401);
+      assert.equal(res.json.error.message, 'service_account_id claim missing or invalid');
+    });
+
+    test('an unknown scope in the form authorizes nothing', async () => {
+      const before = await server.service.authorizations.list(alice.userId);
+      const consent = await client.get('/app/mcp/authorize');
+      const res = await client.post('/app/mcp/authorize', { _csrf: csrfOf(consent.text), scope: ['mcp:read', 'admin'] });
+      assert.equal(res.status, 400);
+      assert.deepEqual(await server.service.authorizations.list(alice.userId), before);
+    });
+
+    test("one user cannot remove another user's authorization", async () => {
+      const bobClient = new WebClient(server.baseUrl);
+      await signIn(bobClient, bob.email, TEST_PASSWORD);
+      const { token } = await authorize(bobClient, ALL);
+      const grantId = (await server.service.authorizations.list(bob.userId))[0]!.id;
+      const page = (await client.get('/app/mcp')).text;
+      await client.post(`/app/mcp/grants/${grantId}/remove`, { _csrf: csrfOf(page) });
+      assert.equal((await postMcp(server.mcpUrl, callTool('profiles'), bearer(token))).status, 200);
+    });
+  });
+
+  describe('dashboard and activity', () => {
+    test('the dashboard shows the account’s profiles and campaigns, and not another account’s', async () => {
+      const mine = await server.token(alice);
+      const created = await postMcp(
+        server.mcpUrl,
+        callTool('create_campaign', {
+          service_profile_id: alice.profileIds[0],
+          name: 'Alice <b>launch</b>',
+          steps: [{ name: 'Hi', type: 'message', text: 'Hello' }],
+        }),
+        bearer(mine),
+      );
+      assert.equal(created.status, 200, created.text);
+      const campaignId = created.json.result.structuredContent.campaign.id;
+
+      const aliceClient = new WebClient(server.baseUrl);
+      await signIn(aliceClient, alice.email, TEST_PASSWORD);
+      const dashboard = (await aliceClient.get('/app')).text;
+      assert.match(dashboard, /Alice &lt;b&gt;launch&lt;\/b&gt;/, 'names are escaped');
+      assert.match(dashboard, new RegExp(alice.profileIds[1]!));
+      const detail = await aliceClient.get(`/app/campaigns/${campaignId}`);
+      assert.equal(detail.status, 200);
+      assert.match(detail.text, /Hello/);
+
+      const bobClient = new WebClient(server.baseUrl);
+      await signIn(bobClient, bob.email, TEST_PASSWORD);
+      assert.doesNotMatch((await bobClient.get('/app')).text, /Alice &lt;b&gt;launch/);
+      assert.equal((await bobClient.get(`/app/campaigns/${campaignId}`)).status, 404);
+    });
+
+    test('every tool call is in the activity list with its tool, authorization and outcome; a denied write too', async () => {
+      const user = await server.createAccount();
+      const client = new WebClient(server.baseUrl);
+      await signIn(client, user.email, TEST_PASSWORD);
+      const { token } = await authorize(client, ['mcp:read', 'profile', 'service_account_id']);
+      await postMcp(server.mcpUrl, callTool('profiles'), bearer(token));
+      await postMcp(server.mcpUrl, callTool('get_campaign', { service_profile_id: user.profileIds[0], campaign_id: 'cmp_nope' }), bearer(token));
+      await postMcp(server.mcpUrl, callTool('create_campaign', { service_profile_id: user.profileIds[0], name: 'x' }), bearer(token));
+      await server.service.activity.flush();
+      const page = (await client.get('/app/activity')).text;
+      const rows = [...page.matchAll(/<tr>\s*<td>[^<]+<\/td>\s*<td><code>([a-z_]+)<\/code><\/td>\s*<td><span class="badge (\w+)">/g)].map(
+        (m) => `${m[1]}:${m[2]}`,
+      );
+      assert.deepEqual(rows, ['create_campaign:denied', 'get_campaign:error', 'profiles:ok']);
+      assert.match(page, /INSUFFICIENT_SCOPE/);
+      assert.match(page, /CAMPAIGN_NOT_FOUND/);
+      assert.match(page, /MCP dialog/);
+      // Another user sees none of it.
+      const other = new WebClient(server.baseUrl);
+      await signIn(other, bob.email, TEST_PASSWORD);
+      assert.doesNotMatch((await other.get('/app/activity')).text, /CAMPAIGN_NOT_FOUND/);
+    });
+
+    test('pages need a signed-in user', async () => {
+      for (const path of ['/app', '/app/mcp', '/app/activity', '/app/mcp/authorize']) {
+        const res = await new WebClient(server.baseUrl).get(path);
+        assert.equal(res.status, 303, path);
+        assert.equal(res.location, `${server.baseUrl}/signin?next=${encodeURIComponent(path)}`);
+      }
+    });
+  });
+});

@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/**', 'generated/**', '**/generated/**', 'tests/golden/fixtures/**', 'data/**', 'examples/conformance/suite/**', 'bench/results/**'],
+    ignores: ['node_modules/**', 'generated/**', '**/generated/**', 'tests/golden/fixtures/**', 'data/**', 'examples/conformance/suite/**', 'bench/results/**', 'test-artifacts/**'],
   },
   ...tseslint.configs.recommended,
   {

@@ -261,6 +261,47 @@ for (const backend of await serverBackends()) {
         assert.equal(atToken.body.error, 'invalid_target');
       });
 
+      test('forged tokens are refused: alg none, HS256 keyed with the public key, tampered claims, another audience', async () => {
+        const { registered, code, verifier } = await authorizeConnector(browser);
+        const { access_token: token } = (await exchangeCode(server.baseUrl, registered.client_id, code, verifier)).body;
+        const [header, payload, signature] = token!.split('.') as [string, string, string];
+        const claims = decodeJwt(token!);
+        const other = await server.createAccount();
+        const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+        const stolen = { ...claims, sub: other.userId, service_account_id: other.accountId };
+        const jwks = (await (await fetch(`${server.baseUrl}/.well-known/jwks.json`)).json()) as { keys: object[] };
+        const hs256Header = encode({ alg: 'HS256', typ: 'at+jwt', kid: decodeProtectedHeader(token!).kid });
+        const hs256Body = encode(stolen);
+        const hmac = (await import('node:crypto')).createHmac('sha256', JSON.stringify(jwks.keys[0])).update(`${hs256Header}.${hs256Body}`).digest('base64url');
+        const forgeries: [string, string][] = [
+          ['alg none', `${encode({ alg: 'none', typ: 'at+jwt' })}.${encode(stolen)}.`],
+          ['HS256 with the public key as secret', `${hs256Header}.${hs256Body}.${hmac}`],
+          ['claims changed under the original signature', `${header}.${encode(stolen)}.${signature}`],
+          ['payload of one token, signature of nothing', `${header}.${payload}.${signature.slice(0, -4)}AAAA`],
+        ];
+        for (const [why, forged] of forgeries) {
+          const res = await profiles(server, forged);
+          assert.equal(res.status, 401, why);
+          assert.equal(res.json.error.message, 'Invalid MCP token', why);
+        }
+        // Signed by this server's own key, but for another resource: not for this server.
+        const { mintAccessToken } = await import('../../app/auth/tokens.ts');
+        const foreign = await mintAccessToken(
+          server.service.keys,
+          { issuer: server.baseUrl, audience: 'https://other.example/mcp' },
+          { userId: user.userId, accountId: user.accountId, grantId: String(claims.grant_id), clientId: registered.client_id, scope: ALL.join(' ') },
+        );
+        assert.equal((await profiles(server, foreign.token)).status, 401);
+        assert.equal((await profiles(server, token!)).status, 200, 'the genuine token still works');
+      });
+
+      test('a client ID metadata document on a private address is not fetched (SSRF)', async () => {
+        const res = await browser.get(authorizeUrl(server.baseUrl, { clientId: `https://127.0.0.1:1/client.json`, challenge: pkce().challenge }));
+        assert.equal(res.status, 400);
+        assert.equal(res.location, undefined);
+        assert.match(res.text, /invalid_client<\/strong>: client_id metadata document fetch failed/);
+      });
+
       test('consent and deny posts need the CSRF token of the page', async () => {
         const registered = await registerClient(server.baseUrl);
         const consent = await openConsent(browser, authorizeUrl(server.baseUrl, { clientId: registered.client_id, challenge: pkce().challenge }));

@@ -14,7 +14,7 @@ import { createPostgresDatabase, postgresBackend } from '../helpers/databases.ts
 import { postMcp, startTestServer, TEST_PASSWORD } from '../helpers/server.ts';
 import { csrfOf, inputValue, signIn, WebClient } from '../helpers/web-client.ts';
 import { spawnServer } from './outreach-support.ts';
-import { bearer, callTool } from './support.ts';
+import { callTool } from './support.ts';
 
 /** Both instances must share PUBLIC_URL: it is the token audience. */
 const PUBLIC_URL = 'http://localhost:3998';

@@ -86,8 +86,10 @@ for (const backend of await backends()) {
 
     test('rate-limit counters: a window counts, a peek does not, an expired window starts again', async () => {
       const store = new DbRateLimitStore(database.db);
-      const incr = (key: string, window: number) => new Promise<{ current: number; ttl: number }>((ok, ko) => store.incr(key, (e, r) => (e ? ko(e) : ok(r!)), window));
-      const read = (key: string, window: number) => new Promise<{ current: number; ttl: number }>((ok, ko) => store.read(key, (e, r) => (e ? ko(e) : ok(r!)), window));
+      const incr = (key: string, window: number) =>
+        new Promise<{ current: number; ttl: number }>((ok, ko) => store.incr(key, (e, r) => (e ? ko(e) : ok(r!)), window));
+      const read = (key: string, window: number) =>
+        new Promise<{ current: number; ttl: number }>((ok, ko) => store.read(key, (e, r) => (e ? ko(e) : ok(r!)), window));
       assert.equal((await read('k', 60_000)).current, 0);
       assert.equal((await incr('k', 60_000)).current, 1);
       assert.equal((await incr('k', 60_000)).current, 2);
@@ -108,7 +110,10 @@ for (const backend of await backends()) {
       const found = await call<unknown>((cb) => store.get('sid-1', cb));
       assert.equal((found as { userId?: string }).userId, holder.userId);
       const rows = await database.db.selectFrom('web_sessions').select(['id_hash', 'user_id']).execute();
-      assert.ok(rows.every((r) => r.id_hash !== 'sid-1'), 'the raw id is not stored');
+      assert.ok(
+        rows.every((r) => r.id_hash !== 'sid-1'),
+        'the raw id is not stored',
+      );
       await call((cb) => store.set('sid-2', { cookie: { expires: new Date(Date.now() - 1000).toISOString() } } as never, cb));
       assert.equal(await call<unknown>((cb) => store.get('sid-2', cb)), null);
       await call((cb) => store.destroy('sid-1', cb));

@@ -31,10 +31,28 @@ test('calls are buffered and written as one batch per flush, with who, which aut
   await recorder.flush();
   assert.equal(batches.length, 1);
   assert.deepEqual(
-    batches[0]!.map(({ tool, outcome, error_code, user_id, account_id, grant_id, client_id, duration_ms }) => ({ tool, outcome, error_code, user_id, account_id, grant_id, client_id, duration_ms })),
+    batches[0]!.map(({ tool, outcome, error_code, user_id, account_id, grant_id, client_id, duration_ms }) => ({
+      tool,
+      outcome,
+      error_code,
+      user_id,
+      account_id,
+      grant_id,
+      client_id,
+      duration_ms,
+    })),
     [
       { tool: 'profiles', outcome: 'ok', error_code: null, user_id: 'usr_1', account_id: 'acc_1', grant_id: 'grt_1', client_id: 'mcp-dialog', duration_ms: 2 },
-      { tool: 'create_campaign', outcome: 'denied', error_code: 'INSUFFICIENT_SCOPE', user_id: 'usr_1', account_id: 'acc_1', grant_id: 'grt_1', client_id: 'mcp-dialog', duration_ms: 0 },
+      {
+        tool: 'create_campaign',
+        outcome: 'denied',
+        error_code: 'INSUFFICIENT_SCOPE',
+        user_id: 'usr_1',
+        account_id: 'acc_1',
+        grant_id: 'grt_1',
+        client_id: 'mcp-dialog',
+        duration_ms: 0,
+      },
     ],
   );
   await recorder.flush();

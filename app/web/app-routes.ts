@@ -1,6 +1,6 @@
 /** The signed-in pages that show what the assistant did: dashboard, campaign, activity. */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { currentUser, toSignin, viewerOf, type User, type WebContext } from './context.ts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { signedIn, viewerOf, type WebContext } from './context.ts';
 import { activityPage } from './pages/activity.ts';
 import { campaignPage } from './pages/campaign.ts';
 import { dashboardPage } from './pages/dashboard.ts';
@@ -8,23 +8,6 @@ import { messagePage } from './pages/message.ts';
 
 const ACTIVITY_PAGE = 50;
 const CAMPAIGN_LEADS = 100;
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The signed-in user of an /app page (set by the signed-in guard). */
-    user?: User;
-  }
-}
-
-/** A preHandler for pages that need a signed-in user: sends everyone else to sign in. */
-export function signedIn(ctx: WebContext) {
-  return async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
-    const user = await currentUser(ctx, req);
-    if (!user) return toSignin(req, reply);
-    req.user = user;
-    return undefined;
-  };
-}
 
 const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
 

@@ -1,4 +1,4 @@
-/** What the web app's routes share: settings, stores, and helpers for the signed-in user. */
+/** What the web app's routes share: settings, stores, the signed-in user, and reading forms. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ScopeDefinition } from '../../runtime/index.ts';
 import type { Authorizations } from '../auth/authorizations.ts';
@@ -25,6 +25,10 @@ declare module 'fastify' {
     dialogToken?: ShownTokenState;
     /** A one-time message for the next page. */
     notice?: { kind: 'success' | 'info' | 'error'; text: string };
+  }
+  interface FastifyRequest {
+    /** The signed-in user of an /app page (set by the signed-in guard). */
+    user?: User;
   }
 }
 
@@ -75,4 +79,21 @@ export function safeNext(next: unknown): string | undefined {
 export function toSignin(req: FastifyRequest, reply: FastifyReply): FastifyReply {
   const next = safeNext(req.url);
   return reply.redirect(next ? `/signin?next=${encodeURIComponent(next)}` : '/signin', 303);
+}
+
+/** A preHandler for pages that need a signed-in user: sends everyone else to sign in. */
+export function signedIn(ctx: WebContext) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const user = await currentUser(ctx, req);
+    if (!user) return toSignin(req, reply);
+    req.user = user;
+    return undefined;
+  };
+}
+
+/** The `scope` checkboxes of a consent form: none, one (a string) or several (an array). */
+export function chosenScopes(value: unknown, known: ReadonlySet<string>): string[] | undefined {
+  const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  if (!list.every((s): s is string => typeof s === 'string' && known.has(s))) return undefined;
+  return [...new Set(list)];
 }

@@ -4,21 +4,13 @@
  * authorization or all of them.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { signedIn } from './app-routes.ts';
 import { clientConfigs } from './client-configs.ts';
-import { viewerOf, type WebContext } from './context.ts';
+import { chosenScopes, signedIn, viewerOf, type WebContext } from './context.ts';
 import { consentPage } from './pages/consent.ts';
 import { mcpDialogPage, type ShownToken } from './pages/mcp-dialog.ts';
 import { messagePage } from './pages/message.ts';
 
 const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
-
-/** The `scope` checkboxes of a consent form: none, one (a string) or several (an array). */
-export function chosenScopes(value: unknown, known: ReadonlySet<string>): string[] | undefined {
-  const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
-  if (!list.every((s): s is string => typeof s === 'string' && known.has(s))) return undefined;
-  return [...new Set(list)];
-}
 
 export async function mcpDialogRoutes(app: FastifyInstance, ctx: WebContext): Promise<void> {
   const guard = signedIn(ctx);

@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { demoAllowed, isLoopback, randomPassword } from '../../app/seed.ts';
 import { clientConfigs } from '../../app/web/client-configs.ts';
-import { safeNext } from '../../app/web/context.ts';
+import { chosenScopes, safeNext } from '../../app/web/context.ts';
 import { html, raw } from '../../app/web/html.ts';
-import { chosenScopes } from '../../app/web/mcp-dialog-routes.ts';
 import { consentPolicy } from '../../app/web/security.ts';
 
 describe('html', () => {

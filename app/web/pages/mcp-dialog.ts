@@ -59,8 +59,8 @@ function grantRow(grant: Grant, csrf: string): SafeHtml {
   const name = grant.kind === 'oauth' ? (grant.client_name ?? grant.client_id) : grant.kind === 'cli' ? 'Admin token (CLI)' : 'MCP dialog';
   return html`<tr>
     <td>${name}${grant.kind === 'oauth' && html`<div class="hint mono">${grant.client_id}</div>`}</td>
-    <td><code>${grant.scope || '(none)'}</code></td>
-    <td>${when(grant.created_at)}</td>
+    <td data-label="Scopes"><code>${grant.scope || '(none)'}</code></td>
+    <td data-label="Since">${when(grant.created_at)}</td>
     <td>
       <form method="post" action="/app/mcp/grants/${grant.id}/remove">
         <input type="hidden" name="_csrf" value="${csrf}" />
@@ -129,7 +129,7 @@ export function mcpDialogPage(view: McpDialogView): string {
       ${
         authorized
           ? html`<div class="table-wrap">
-              <table>
+              <table class="stack-table">
                 <caption class="hint">
                   Clients that can act for you now
                 </caption>

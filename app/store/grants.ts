@@ -30,6 +30,21 @@ export interface NewGrant {
 
 const now = () => new Date().toISOString();
 
+function grantRow(input: NewGrant): Grant {
+  return {
+    id: input.id ?? newId('grt'),
+    user_id: input.userId,
+    account_id: input.accountId,
+    kind: input.kind,
+    client_id: input.clientId,
+    client_name: input.clientName ?? null,
+    scope: input.scope,
+    created_at: now(),
+    revoked_at: null,
+    revoked_reason: null,
+  };
+}
+
 export class GrantStore {
   constructor(
     private readonly db: Db,
@@ -37,18 +52,7 @@ export class GrantStore {
   ) {}
 
   async create(input: NewGrant): Promise<Grant> {
-    const row: Grant = {
-      id: input.id ?? newId('grt'),
-      user_id: input.userId,
-      account_id: input.accountId,
-      kind: input.kind,
-      client_id: input.clientId,
-      client_name: input.clientName ?? null,
-      scope: input.scope,
-      created_at: now(),
-      revoked_at: null,
-      revoked_reason: null,
-    };
+    const row = grantRow(input);
     await this.db.insertInto('grants').values(row).execute();
     return row;
   }
@@ -69,18 +73,7 @@ export class GrantStore {
         .execute();
       const superseded = previous.map((r) => r.id);
       await this.markRevoked(trx, superseded, 'superseded');
-      const grant: Grant = {
-        id: newId('grt'),
-        user_id: input.userId,
-        account_id: input.accountId,
-        kind: 'dialog',
-        client_id: input.clientId,
-        client_name: input.clientName ?? null,
-        scope: input.scope,
-        created_at: now(),
-        revoked_at: null,
-        revoked_reason: null,
-      };
+      const grant = grantRow({ ...input, kind: 'dialog' });
       await trx.insertInto('grants').values(grant).execute();
       return { grant, superseded };
     });

@@ -2,6 +2,7 @@
 import type { ActivityRow } from '../../store/dashboard.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { page, when, type Viewer } from './layout.ts';
+import { badge, dataTable, type Column } from './table.ts';
 
 export interface ActivityView {
   appName: string;
@@ -19,39 +20,20 @@ function authorization(row: ActivityRow): string {
   return row.client_id ?? '—';
 }
 
+const WHEN_TOOL_OUTCOME: readonly Column<ActivityRow>[] = [
+  ['When', (r) => when(r.created_at)],
+  ['Tool', (r) => html`<code>${r.tool}</code>`],
+  ['Outcome', (r) => html`${badge(r.outcome)}${r.error_code && html` <span class="hint mono">${r.error_code}</span>`}`],
+];
+
+const ALL_COLUMNS: readonly Column<ActivityRow>[] = [
+  ...WHEN_TOOL_OUTCOME,
+  ['Authorization', (r) => html`${authorization(r)}${r.grant_id && html`<div class="hint mono">${r.grant_id}</div>`}`],
+  ['Time', (r) => `${r.duration_ms} ms`],
+];
+
 export function activityTable(rows: readonly ActivityRow[], options: { compact?: boolean } = {}): SafeHtml {
-  if (!rows.length) return html`<p class="empty">No tool calls yet.</p>`;
-  return html`<div class="table-wrap">
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Tool</th>
-          <th scope="col">Outcome</th>
-          ${
-            !options.compact &&
-            html`<th scope="col">Authorization</th>
-              <th scope="col">Time</th>`
-          }
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (r) =>
-            html`<tr>
-              <td>${when(r.created_at)}</td>
-              <td><code>${r.tool}</code></td>
-              <td><span class="badge ${r.outcome}">${r.outcome}</span>${r.error_code && html` <span class="hint mono">${r.error_code}</span>`}</td>
-              ${
-                !options.compact &&
-                html`<td>${authorization(r)}${r.grant_id && html`<div class="hint mono">${r.grant_id}</div>`}</td>
-                  <td>${r.duration_ms} ms</td>`
-              }
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return dataTable(rows, options.compact ? WHEN_TOOL_OUTCOME : ALL_COLUMNS, 'No tool calls yet.');
 }
 
 export function activityPage(view: ActivityView): string {

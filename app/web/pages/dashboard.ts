@@ -4,6 +4,7 @@ import type { ActivityRow, CampaignRow, ConversationRow } from '../../store/dash
 import { html } from '../html.ts';
 import { activityTable } from './activity.ts';
 import { page, when, type Viewer } from './layout.ts';
+import { badge, dataTable, type Column } from './table.ts';
 
 export interface DashboardView {
   appName: string;
@@ -17,6 +18,31 @@ export interface DashboardView {
   authorized: boolean;
 }
 
+const PROFILE_COLUMNS: readonly Column<Profile>[] = [
+  ['Name', (p) => p.name],
+  ['Channel', (p) => p.channel],
+  ['Status', (p) => badge(p.status)],
+  ['Time zone', (p) => p.timezone],
+  ['Sent today', (p) => `${p.sent_today} / ${p.daily_limit}`],
+  ['Id', (p) => html`<span class="mono">${p.id}</span>`],
+];
+
+const CAMPAIGN_COLUMNS: readonly Column<CampaignRow>[] = [
+  ['Campaign', (c) => html`<a href="/app/campaigns/${c.id}">${c.name}</a>`],
+  ['Status', (c) => badge(c.status)],
+  ['Profile', (c) => c.profile_name],
+  ['Steps', (c) => c.step_count],
+  ['Leads', (c) => c.lead_count],
+  ['Updated', (c) => when(c.updated_at)],
+];
+
+const CONVERSATION_COLUMNS: readonly Column<ConversationRow>[] = [
+  ['Lead', (c) => html`${c.lead_name ?? '—'}${c.lead_company && html`<div class="hint">${c.lead_company}</div>`}`],
+  ['Campaign', (c) => c.campaign_name ?? '—'],
+  ['Messages', (c) => c.message_count],
+  ['Last', (c) => when(c.last_message_at)],
+];
+
 export function dashboardPage(view: DashboardView): string {
   return page({
     appName: view.appName,
@@ -29,98 +55,16 @@ export function dashboardPage(view: DashboardView): string {
       ${!view.authorized && html`<p class="alert info">No AI client is connected yet. <a href="/app/mcp">Open the MCP dialog</a> to authorize one.</p>`}
       <section class="card" aria-labelledby="profiles-title">
         <h2 id="profiles-title">Sender profiles</h2>
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Status</th>
-                <th scope="col">Time zone</th>
-                <th scope="col">Sent today</th>
-                <th scope="col">Id</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${view.profiles.map(
-                (p) =>
-                  html`<tr>
-                    <td>${p.name}</td>
-                    <td>${p.channel}</td>
-                    <td><span class="badge ${p.status}">${p.status}</span></td>
-                    <td>${p.timezone}</td>
-                    <td>${p.sent_today} / ${p.daily_limit}</td>
-                    <td class="mono">${p.id}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>
+        ${dataTable(view.profiles, PROFILE_COLUMNS, 'No profiles.')}
       </section>
       <section class="card" aria-labelledby="campaigns-title">
         <h2 id="campaigns-title">Campaigns</h2>
-        ${
-          view.campaigns.length
-            ? html`<div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Campaign</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Profile</th>
-                      <th scope="col">Steps</th>
-                      <th scope="col">Leads</th>
-                      <th scope="col">Updated</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${view.campaigns.map(
-                      (c) =>
-                        html`<tr>
-                          <td><a href="/app/campaigns/${c.id}">${c.name}</a></td>
-                          <td><span class="badge ${c.status}">${c.status}</span></td>
-                          <td>${c.profile_name}</td>
-                          <td>${c.step_count}</td>
-                          <td>${c.lead_count}</td>
-                          <td>${when(c.updated_at)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
-              </div>`
-            : html`<p class="empty">No campaigns yet.</p>`
-        }
+        ${dataTable(view.campaigns, CAMPAIGN_COLUMNS, 'No campaigns yet.')}
       </section>
       <div class="grid">
         <section class="card" aria-labelledby="conversations-title">
           <h2 id="conversations-title">Recent conversations</h2>
-          ${
-            view.conversations.length
-              ? html`<div class="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">Lead</th>
-                        <th scope="col">Campaign</th>
-                        <th scope="col">Messages</th>
-                        <th scope="col">Last</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${view.conversations.map(
-                        (c) =>
-                          html`<tr>
-                            <td>${c.lead_name ?? '—'}${c.lead_company && html`<div class="hint">${c.lead_company}</div>`}</td>
-                            <td>${c.campaign_name ?? '—'}</td>
-                            <td>${c.message_count}</td>
-                            <td>${when(c.last_message_at)}</td>
-                          </tr>`,
-                      )}
-                    </tbody>
-                  </table>
-                </div>`
-              : html`<p class="empty">No messages yet.</p>`
-          }
+          ${dataTable(view.conversations, CONVERSATION_COLUMNS, 'No messages yet.')}
         </section>
         <section class="card" aria-labelledby="activity-title">
           <h2 id="activity-title">Recent activity</h2>

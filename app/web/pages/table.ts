@@ -1,0 +1,21 @@
+/** A read-only table of rows, or a line saying there are none: the shape of every list the pages show. */
+import { html, type HtmlValue, type SafeHtml } from '../html.ts';
+
+/** A column: its header, and the cell of one row. */
+export type Column<Row> = readonly [header: string, cell: (row: Row) => HtmlValue];
+
+export function dataTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[], empty: string, options: { className?: string } = {}): SafeHtml {
+  if (!rows.length) return html`<p class="empty">${empty}</p>`;
+  return html`<div class="table-wrap"><table${options.className ? html` class="${options.className}"` : ''}>
+<thead><tr>${columns.map(([header]) => html`<th scope="col">${header}</th>`)}</tr></thead>
+<tbody>${rows.map(
+    (row) =>
+      html`<tr>
+        ${columns.map(([, cell]) => html`<td>${cell(row)}</td>`)}
+      </tr>`,
+  )}</tbody>
+</table></div>`;
+}
+
+/** A status shown as a coloured badge (the status name is also its CSS class). */
+export const badge = (status: string): SafeHtml => html`<span class="badge ${status}">${status}</span>`;

@@ -4,7 +4,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/**', 'generated/**', '**/generated/**', 'tests/golden/fixtures/**', 'data/**', 'examples/conformance/suite/**', 'bench/results/**', 'test-artifacts/**'],
+    ignores: [
+      'node_modules/**',
+      'generated/**',
+      '**/generated/**',
+      'tests/golden/fixtures/**',
+      'data/**',
+      'examples/conformance/suite/**',
+      'bench/results/**',
+      'test-artifacts/**',
+    ],
   },
   ...tseslint.configs.recommended,
   {

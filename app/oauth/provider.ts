@@ -107,6 +107,9 @@ export function createOAuthProvider(options: OAuthProviderOptions): Provider {
         },
       },
     },
+    // Ours besides openid and offline_access: a client may name them when it registers (the MCP
+    // SDK registers with the scopes of the 401 challenge), and the metadata lists them.
+    scopes: ['openid', 'offline_access', ...options.scopes],
     pkce: { required: () => true },
     responseTypes: ['code'],
     // Public clients (PKCE alone) and the two secret-based methods MCP clients register with.

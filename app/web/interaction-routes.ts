@@ -57,7 +57,10 @@ export async function interactionRoutes(app: FastifyInstance, ctx: WebContext & 
     return reply.redirect(returnTo, 303);
   }
 
-  /** The resource and scopes the connector asked for (the MCP endpoint's, from the consent prompt). */
+  /**
+   * What the connector asked for: the MCP endpoint's scopes (the resource's, from the consent
+   * prompt) and the OpenID scopes (openid, offline_access; the provider lists ours there too).
+   */
   function requested(details: Details): { resource: string; scopes: string[]; oidcScopes: string[] } {
     const prompt = details.prompt.details as { missingResourceScopes?: Record<string, string[]>; missingOIDCScope?: string[] };
     const [resource, scopes] = Object.entries(prompt.missingResourceScopes ?? {})[0] ?? [ctx.mcpUrl, []];
@@ -111,11 +114,14 @@ export async function interactionRoutes(app: FastifyInstance, ctx: WebContext & 
       const provider = ctx.oauth.current();
       const clientId = String(details.params.client_id);
       const grant = new provider.Grant({ accountId: user.id, clientId });
-      if (wanted.oidcScopes.length) grant.addOIDCScope(wanted.oidcScopes.join(' '));
-      if (chosen.length) grant.addResourceScope(wanted.resource, chosen.join(' '));
       // Scopes left unchecked are refused, not forgotten: the provider must not ask again.
-      const refused = wanted.scopes.filter((s) => !chosen.includes(s));
-      if (refused.length) grant.rejectResourceScope(wanted.resource, refused.join(' '));
+      const refused = new Set(wanted.scopes.filter((s) => !chosen.includes(s)));
+      const oidcGranted = wanted.oidcScopes.filter((s) => !refused.has(s));
+      const oidcRefused = wanted.oidcScopes.filter((s) => refused.has(s));
+      if (oidcGranted.length) grant.addOIDCScope(oidcGranted.join(' '));
+      if (oidcRefused.length) grant.rejectOIDCScope(oidcRefused.join(' '));
+      if (chosen.length) grant.addResourceScope(wanted.resource, chosen.join(' '));
+      if (refused.size) grant.rejectResourceScope(wanted.resource, [...refused].join(' '));
       const grantId = await grant.save();
       await ctx.authorizations.recordConnectorGrant(
         { userId: user.id, accountId: user.account_id },

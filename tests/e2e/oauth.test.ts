@@ -60,6 +60,7 @@ for (const backend of await serverBackends()) {
       assert.deepEqual(meta.response_types_supported, ['code']);
       assert.equal(meta.authorization_response_iss_parameter_supported, true);
       assert.equal(meta.client_id_metadata_document_supported, true);
+      for (const scope of ALL) assert.ok((meta.scopes_supported as string[]).includes(scope), `scopes_supported lists ${scope}`);
       assert.deepEqual(await (await fetch(`${server.baseUrl}/.well-known/openid-configuration`)).json(), meta);
       // The 401 tells a client which scopes to ask for.
       const challenge = (await postMcp(server.mcpUrl, callTool('profiles'))).headers.get('www-authenticate') ?? '';

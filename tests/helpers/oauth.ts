@@ -23,6 +23,8 @@ export async function registerClient(baseUrl: string, metadata: Record<string, u
       client_name: 'Test Connector',
       redirect_uris: [REDIRECT_URI],
       token_endpoint_auth_method: 'none',
+      // As the MCP SDK does: the scopes of the 401 challenge.
+      scope: 'mcp:read mcp:write profile service_account_id',
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       ...metadata,

@@ -35,6 +35,7 @@ export function page(options: PageOptions): string {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${options.title} · ${options.appName}</title>
+        <link rel="icon" href="/static/icon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/app.js" defer></script>
       </head>

@@ -205,6 +205,25 @@ for (const backend of await serverBackends()) {
         assert.match(res.text, /not one it registered/);
       });
 
+      test("redirect URIs match exactly, except the port of a native client's loopback redirect (RFC 8252)", async () => {
+        const registered = { redirect_uris: ['http://127.0.0.1/callback'] };
+        const native = await registerClient(server.baseUrl, { ...registered, application_type: 'native' });
+        const web = await registerClient(server.baseUrl, registered);
+        const onPort = 'http://127.0.0.1:54321/callback';
+        const ok = await browser.follow(authorizeUrl(server.baseUrl, { clientId: native.client_id, challenge: pkce().challenge, redirectUri: onPort }));
+        assert.equal(ok.status, 200, 'the consent page');
+        assert.match(ok.text, /Authorize a connector/);
+        for (const [client, uri] of [
+          [web, onPort],
+          [native, 'http://127.0.0.1:54321/other'],
+          [native, 'http://localhost.evil.example:54321/callback'],
+        ] as const) {
+          const refused = await browser.get(authorizeUrl(server.baseUrl, { clientId: client.client_id, challenge: pkce().challenge, redirectUri: uri }));
+          assert.equal(refused.status, 400, uri);
+          assert.equal(refused.location, undefined, uri);
+        }
+      });
+
       test('an unknown client gets an error page; at the token endpoint, invalid_client with 401', async () => {
         const page = await browser.get(authorizeUrl(server.baseUrl, { clientId: 'no-such-client', challenge: pkce().challenge }));
         assert.equal(page.status, 400);

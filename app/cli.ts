@@ -14,6 +14,7 @@ import { openService } from './server.ts';
 import { DomainError } from './domain/errors.ts';
 import { EmailTakenError } from './store/accounts.ts';
 import { randomPassword } from './seed.ts';
+import { destroyUserSessions } from './web/session-store.ts';
 
 class UsageError extends Error {}
 
@@ -89,8 +90,12 @@ async function run(argv: string[]): Promise<string> {
         return `new signing key ${await service.keys.rotate()}`;
       case 'password reset': {
         if (!values.email) throw new UsageError('password reset needs --email');
+        const user = await service.accounts.findUserByEmail(values.email);
+        if (!user) throw new UsageError(`No user with the email ${values.email}`);
         const password = randomPassword();
-        if (!(await service.accounts.setPassword(values.email, password))) throw new UsageError(`No user with the email ${values.email}`);
+        await service.accounts.setPassword(values.email, password);
+        // Whoever was signed in with the old password is signed out.
+        await destroyUserSessions(service.db, user.id);
         return password;
       }
       default:

@@ -47,6 +47,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`DELIVERY_WEBHOOK_URL must be an http(s) URL, got "${env.DELIVERY_WEBHOOK_URL}"`);
   if (env.INBOUND_WEBHOOK_SECRET !== undefined && env.INBOUND_WEBHOOK_SECRET !== '' && env.INBOUND_WEBHOOK_SECRET.length < 16)
     throw new ConfigError('INBOUND_WEBHOOK_SECRET must have at least 16 characters');
+  const proxies = trustProxy(env.TRUST_PROXY);
+  // TLS ends at a proxy (the server speaks plain HTTP): without trusting it, no request looks
+  // secure, so Secure cookies (sign-in, OAuth) would never be set.
+  if (publicUrl.startsWith('https:') && proxies === false)
+    throw new ConfigError('PUBLIC_URL is https, so TLS ends at a proxy in front of this server: set TRUST_PROXY to true or to the address(es) of that proxy');
   return {
     port,
     host,
@@ -58,7 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     allowedHosts: env.ALLOWED_HOSTS?.trim() === '*' ? '*' : list(env.ALLOWED_HOSTS),
     ...(env.DELIVERY_WEBHOOK_URL && { deliveryWebhookUrl: env.DELIVERY_WEBHOOK_URL }),
     ...(env.INBOUND_WEBHOOK_SECRET && { inboundWebhookSecret: env.INBOUND_WEBHOOK_SECRET }),
-    trustProxy: trustProxy(env.TRUST_PROXY),
+    trustProxy: proxies,
   };
 }
 

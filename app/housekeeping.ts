@@ -5,7 +5,7 @@
  */
 import { sweepExpiredOAuthModels } from './oauth/adapter.ts';
 import type { Db } from './store/database.ts';
-import { sweepExpiredRateLimits } from './web/rate-limit-store.ts';
+import { sweepExpiredRateLimits } from './store/rate-limits.ts';
 import { sweepExpiredSessions } from './web/session-store.ts';
 
 const EVERY_MS = 10 * 60 * 1000;

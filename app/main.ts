@@ -1,7 +1,7 @@
 /** `npm start`: the outreach MCP server with embedded defaults (SQLite in ./data, 127.0.0.1:3000). */
 import { ConfigError, loadConfig } from './config.ts';
 import { freePort } from './free-port.ts';
-import { DEMO, seedDemo } from './seed.ts';
+import { DEMO, retirePublishedDemoPassword, seedDemo } from './seed.ts';
 import { buildServer } from './server.ts';
 
 async function main(): Promise<void> {
@@ -11,14 +11,16 @@ async function main(): Promise<void> {
     config = loadConfig({ ...process.env, PORT: String(port) });
   }
   const service = await buildServer(config);
-  const demoPassword = await seedDemo(config, service.accounts, service.campaigns, service.leads);
+  const retired = await retirePublishedDemoPassword(config, service.accounts, service.db);
+  const demoPassword = (await seedDemo(config, service.accounts, service.campaigns, service.leads)) ?? retired?.password;
   await service.app.listen({ port: config.port, host: config.host });
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `SQLite in ${config.dataDir}`;
   console.log(`MCP server listening: ${config.publicUrl}/mcp (store: ${where})`);
   console.log(`Web app: ${config.publicUrl}/`);
   if (demoPassword) {
-    console.log(`Created the demo account (this password is shown only now): sign in as ${DEMO.email} / ${demoPassword}`);
+    console.log(`The demo account's password (shown only now): sign in as ${DEMO.email} / ${demoPassword}`);
   }
+  if (retired?.disabled) console.log(`Disabled the demo account ${DEMO.email}: it had the published demo password, and this server is not on loopback.`);
   console.log(`Connect a client: open ${config.publicUrl}/app/mcp, choose "Authorize MCP", and paste the configuration it shows;`);
   console.log(`  or add ${config.publicUrl}/mcp as a connector in a client that signs in by itself (OAuth).`);
 

@@ -7,10 +7,16 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { AppConfig } from './config.ts';
 import { EmailTakenError, type AccountStore } from './store/accounts.ts';
+import type { Db } from './store/database.ts';
+import { verifyPassword } from './store/passwords.ts';
+import { destroyUserSessions } from './web/session-store.ts';
 import type { CampaignStore } from './store/campaigns.ts';
 import type { LeadStore } from './store/leads.ts';
 
 export const DEMO = { email: 'demo@example.com', name: 'Demo Account' } as const;
+
+/** The demo password of earlier versions, printed in their README: on any store that still has it, it is a door. */
+const PUBLISHED_DEMO_PASSWORD = 'demo-password';
 
 /** Whether a host name or address is this machine only (127.0.0.0/8, ::1, localhost). */
 export function isLoopback(host: string): boolean {
@@ -22,6 +28,27 @@ export function isLoopback(host: string): boolean {
 /** Whether this server may have a demo account: it listens on loopback and calls itself by a loopback URL. */
 export function demoAllowed(config: Pick<AppConfig, 'host' | 'publicUrl'>): boolean {
   return isLoopback(config.host) && isLoopback(new URL(config.publicUrl).hostname);
+}
+
+/**
+ * A demo account seeded by an earlier version still has the published password: on a loopback
+ * server it gets a random one (returned, to print), elsewhere it is disabled. Its web sessions end.
+ */
+export async function retirePublishedDemoPassword(
+  config: Pick<AppConfig, 'host' | 'publicUrl'>,
+  accounts: AccountStore,
+  db: Db,
+): Promise<{ password?: string; disabled?: boolean } | undefined> {
+  const user = await accounts.findUserByEmail(DEMO.email);
+  if (!user || user.status !== 'active' || !(await verifyPassword(PUBLISHED_DEMO_PASSWORD, user.password_hash))) return undefined;
+  await destroyUserSessions(db, user.id);
+  if (!demoAllowed(config)) {
+    await accounts.disableUser(user.id);
+    return { disabled: true };
+  }
+  const password = randomPassword();
+  await accounts.setPassword(DEMO.email, password);
+  return { password };
 }
 
 /** A password a person can type: 4 groups of 5 characters, about 100 bits. */

@@ -151,11 +151,12 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
       signingJwk: key.privateJwk,
       cookieKeys,
       secureCookies: secure,
+      trustProxy: config.trustProxy !== false,
       appName,
       ...(options.accessTokenTtlSeconds !== undefined && { accessTokenTtlSeconds: options.accessTokenTtlSeconds }),
     }),
   );
-  await app.register(oauthRoutes, { server: oauth });
+  await app.register(oauthRoutes, { server: oauth, db });
   await app.register(webApp, {
     appName,
     serverName: serverDefinition.info.name,

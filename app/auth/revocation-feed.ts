@@ -27,6 +27,7 @@ export class RevocationFeed {
   private readonly delivered = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private listener?: pg.Client;
+  private reconnectTimer?: NodeJS.Timeout;
   private stopped = false;
   private polling = false;
 
@@ -43,6 +44,7 @@ export class RevocationFeed {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.reconnectTimer);
     const client = this.listener;
     this.listener = undefined;
     await client?.end().catch(() => undefined);
@@ -69,23 +71,42 @@ export class RevocationFeed {
     }
   }
 
+  /**
+   * Opens the LISTEN connection. When it fails or is lost, it is opened again a second later, and
+   * again, until it works (each attempt with a handler of its own); what was revoked meanwhile is
+   * caught up by a poll.
+   */
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.options.databaseUrl });
-    const reconnect = (err: unknown) => {
-      if (this.stopped || this.listener !== client) return;
-      this.listener = undefined;
-      this.options.logger.warn({ err }, 'lost the revocation listener connection; reconnecting');
+    let failed = false;
+    const retry = (err: unknown) => {
+      if (failed || this.stopped) return;
+      failed = true;
+      if (this.listener === client) this.listener = undefined;
+      this.options.logger.warn({ err }, 'the revocation listener lost its database connection; reconnecting');
       void client.end().catch(() => undefined);
-      setTimeout(() => void this.listen().catch(reconnect), RECONNECT_MS).unref();
+      clearTimeout(this.reconnectTimer);
+      this.reconnectTimer = setTimeout(() => void this.listen(), RECONNECT_MS);
+      this.reconnectTimer.unref();
     };
-    client.on('error', reconnect);
+    client.on('error', retry);
+    client.on('end', () => retry(new Error('connection ended')));
     client.on('notification', (message) => {
       if (message.channel === REVOCATION_CHANNEL && message.payload) this.deliver(message.payload);
     });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${REVOCATION_CHANNEL}`);
+    } catch (err) {
+      retry(err);
+      return;
+    }
+    if (this.stopped || failed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.listener = client;
-    await client.connect();
-    await client.query(`LISTEN ${REVOCATION_CHANNEL}`);
-    // Anything revoked while the connection was down.
+    // Anything revoked while there was no connection.
     await this.poll();
   }
 }

@@ -3,15 +3,25 @@
  * shares registered clients, codes, refresh tokens, grants and interactions. One table holds
  * every model; the columns beside the JSON payload are the ones the provider looks things up by.
  */
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Db } from '../store/database.ts';
 
 export interface OAuthAdapterHooks {
-  /** The provider dropped a grant (refresh-token reuse, code reuse, RFC 7009 revocation). */
+  /**
+   * The provider dropped a grant (refresh-token reuse, code reuse, RFC 7009 revocation), or two
+   * requests raced to use one code or refresh token: the grant is revoked.
+   */
   grantDestroyed(grantId: string): Promise<void>;
 }
 
 const isoIn = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
+
+/**
+ * A dynamically registered client (or a cached client ID metadata document) is kept this long
+ * after its last use: registration is open, so unused registrations must not pile up forever.
+ */
+const CLIENT_TTL_SECONDS = 90 * 86_400;
+const CLIENT_RENEW_BELOW_SECONDS = 60 * 86_400;
 
 export function oauthAdapterFactory(db: Db, hooks: OAuthAdapterHooks) {
   return (model: string): Adapter => new StoreAdapter(db, model, hooks);
@@ -30,7 +40,7 @@ class StoreAdapter implements Adapter {
       grant_id: payload.grantId ?? null,
       uid: payload.uid ?? null,
       user_code: payload.userCode ?? null,
-      expires_at: expiresIn ? isoIn(expiresIn) : null,
+      expires_at: expiresIn ? isoIn(expiresIn) : this.model === 'Client' ? isoIn(CLIENT_TTL_SECONDS) : null,
     };
     await this.db
       .insertInto('oauth_models')
@@ -39,8 +49,21 @@ class StoreAdapter implements Adapter {
       .execute();
   }
 
-  find(id: string): Promise<AdapterPayload | undefined> {
-    return this.findBy('id', id);
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const found = await this.findBy('id', id);
+    if (found && this.model === 'Client') await this.renewClient(id);
+    return found;
+  }
+
+  /** A client in use stays registered: its expiry moves on (one write, when it is within 60 days). */
+  private async renewClient(id: string): Promise<void> {
+    await this.db
+      .updateTable('oauth_models')
+      .set({ expires_at: isoIn(CLIENT_TTL_SECONDS) })
+      .where('model', '=', 'Client')
+      .where('id', '=', id)
+      .where('expires_at', '<', isoIn(CLIENT_RENEW_BELOW_SECONDS))
+      .execute();
   }
 
   findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -51,8 +74,24 @@ class StoreAdapter implements Adapter {
     return this.findBy('user_code', userCode);
   }
 
+  /**
+   * Marks a code or refresh token used, only if nobody did first. The provider checks `consumed`
+   * before it calls this, but two requests with the same code or refresh token at once both pass
+   * that check: the one that loses here is a reuse, and the grant goes, as the provider does for
+   * any reuse.
+   */
   async consume(id: string): Promise<void> {
-    await this.db.updateTable('oauth_models').set({ consumed_at: new Date().toISOString() }).where('model', '=', this.model).where('id', '=', id).execute();
+    const result = await this.db
+      .updateTable('oauth_models')
+      .set({ consumed_at: new Date().toISOString() })
+      .where('model', '=', this.model)
+      .where('id', '=', id)
+      .where('consumed_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 1) return;
+    const row = await this.db.selectFrom('oauth_models').select('grant_id').where('model', '=', this.model).where('id', '=', id).executeTakeFirst();
+    if (row?.grant_id) await this.hooks.grantDestroyed(row.grant_id);
+    throw new errors.InvalidGrant(`${this.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
   }
 
   async destroy(id: string): Promise<void> {

@@ -7,6 +7,8 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { SigningKeys } from '../auth/signing-keys.ts';
+import type { Db } from '../store/database.ts';
+import { rateLimitStoreClass } from '../store/rate-limits.ts';
 
 /**
  * The provider, rebuilt when the signing key changed (a rotation): it signs with the key it was
@@ -37,12 +39,13 @@ export class OAuthServer {
 
 const PROVIDER_METHODS = ['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'DELETE'] as const;
 
-export async function oauthRoutes(app: FastifyInstance, options: { server: OAuthServer }): Promise<void> {
+export async function oauthRoutes(app: FastifyInstance, options: { server: OAuthServer; db: Db }): Promise<void> {
   // The provider reads the body itself: leave the stream unread.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
 
-  await app.register(rateLimit, { global: false });
+  // Counters in the store: registration limits hold across instances.
+  await app.register(rateLimit, { global: false, store: rateLimitStoreClass(options.db) });
   app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
     if (err.statusCode === 429)
       return reply.code(429).send({ error: 'temporarily_unavailable', error_description: `Too many requests from this address; ${err.message}` });

@@ -119,6 +119,11 @@ export class AccountStore {
     return account?.status === 'active' ? user : undefined;
   }
 
+  /** Disables a user: signing in and every token of theirs are refused. */
+  async disableUser(id: string): Promise<void> {
+    await this.db.updateTable('users').set({ status: 'disabled' }).where('id', '=', id).execute();
+  }
+
   /** Sets a user's password; false when no user has this email. */
   async setPassword(email: string, password: string): Promise<boolean> {
     const passwordHash = await hashPassword(password);

@@ -1,11 +1,13 @@
 /**
  * Sign in and sign out. Failed attempts are counted per address and per email in the store
- * (every instance sees them); past the limit every attempt is refused for a while, right or
- * wrong, and the error never says whether the email has an account.
+ * (every instance sees them), each before its password is checked (a burst of parallel guesses
+ * cannot slip through), and a successful one is taken back; past the limit every attempt is
+ * refused for a while, right or wrong, and the error never says whether the email has an account.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { currentUser, safeNext, type WebContext } from './context.ts';
 import { messagePage } from './pages/message.ts';
+import { releaseHit } from '../store/rate-limits.ts';
 import { signinPage } from './pages/signin.ts';
 
 const WRONG = 'Email or password is incorrect.';
@@ -30,11 +32,16 @@ export async function authRoutes(app: FastifyInstance, ctx: WebContext): Promise
     keyGenerator: (req) => `signin-email:${emailKey(text((req.body as SigninBody | undefined)?.email, 320))}`,
   });
 
-  /** Minutes until sign-in is allowed again, or 0 when it is allowed now. */
-  async function lockedFor(req: FastifyRequest): Promise<number> {
-    const [address, email] = await Promise.all([byAddress(req, { increment: false }), byEmail(req, { increment: false })]);
-    const locked = [address, email].filter((l) => !l.isAllowed && l.remaining <= 0);
-    return locked.length ? Math.max(1, Math.ceil(Math.max(...locked.map((l) => (l.isAllowed ? 0 : l.ttl))) / 60_000)) : 0;
+  /**
+   * Counts the attempt before the password is checked, so that a burst of parallel guesses is
+   * counted as it arrives, and returns the minutes until sign-in is allowed again when a limit is
+   * passed (0 when it may go on) and the keys to give back if the attempt succeeds.
+   */
+  async function countAttempt(req: FastifyRequest): Promise<{ minutes: number; keys: string[] }> {
+    const limits = await Promise.all([byAddress(req), byEmail(req)]);
+    const exceeded = limits.filter((l) => !l.isAllowed && l.isExceeded);
+    const minutes = exceeded.length ? Math.max(1, Math.ceil(Math.max(...exceeded.map((l) => (l.isAllowed ? 0 : l.ttl))) / 60_000)) : 0;
+    return { minutes, keys: limits.map((l) => l.key) };
   }
 
   app.get('/', async (req, reply) => reply.redirect((await currentUser(ctx, req)) ? '/app' : '/signin', 303));
@@ -55,16 +62,15 @@ export async function authRoutes(app: FastifyInstance, ctx: WebContext): Promise
         .type('text/html; charset=utf-8')
         .send(signinPage({ appName: ctx.appName, csrf: reply.generateCsrf(), email, error, ...(next && { next }) }));
 
-    const minutes = await lockedFor(req);
-    if (minutes > 0) {
-      reply.header('retry-after', String(minutes * 60));
-      return again(429, `Too many failed sign-in attempts. Wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`);
+    const attempt = await countAttempt(req);
+    if (attempt.minutes > 0) {
+      reply.header('retry-after', String(attempt.minutes * 60));
+      return again(429, `Too many failed sign-in attempts. Wait ${attempt.minutes} minute${attempt.minutes === 1 ? '' : 's'} and try again.`);
     }
     const user = email && password ? await ctx.accounts.verifyCredentials(email, password) : undefined;
-    if (!user) {
-      await Promise.all([byAddress(req), byEmail(req)]);
-      return again(401, WRONG);
-    }
+    if (!user) return again(401, WRONG);
+    // Only failures count against the limits.
+    await Promise.all(attempt.keys.map((key) => releaseHit(ctx.db, key)));
     // A new session id at sign-in: an id planted before (session fixation) is worth nothing.
     await req.session.regenerate();
     req.session.userId = user.id;

@@ -12,7 +12,8 @@ import type { UsersTable } from '../store/schema.ts';
 import type { Viewer } from './pages/layout.ts';
 
 export interface ShownTokenState {
-  header: string;
+  /** The header value `Bearer <token>`, sealed to this session (see sealed.ts). */
+  sealedHeader: string;
   expiresAt: string;
   scope: string;
   grantId: string;

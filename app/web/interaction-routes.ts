@@ -3,6 +3,7 @@
  * sign-in and consent as the MCP dialog. Signing in here is signing in to the web app; the
  * consent creates the connector's grant, which the MCP dialog lists and can remove.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors as oidcErrors, type InteractionResults } from 'oidc-provider';
 import type { OAuthServer } from '../oauth/plugin.ts';
@@ -12,6 +13,7 @@ import { consentPage } from './pages/consent.ts';
 import { messagePage } from './pages/message.ts';
 import { signinPage } from './pages/signin.ts';
 import { consentPolicy } from './security.ts';
+import { isUniqueViolation } from '../store/db-errors.ts';
 
 type Details = Awaited<ReturnType<ReturnType<OAuthServer['current']>['interactionDetails']>>;
 
@@ -21,6 +23,9 @@ const OIDC_SCOPE_NOTES: Record<string, string> = {
 };
 
 const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
+
+/** The grant id of an interaction's consent: derived from the interaction, so a second post finds the same grant. */
+const grantIdFor = (uid: string) => `grt_${createHash('sha256').update(`consent:${uid}`).digest('base64url').slice(0, 24)}`;
 
 export async function interactionRoutes(app: FastifyInstance, ctx: WebContext & { oauth: OAuthServer }): Promise<void> {
   const known = new Set(ctx.scopes.map((s) => s.name));
@@ -113,7 +118,9 @@ export async function interactionRoutes(app: FastifyInstance, ctx: WebContext & 
       if (!chosen) return expired(reply);
       const provider = ctx.oauth.current();
       const clientId = String(details.params.client_id);
-      const grant = new provider.Grant({ accountId: user.id, clientId });
+      // One grant per interaction, whatever the number of posts (a double click): its id comes from the interaction's.
+      // (The Grant takes a jti like every model of the provider; its type declaration leaves it out.)
+      const grant = new provider.Grant({ jti: grantIdFor(details.uid), accountId: user.id, clientId } as ConstructorParameters<typeof provider.Grant>[0]);
       // Scopes left unchecked are refused, not forgotten: the provider must not ask again.
       const refused = new Set(wanted.scopes.filter((s) => !chosen.includes(s)));
       const oidcGranted = wanted.oidcScopes.filter((s) => !refused.has(s));
@@ -123,10 +130,15 @@ export async function interactionRoutes(app: FastifyInstance, ctx: WebContext & 
       if (chosen.length) grant.addResourceScope(wanted.resource, chosen.join(' '));
       if (refused.size) grant.rejectResourceScope(wanted.resource, [...refused].join(' '));
       const grantId = await grant.save();
-      await ctx.authorizations.recordConnectorGrant(
-        { userId: user.id, accountId: user.account_id },
-        { id: grantId, clientId, clientName: await clientName(clientId), scope: chosen.join(' ') },
-      );
+      try {
+        await ctx.authorizations.recordConnectorGrant(
+          { userId: user.id, accountId: user.account_id },
+          { id: grantId, clientId, clientName: await clientName(clientId), scope: chosen.join(' ') },
+        );
+      } catch (err) {
+        // The same consent posted twice at once: the first post recorded the grant.
+        if (!isUniqueViolation(err)) throw err;
+      }
       return finish(req, reply, { consent: { grantId } }, true);
     },
   );

@@ -9,6 +9,7 @@ import { chosenScopes, signedIn, viewerOf, type WebContext } from './context.ts'
 import { consentPage } from './pages/consent.ts';
 import { mcpDialogPage, type ShownToken } from './pages/mcp-dialog.ts';
 import { messagePage } from './pages/message.ts';
+import { seal, unseal } from './sealed.ts';
 
 const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
 
@@ -22,8 +23,14 @@ export async function mcpDialogRoutes(app: FastifyInstance, ctx: WebContext): Pr
     const dialogGrant = grants.find((g) => g.kind === 'dialog');
     const shown = req.session.dialogToken;
     let token: ShownToken | undefined;
-    if (shown && dialogGrant?.id === shown.grantId && Date.parse(shown.expiresAt) > Date.now()) {
-      token = { ...shown, configs: clientConfigs({ serverName: ctx.serverName, url: ctx.mcpUrl, authorization: shown.header }) };
+    const header = shown && unseal(req.session.sessionId, shown.sealedHeader);
+    if (shown && header && dialogGrant?.id === shown.grantId && Date.parse(shown.expiresAt) > Date.now()) {
+      token = {
+        header,
+        expiresAt: shown.expiresAt,
+        scope: shown.scope,
+        configs: clientConfigs({ serverName: ctx.serverName, url: ctx.mcpUrl, authorization: header }),
+      };
     } else if (shown) {
       delete req.session.dialogToken;
     }
@@ -73,7 +80,7 @@ export async function mcpDialogRoutes(app: FastifyInstance, ctx: WebContext): Pr
       );
     const issued = await ctx.authorizations.authorizeDialog({ userId: user.id, accountId: user.account_id }, scopes);
     req.session.dialogToken = {
-      header: `Bearer ${issued.token}`,
+      sealedHeader: seal(req.session.sessionId, `Bearer ${issued.token}`),
       expiresAt: issued.expiresAt.toISOString(),
       scope: issued.grant.scope,
       grantId: issued.grant.id,

@@ -22,7 +22,7 @@ import type { WebContext } from './context.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { mcpDialogRoutes } from './mcp-dialog-routes.ts';
 import { messagePage } from './pages/message.ts';
-import { rateLimitStoreClass } from './rate-limit-store.ts';
+import { rateLimitStoreClass } from '../store/rate-limits.ts';
 import { DbSessionStore } from './session-store.ts';
 import { contentSecurityPolicy } from './security.ts';
 

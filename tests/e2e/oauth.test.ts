@@ -5,6 +5,7 @@
  * rotation and reuse detection, revocation, and the attacks a connector's flow must refuse.
  */
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { postMcp, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
@@ -266,6 +267,32 @@ for (const backend of await serverBackends()) {
         assert.equal((await profiles(server, first.body.access_token!)).status, 401, 'the tokens of the first exchange die with the grant');
       });
 
+      test('one code or one refresh token used twice at the same moment: at most one wins, and the grant is revoked', async () => {
+        const { registered, code, verifier } = await authorizeConnector(browser);
+        const exchanges = await Promise.all([0, 1].map(() => exchangeCode(server.baseUrl, registered.client_id, code, verifier)));
+        assert.ok(exchanges.filter((e) => e.status === 200).length <= 1, exchanges.map((e) => e.status).join(' '));
+        for (const e of exchanges.filter((x) => x.status === 200)) assert.equal((await profiles(server, e.body.access_token!)).status, 401);
+
+        const second = await authorizeConnector(browser);
+        const tokens = await exchangeCode(server.baseUrl, second.registered.client_id, second.code, second.verifier);
+        const refreshes = await Promise.all([0, 1].map(() => refresh(server.baseUrl, second.registered.client_id, tokens.body.refresh_token!)));
+        assert.ok(refreshes.filter((r) => r.status === 200).length <= 1, refreshes.map((r) => r.status).join(' '));
+        for (const r of refreshes.filter((x) => x.status === 200)) {
+          assert.equal((await refresh(server.baseUrl, second.registered.client_id, r.body.refresh_token!)).body.error, 'invalid_grant');
+          assert.equal((await profiles(server, r.body.access_token!)).status, 401);
+        }
+        assert.equal((await profiles(server, tokens.body.access_token!)).status, 401);
+      });
+
+      test('the consent posted twice at once (a double click) makes one authorization', async () => {
+        const registered = await registerClient(server.baseUrl, { client_name: 'Double click' });
+        const consent = await openConsent(browser, authorizeUrl(server.baseUrl, { clientId: registered.client_id, challenge: pkce().challenge }));
+        const action = /action="(\/interaction\/[^"]+\/consent)"/.exec(consent.text)![1]!;
+        await Promise.all([0, 1].map(() => browser.post(action, { _csrf: csrfOf(consent.text), scope: ALL })));
+        const grants = (await server.service.authorizations.list(user.userId)).filter((g) => g.client_name === 'Double click');
+        assert.equal(grants.length, 1);
+      });
+
       test('a token for another resource is refused at the authorization and at the token endpoint', async () => {
         const registered = await registerClient(server.baseUrl);
         const atAuthorization = await browser.follow(
@@ -316,10 +343,20 @@ for (const backend of await serverBackends()) {
       });
 
       test('a client ID metadata document on a private address is not fetched (SSRF)', async () => {
-        const res = await browser.get(authorizeUrl(server.baseUrl, { clientId: `https://127.0.0.1:1/client.json`, challenge: pkce().challenge }));
+        // Something listens there: had the server tried to fetch the document, it would have connected.
+        let connections = 0;
+        const listener = createServer((socket) => {
+          connections++;
+          socket.destroy();
+        });
+        await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+        const port = (listener.address() as AddressInfo).port;
+        const res = await browser.get(authorizeUrl(server.baseUrl, { clientId: `https://127.0.0.1:${port}/client.json`, challenge: pkce().challenge }));
+        await new Promise<void>((resolve) => listener.close(() => resolve()));
+        assert.equal(connections, 0, 'no connection to the private address');
         assert.equal(res.status, 400);
         assert.equal(res.location, undefined);
-        assert.match(res.text, /invalid_client<\/strong>: client_id metadata document fetch failed/);
+        assert.match(res.text, /invalid_client<\/strong>/);
       });
 
       test('consent and deny posts need the CSRF token of the page', async () => {

@@ -5,6 +5,7 @@
  * grants, each checked against /mcp with the token the page shows.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { scopes as declaredScopes } from '../../generated/scopes.gen.ts';
 import { SIGNIN_LIMITS } from '../../app/web/auth-routes.ts';
@@ -104,6 +105,30 @@ describe('web app', () => {
       }
     });
 
+    test('a burst of parallel guesses is counted as it arrives: no more than the limit get to try a password', async () => {
+      // A server of its own: the burst also spends this address's allowance.
+      const own = await startTestServer();
+      try {
+        const victim = await own.createAccount();
+        const clients = Array.from({ length: 12 }, () => new WebClient(own.baseUrl));
+        const forms = await Promise.all(clients.map(async (c) => csrfOf((await c.get('/signin')).text)));
+        const answers = await Promise.all(
+          clients.map((c, i) => c.post('/signin', { _csrf: forms[i]!, email: victim.email, password: i === 11 ? TEST_PASSWORD : `wrong-${i}` })),
+        );
+        const statuses = answers.map((a) => a.status);
+        assert.ok(statuses.filter((status) => status === 401 || status === 303).length <= SIGNIN_LIMITS.perEmail, `tried: ${statuses.join(' ')}`);
+        assert.equal(statuses.filter((status) => status === 429).length, 12 - SIGNIN_LIMITS.perEmail);
+      } finally {
+        await own.close();
+      }
+    });
+
+    test('successful sign-ins do not count against the limits', async () => {
+      const regular = await server.createAccount();
+      for (let i = 0; i < SIGNIN_LIMITS.perEmail + 2; i++)
+        assert.equal((await signIn(new WebClient(server.baseUrl), regular.email, TEST_PASSWORD)).status, 303);
+    });
+
     test('the counters live in the store: a second server on the same database sees the failures', async () => {
       const victim = await server.createAccount();
       const twin = await startTestServer({ DATA_DIR: server.dataDir });
@@ -114,6 +139,21 @@ describe('web app', () => {
       } finally {
         await twin.service.close();
       }
+    });
+
+    test('`cli password reset` prints a new password and signs out whoever was signed in', async () => {
+      const user = await server.createAccount();
+      const client = new WebClient(server.baseUrl);
+      assert.equal((await signIn(client, user.email, TEST_PASSWORD)).status, 303);
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', 'password', 'reset', '--email', user.email], {
+        env: { ...process.env, ...server.env },
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 0, run.stderr);
+      const password = run.stdout.trim();
+      assert.equal((await client.get('/app')).status, 303, 'the old session is gone');
+      assert.equal((await signIn(new WebClient(server.baseUrl), user.email, TEST_PASSWORD)).status, 401);
+      assert.equal((await signIn(new WebClient(server.baseUrl), user.email, password)).status, 303);
     });
   });
 
@@ -227,6 +267,14 @@ describe('web app', () => {
       const write = await postMcp(server.mcpUrl, callTool('create_campaign', { service_profile_id: alice.profileIds[0], name: 'No' }), bearer(readOnly.token));
       assert.equal(write.status, 403);
       assert.equal(write.json.error.message, 'Missing required scope(s): mcp:write');
+    });
+
+    test('the shown token is kept sealed to the browser session: the sessions table does not hold it', async () => {
+      const { token } = await authorize(client, ALL);
+      const rows = await server.service.db.selectFrom('web_sessions').select('data').execute();
+      assert.ok(rows.length > 0);
+      for (const row of rows) assert.ok(!row.data.includes(token), 'no session row contains the token');
+      assert.equal(inputValue((await client.get('/app/mcp')).text, 'mcp-header'), `Bearer ${token}`, 'the page still shows it');
     });
 
     test('a grant without service_account_id yields a token /mcp refuses with exactly the interface message', async () => {

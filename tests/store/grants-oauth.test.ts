@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { oauthAdapterFactory } from '../../app/oauth/adapter.ts';
 import { AccountStore } from '../../app/store/accounts.ts';
 import { GrantStore } from '../../app/store/grants.ts';
-import { DbRateLimitStore } from '../../app/web/rate-limit-store.ts';
+import { DbRateLimitStore } from '../../app/store/rate-limits.ts';
 import { DbSessionStore } from '../../app/web/session-store.ts';
 import { backends, type TestDatabase } from '../helpers/databases.ts';
 
@@ -82,6 +82,22 @@ for (const backend of await backends()) {
       await grantsAdapter.upsert('g9', { jti: 'g9', kind: 'Grant' });
       await grantsAdapter.destroy('g9');
       assert.deepEqual(seen, ['g9'], 'the provider dropping a grant is reported');
+    });
+
+    test('registered clients expire 90 days after their last use; using one moves its expiry on', async () => {
+      const clients = oauthAdapterFactory(database.db, { grantDestroyed: async () => undefined })('Client');
+      await clients.upsert('client-1', { client_id: 'client-1' });
+      const expiry = async () =>
+        (await database.db.selectFrom('oauth_models').select('expires_at').where('id', '=', 'client-1').executeTakeFirstOrThrow()).expires_at!;
+      const days = (iso: string) => (Date.parse(iso) - Date.now()) / 86_400_000;
+      assert.ok(Math.abs(days(await expiry()) - 90) < 0.01);
+      await database.db
+        .updateTable('oauth_models')
+        .set({ expires_at: new Date(Date.now() + 10 * 86_400_000).toISOString() })
+        .where('id', '=', 'client-1')
+        .execute();
+      assert.ok(await clients.find('client-1'));
+      assert.ok(Math.abs(days(await expiry()) - 90) < 0.01, 'renewed on use');
     });
 
     test('rate-limit counters: a window counts, a peek does not, an expired window starts again', async () => {

@@ -2,12 +2,19 @@
  * A store for @fastify/rate-limit on our database: fixed-window counters shared by every
  * instance, so five wrong passwords are five wherever they land. One upsert per counted attempt.
  */
-import type { Db } from '../store/database.ts';
+import type { Db } from './database.ts';
 
 type Callback = (err: Error | null, result?: { current: number; ttl: number }) => void;
 
 export class DbRateLimitStore {
-  constructor(private readonly db: Db) {}
+  /**
+   * `prefix` keeps each route's counters apart (the plugin's key is the client address by
+   * default, the same on every route).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly prefix = '',
+  ) {}
 
   incr(key: string, callback: Callback, timeWindow: number): void {
     const now = new Date();
@@ -15,7 +22,7 @@ export class DbRateLimitStore {
     const windowEnds = new Date(now.getTime() + timeWindow).toISOString();
     this.db
       .insertInto('rate_limits')
-      .values({ key, hits: 1, window_ends_at: windowEnds })
+      .values({ key: this.prefix + key, hits: 1, window_ends_at: windowEnds })
       .onConflict((oc) =>
         oc.column('key').doUpdateSet((eb) => ({
           // An expired window starts again at 1; a live one counts on.
@@ -38,7 +45,7 @@ export class DbRateLimitStore {
     this.db
       .selectFrom('rate_limits')
       .select(['hits', 'window_ends_at'])
-      .where('key', '=', key)
+      .where('key', '=', this.prefix + key)
       .executeTakeFirst()
       .then((row) => {
         const ttl = row ? Date.parse(row.window_ends_at) - now : 0;
@@ -46,9 +53,22 @@ export class DbRateLimitStore {
       }, callback);
   }
 
-  child(): DbRateLimitStore {
-    return this;
+  /** The store of one route, or of one limiter made with createRateLimit (those name their keys themselves). */
+  child(options: object): DbRateLimitStore {
+    // The plugin passes its merged options, with the route under routeInfo (empty for createRateLimit).
+    const route = (options as { routeInfo?: { method?: string | string[]; url?: string } }).routeInfo;
+    return route?.url ? new DbRateLimitStore(this.db, `${[route.method].flat().join(',')} ${route.url}|`) : this;
   }
+}
+
+/** Takes back one counted hit (an attempt that turned out not to count, like a successful sign-in). */
+export async function releaseHit(db: Db, key: string): Promise<void> {
+  await db
+    .updateTable('rate_limits')
+    .set((eb) => ({ hits: eb('hits', '-', 1) }))
+    .where('key', '=', key)
+    .where('hits', '>', 0)
+    .execute();
 }
 
 export async function sweepExpiredRateLimits(db: Db): Promise<void> {

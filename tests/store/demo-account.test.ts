@@ -1,0 +1,51 @@
+/** The demo account is never a door: only on loopback, never with the password earlier versions published. */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DEMO, retirePublishedDemoPassword, seedDemo } from '../../app/seed.ts';
+import { AccountStore } from '../../app/store/accounts.ts';
+import { CampaignStore } from '../../app/store/campaigns.ts';
+import { LeadStore } from '../../app/store/leads.ts';
+import { sqliteBackend, type TestDatabase } from '../helpers/databases.ts';
+
+const LOOPBACK = { host: '127.0.0.1', publicUrl: 'http://127.0.0.1:3000' };
+const PUBLIC = { host: '0.0.0.0', publicUrl: 'https://mcp.example.com' };
+
+describe('the demo account', () => {
+  let database: TestDatabase;
+  let accounts: AccountStore;
+  before(async () => {
+    database = await sqliteBackend.create();
+    accounts = new AccountStore(database.db);
+  });
+  after(async () => database.close());
+
+  const seedAsBefore = () =>
+    accounts.createAccount({
+      name: 'Demo',
+      email: DEMO.email,
+      password: 'demo-password',
+      profiles: [{ name: 'P', channel: 'linkedin', timezone: 'UTC', daily_limit: 5 }],
+    });
+
+  test('is not created on a public server', async () => {
+    assert.equal(await seedDemo(PUBLIC, accounts, new CampaignStore(database.db, 'sqlite'), new LeadStore(database.db, 'sqlite')), undefined);
+    assert.equal(await accounts.countAccounts(), 0);
+  });
+
+  test('seeded by an earlier version with the published password: disabled on a public server', async () => {
+    await seedAsBefore();
+    assert.deepEqual(await retirePublishedDemoPassword(PUBLIC, accounts, database.db), { disabled: true });
+    assert.equal(await accounts.verifyCredentials(DEMO.email, 'demo-password'), undefined);
+    assert.equal((await accounts.findUserByEmail(DEMO.email))!.status, 'disabled');
+    assert.equal(await retirePublishedDemoPassword(PUBLIC, accounts, database.db), undefined, 'only once');
+  });
+
+  test('on a loopback server: a new random password, and the old one stops working', async () => {
+    await database.db.updateTable('users').set({ status: 'active' }).where('email', '=', DEMO.email).execute();
+    await accounts.setPassword(DEMO.email, 'demo-password');
+    const retired = await retirePublishedDemoPassword(LOOPBACK, accounts, database.db);
+    assert.match(retired?.password ?? '', /^[a-z2-9]{5}(-[a-z2-9]{5}){3}$/);
+    assert.equal(await accounts.verifyCredentials(DEMO.email, 'demo-password'), undefined);
+    assert.ok(await accounts.verifyCredentials(DEMO.email, retired!.password!));
+  });
+});

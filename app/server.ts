@@ -10,6 +10,9 @@ import { serverDefinition } from '../generated/server.gen.ts';
 import { handlerFiles } from '../generated/handlers.gen.ts';
 import { Challenges, createJwtAuthenticator, ErrorFactory, mcpHttp, resourceMetadata, resourceMetadataUrl, type Authenticator } from '../runtime/index.ts';
 import { ActivityRecorder } from './activity/recorder.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { Sequencer } from './sequencing/sequencer.ts';
+import { SequencingStore } from './store/sequencing.ts';
 import { Authorizations } from './auth/authorizations.ts';
 import { principalCheck } from './auth/principal-check.ts';
 import { RevocationFeed } from './auth/revocation-feed.ts';
@@ -44,6 +47,10 @@ export interface BuildOptions {
   accessTokenTtlSeconds?: number;
   /** How often instances look for grants revoked elsewhere (default 250 ms on SQLite, 5 s on PostgreSQL besides NOTIFY). */
   revocationPollMs?: number;
+  /** The time the sequencing runs on (default: the system clock); tests move a ManualClock. */
+  clock?: Clock;
+  /** Let the sequencer tick by itself, about once a second (default true); tests call `sequencer.tick()`. */
+  autoTick?: boolean;
 }
 
 export interface Service {
@@ -58,6 +65,7 @@ export interface Service {
   authorizations: Authorizations;
   authenticator: Authenticator;
   activity: ActivityRecorder;
+  sequencer: Sequencer;
   /** Mints an access token for a user on a grant of its own (kind `cli`: the admin CLI and tests). */
   issueToken(input: { userId: string; accountId: string; scope: string; ttlSeconds?: number }): Promise<{ token: string; expiresAt: Date; grantId: string }>;
   /** Removes an authorization: its tokens stop working at once here, within a second elsewhere. */
@@ -66,16 +74,17 @@ export interface Service {
 }
 
 /** Opens the store (running migrations), the keys and the authorizations: what both the server and the CLI need. */
-export async function openService(config: AppConfig, options: Pick<BuildOptions, 'accessTokenTtlSeconds'> = {}) {
+export async function openService(config: AppConfig, options: Pick<BuildOptions, 'accessTokenTtlSeconds' | 'clock'> = {}) {
   const { db, kind, location } = openDatabase(config);
   await migrate(db);
+  const clock = options.clock ?? systemClock;
   const keys = new SigningKeys(db);
   await keys.init();
-  const accounts = new AccountStore(db);
+  const accounts = new AccountStore(db, clock);
   const grants = new GrantStore(db, kind);
-  const campaigns = new CampaignStore(db, kind);
+  const campaigns = new CampaignStore(db, kind, clock);
   const leads = new LeadStore(db, kind);
-  const messages = new MessageStore(db, kind);
+  const messages = new MessageStore(db, kind, clock);
   const stats = new StatsStore(db);
   const tokenSettings = { issuer: config.publicUrl, audience: `${config.publicUrl}/mcp` };
   const authorizations = new Authorizations(grants, keys, tokenSettings, options.accessTokenTtlSeconds);
@@ -83,12 +92,12 @@ export async function openService(config: AppConfig, options: Pick<BuildOptions,
     const issued = await authorizations.issueToken(input, input.scope, input.ttlSeconds === undefined ? {} : { ttlSeconds: input.ttlSeconds });
     return { token: issued.token, expiresAt: issued.expiresAt, grantId: issued.grant.id };
   }
-  return { db, kind, location, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations, issueToken };
+  return { db, kind, location, clock, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations, issueToken };
 }
 
 export async function buildServer(config: AppConfig, options: BuildOptions = {}): Promise<Service> {
   const opened = await openService(config, options);
-  const { db, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations } = opened;
+  const { db, kind, clock, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations } = opened;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: true }),
@@ -119,7 +128,13 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   const adapter = config.deliveryWebhookUrl
     ? new WebhookDeliveryAdapter(config.deliveryWebhookUrl)
     : new LogDeliveryAdapter((obj, msg) => app.log.info(obj, msg));
-  const outbox = new OutboxWorker(db, adapter, { logger: app.log });
+  const outbox = new OutboxWorker(db, adapter, { logger: app.log, clock });
+  const sequencer = new Sequencer(new SequencingStore(db, kind), {
+    clock,
+    logger: app.log,
+    // Deliver what a tick queued without waiting for the outbox's next poll.
+    onQueued: () => void outbox.drain().catch((err: unknown) => app.log.error({ err }, 'outbox drain failed')),
+  });
 
   await app.register(mcpHttp, {
     definition: serverDefinition,
@@ -184,12 +199,14 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   const housekeeping = new Housekeeping(db, app.log);
   app.addHook('onReady', async () => {
     outbox.start();
+    if (options.autoTick !== false) sequencer.start();
     activity.start();
     housekeeping.start();
     await revocations.start();
   });
   app.addHook('onClose', async () => {
     housekeeping.stop();
+    await sequencer.stop();
     await Promise.all([outbox.stop(), activity.stop(), revocations.stop()]);
   });
   // Answers that finish after close() began also close their keep-alive connection; otherwise
@@ -216,6 +233,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     authorizations,
     authenticator,
     activity,
+    sequencer,
     issueToken: opened.issueToken,
     async revokeGrant(grantId) {
       await authorizations.revoke([grantId], 'removed');

@@ -11,7 +11,7 @@ export const serverDefinition: ServerDefinition = {
     "version": "0.1.0",
     "title": "Outreach"
   },
-  instructions: "Tools to run outreach for the signed-in user. Call `profiles` first and pass the chosen\nprofile's `id` as `service_profile_id` to every other tool.\n",
+  instructions: "Tools to run outreach for the signed-in user. Call `profiles` first and pass the chosen\nprofile's `id` as `service_profile_id` to every other tool. A started campaign sends its steps\nby itself (within its schedule and daily limits); follow it with `get_campaign`, `list_leads`\nand `campaign_stats`.\n",
   auth: "bearer",
   scopes,
   errors: errorCatalog,

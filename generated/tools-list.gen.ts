@@ -259,7 +259,8 @@ export const toolsList: readonly ToolListing[] = [
             "created_at",
             "updated_at",
             "steps",
-            "lead_counts"
+            "lead_counts",
+            "sequence"
           ],
           "additionalProperties": false,
           "properties": {
@@ -277,7 +278,7 @@ export const toolsList: readonly ToolListing[] = [
                 "completed",
                 "archived"
               ],
-              "description": "draft -> active <-> paused -> completed; any -> archived."
+              "description": "draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence."
             },
             "service_profile_id": {
               "type": "string"
@@ -293,7 +294,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
+              "description": "When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -315,17 +316,20 @@ export const toolsList: readonly ToolListing[] = [
                       "sat",
                       "sun"
                     ]
-                  }
+                  },
+                  "description": "Days it may send (default: every day)."
                 },
                 "start_hour": {
                   "type": "integer",
                   "minimum": 0,
-                  "maximum": 23
+                  "maximum": 23,
+                  "description": "First hour it may send, local time (default 0)."
                 },
                 "end_hour": {
                   "type": "integer",
                   "minimum": 1,
-                  "maximum": 24
+                  "maximum": 24,
+                  "description": "Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59."
                 }
               }
             },
@@ -335,13 +339,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
+                  "description": "Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
+                  "description": "At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order."
                 }
               }
             },
@@ -414,6 +418,40 @@ export const toolsList: readonly ToolListing[] = [
                   "minimum": 0
                 }
               }
+            },
+            "sequence": {
+              "type": "object",
+              "required": [
+                "pending",
+                "waiting",
+                "finished",
+                "replied",
+                "failed"
+              ],
+              "additionalProperties": false,
+              "description": "Leads by their place in the sequence: pending (the campaign has not started them), waiting for their next step, finished (every step sent), replied (stopped by their reply), failed (a message could not be delivered).",
+              "properties": {
+                "pending": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "waiting": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "finished": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "failed": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
             }
           }
         }
@@ -430,7 +468,7 @@ export const toolsList: readonly ToolListing[] = [
   {
     "name": "archive_campaign",
     "title": "Archive a campaign",
-    "description": "Archives a campaign in any state. An archived campaign sends nothing and can no longer be changed.",
+    "description": "Archives a campaign in any state. An archived campaign stops sending at once and can no longer be changed.",
     "inputSchema": {
       "type": "object",
       "required": [
@@ -468,7 +506,8 @@ export const toolsList: readonly ToolListing[] = [
             "created_at",
             "updated_at",
             "steps",
-            "lead_counts"
+            "lead_counts",
+            "sequence"
           ],
           "additionalProperties": false,
           "properties": {
@@ -486,7 +525,7 @@ export const toolsList: readonly ToolListing[] = [
                 "completed",
                 "archived"
               ],
-              "description": "draft -> active <-> paused -> completed; any -> archived."
+              "description": "draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence."
             },
             "service_profile_id": {
               "type": "string"
@@ -502,7 +541,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
+              "description": "When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -524,17 +563,20 @@ export const toolsList: readonly ToolListing[] = [
                       "sat",
                       "sun"
                     ]
-                  }
+                  },
+                  "description": "Days it may send (default: every day)."
                 },
                 "start_hour": {
                   "type": "integer",
                   "minimum": 0,
-                  "maximum": 23
+                  "maximum": 23,
+                  "description": "First hour it may send, local time (default 0)."
                 },
                 "end_hour": {
                   "type": "integer",
                   "minimum": 1,
-                  "maximum": 24
+                  "maximum": 24,
+                  "description": "Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59."
                 }
               }
             },
@@ -544,13 +586,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
+                  "description": "Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
+                  "description": "At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order."
                 }
               }
             },
@@ -619,6 +661,40 @@ export const toolsList: readonly ToolListing[] = [
                   "minimum": 0
                 },
                 "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            },
+            "sequence": {
+              "type": "object",
+              "required": [
+                "pending",
+                "waiting",
+                "finished",
+                "replied",
+                "failed"
+              ],
+              "additionalProperties": false,
+              "description": "Leads by their place in the sequence: pending (the campaign has not started them), waiting for their next step, finished (every step sent), replied (stopped by their reply), failed (a message could not be delivered).",
+              "properties": {
+                "pending": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "waiting": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "finished": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "failed": {
                   "type": "integer",
                   "minimum": 0
                 }
@@ -852,7 +928,7 @@ export const toolsList: readonly ToolListing[] = [
         "schedule": {
           "type": "object",
           "additionalProperties": false,
-          "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
+          "description": "When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.",
           "properties": {
             "timezone": {
               "type": "string",
@@ -874,17 +950,20 @@ export const toolsList: readonly ToolListing[] = [
                   "sat",
                   "sun"
                 ]
-              }
+              },
+              "description": "Days it may send (default: every day)."
             },
             "start_hour": {
               "type": "integer",
               "minimum": 0,
-              "maximum": 23
+              "maximum": 23,
+              "description": "First hour it may send, local time (default 0)."
             },
             "end_hour": {
               "type": "integer",
               "minimum": 1,
-              "maximum": 24
+              "maximum": 24,
+              "description": "Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59."
             }
           }
         },
@@ -894,13 +973,13 @@ export const toolsList: readonly ToolListing[] = [
           "properties": {
             "stop_on_reply": {
               "type": "boolean",
-              "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
+              "description": "Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway."
             },
             "daily_limit": {
               "type": "integer",
               "minimum": 1,
               "maximum": 1000,
-              "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
+              "description": "At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order."
             }
           }
         }
@@ -923,7 +1002,8 @@ export const toolsList: readonly ToolListing[] = [
             "created_at",
             "updated_at",
             "steps",
-            "lead_counts"
+            "lead_counts",
+            "sequence"
           ],
           "additionalProperties": false,
           "properties": {
@@ -941,7 +1021,7 @@ export const toolsList: readonly ToolListing[] = [
                 "completed",
                 "archived"
               ],
-              "description": "draft -> active <-> paused -> completed; any -> archived."
+              "description": "draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence."
             },
             "service_profile_id": {
               "type": "string"
@@ -957,7 +1037,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
+              "description": "When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -979,17 +1059,20 @@ export const toolsList: readonly ToolListing[] = [
                       "sat",
                       "sun"
                     ]
-                  }
+                  },
+                  "description": "Days it may send (default: every day)."
                 },
                 "start_hour": {
                   "type": "integer",
                   "minimum": 0,
-                  "maximum": 23
+                  "maximum": 23,
+                  "description": "First hour it may send, local time (default 0)."
                 },
                 "end_hour": {
                   "type": "integer",
                   "minimum": 1,
-                  "maximum": 24
+                  "maximum": 24,
+                  "description": "Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59."
                 }
               }
             },
@@ -999,13 +1082,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
+                  "description": "Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
+                  "description": "At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order."
                 }
               }
             },
@@ -1074,6 +1157,40 @@ export const toolsList: readonly ToolListing[] = [
                   "minimum": 0
                 },
                 "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            },
+            "sequence": {
+              "type": "object",
+              "required": [
+                "pending",
+                "waiting",
+                "finished",
+                "replied",
+                "failed"
+              ],
+              "additionalProperties": false,
+              "description": "Leads by their place in the sequence: pending (the campaign has not started them), waiting for their next step, finished (every step sent), replied (stopped by their reply), failed (a message could not be delivered).",
+              "properties": {
+                "pending": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "waiting": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "finished": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "failed": {
                   "type": "integer",
                   "minimum": 0
                 }
@@ -1137,7 +1254,8 @@ export const toolsList: readonly ToolListing[] = [
             "created_at",
             "updated_at",
             "steps",
-            "lead_counts"
+            "lead_counts",
+            "sequence"
           ],
           "additionalProperties": false,
           "properties": {
@@ -1155,7 +1273,7 @@ export const toolsList: readonly ToolListing[] = [
                 "completed",
                 "archived"
               ],
-              "description": "draft -> active <-> paused -> completed; any -> archived."
+              "description": "draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence."
             },
             "service_profile_id": {
               "type": "string"
@@ -1171,7 +1289,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
+              "description": "When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -1193,17 +1311,20 @@ export const toolsList: readonly ToolListing[] = [
                       "sat",
                       "sun"
                     ]
-                  }
+                  },
+                  "description": "Days it may send (default: every day)."
                 },
                 "start_hour": {
                   "type": "integer",
                   "minimum": 0,
-                  "maximum": 23
+                  "maximum": 23,
+                  "description": "First hour it may send, local time (default 0)."
                 },
                 "end_hour": {
                   "type": "integer",
                   "minimum": 1,
-                  "maximum": 24
+                  "maximum": 24,
+                  "description": "Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59."
                 }
               }
             },
@@ -1213,13 +1334,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
+                  "description": "Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
+                  "description": "At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order."
                 }
               }
             },
@@ -1288,6 +1409,40 @@ export const toolsList: readonly ToolListing[] = [
                   "minimum": 0
                 },
                 "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            },
+            "sequence": {
+              "type": "object",
+              "required": [
+                "pending",
+                "waiting",
+                "finished",
+                "replied",
+                "failed"
+              ],
+              "additionalProperties": false,
+              "description": "Leads by their place in the sequence: pending (the campaign has not started them), waiting for their next step, finished (every step sent), replied (stopped by their reply), failed (a message could not be delivered).",
+              "properties": {
+                "pending": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "waiting": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "finished": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "failed": {
                   "type": "integer",
                   "minimum": 0
                 }
@@ -1346,7 +1501,8 @@ export const toolsList: readonly ToolListing[] = [
             "created_at",
             "updated_at",
             "steps",
-            "lead_counts"
+            "lead_counts",
+            "sequence"
           ],
           "additionalProperties": false,
           "properties": {
@@ -1364,7 +1520,7 @@ export const toolsList: readonly ToolListing[] = [
                 "completed",
                 "archived"
               ],
-              "description": "draft -> active <-> paused -> completed; any -> archived."
+              "description": "draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence."
             },
             "service_profile_id": {
               "type": "string"
@@ -1380,7 +1536,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
+              "description": "When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -1402,17 +1558,20 @@ export const toolsList: readonly ToolListing[] = [
                       "sat",
                       "sun"
                     ]
-                  }
+                  },
+                  "description": "Days it may send (default: every day)."
                 },
                 "start_hour": {
                   "type": "integer",
                   "minimum": 0,
-                  "maximum": 23
+                  "maximum": 23,
+                  "description": "First hour it may send, local time (default 0)."
                 },
                 "end_hour": {
                   "type": "integer",
                   "minimum": 1,
-                  "maximum": 24
+                  "maximum": 24,
+                  "description": "Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59."
                 }
               }
             },
@@ -1422,13 +1581,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
+                  "description": "Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
+                  "description": "At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order."
                 }
               }
             },
@@ -1497,6 +1656,40 @@ export const toolsList: readonly ToolListing[] = [
                   "minimum": 0
                 },
                 "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            },
+            "sequence": {
+              "type": "object",
+              "required": [
+                "pending",
+                "waiting",
+                "finished",
+                "replied",
+                "failed"
+              ],
+              "additionalProperties": false,
+              "description": "Leads by their place in the sequence: pending (the campaign has not started them), waiting for their next step, finished (every step sent), replied (stopped by their reply), failed (a message could not be delivered).",
+              "properties": {
+                "pending": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "waiting": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "finished": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "failed": {
                   "type": "integer",
                   "minimum": 0
                 }
@@ -1648,7 +1841,7 @@ export const toolsList: readonly ToolListing[] = [
   {
     "name": "get_lead",
     "title": "Get a lead",
-    "description": "Returns one lead with all its fields.",
+    "description": "Returns one lead with all its fields and its place in the sequence.",
     "inputSchema": {
       "type": "object",
       "required": [
@@ -1682,7 +1875,8 @@ export const toolsList: readonly ToolListing[] = [
             "id",
             "campaign_id",
             "status",
-            "created_at"
+            "created_at",
+            "sequence"
           ],
           "additionalProperties": false,
           "properties": {
@@ -1701,6 +1895,50 @@ export const toolsList: readonly ToolListing[] = [
             "created_at": {
               "type": "string",
               "format": "date-time"
+            },
+            "sequence": {
+              "type": "object",
+              "required": [
+                "status",
+                "steps_sent"
+              ],
+              "additionalProperties": false,
+              "description": "Where the lead is in the campaign's sequence.",
+              "properties": {
+                "status": {
+                  "enum": [
+                    "pending",
+                    "waiting",
+                    "finished",
+                    "replied",
+                    "failed"
+                  ],
+                  "description": "pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error)."
+                },
+                "steps_sent": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "description": "Steps behind the lead."
+                },
+                "next_step": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "description": "The position of the step the lead waits for."
+                },
+                "next_step_due_at": {
+                  "type": "string",
+                  "format": "date-time",
+                  "description": "When that step is due; it goes out in the campaign's next sending window after that, within the daily limits."
+                },
+                "last_sent_at": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "error": {
+                  "type": "string",
+                  "description": "Why the sequence failed."
+                }
+              }
             },
             "first_name": {
               "type": "string"
@@ -1951,7 +2189,7 @@ export const toolsList: readonly ToolListing[] = [
   {
     "name": "list_leads",
     "title": "List leads",
-    "description": "Lists a campaign's leads in the order they were added, optionally filtered by status or a search text (name, company, email).",
+    "description": "Lists a campaign's leads in the order they were added, optionally filtered by status or a search text (name, company, email). Each lead says where it is in the sequence (waiting for which step and when, finished, replied, failed).",
     "inputSchema": {
       "type": "object",
       "required": [
@@ -2010,7 +2248,8 @@ export const toolsList: readonly ToolListing[] = [
               "id",
               "campaign_id",
               "status",
-              "created_at"
+              "created_at",
+              "sequence"
             ],
             "additionalProperties": false,
             "properties": {
@@ -2029,6 +2268,50 @@ export const toolsList: readonly ToolListing[] = [
               "created_at": {
                 "type": "string",
                 "format": "date-time"
+              },
+              "sequence": {
+                "type": "object",
+                "required": [
+                  "status",
+                  "steps_sent"
+                ],
+                "additionalProperties": false,
+                "description": "Where the lead is in the campaign's sequence.",
+                "properties": {
+                  "status": {
+                    "enum": [
+                      "pending",
+                      "waiting",
+                      "finished",
+                      "replied",
+                      "failed"
+                    ],
+                    "description": "pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error)."
+                  },
+                  "steps_sent": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Steps behind the lead."
+                  },
+                  "next_step": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The position of the step the lead waits for."
+                  },
+                  "next_step_due_at": {
+                    "type": "string",
+                    "format": "date-time",
+                    "description": "When that step is due; it goes out in the campaign's next sending window after that, within the daily limits."
+                  },
+                  "last_sent_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "error": {
+                    "type": "string",
+                    "description": "Why the sequence failed."
+                  }
+                }
               },
               "first_name": {
                 "type": "string"
@@ -2081,7 +2364,7 @@ export const toolsList: readonly ToolListing[] = [
   {
     "name": "pause_campaign",
     "title": "Pause a campaign",
-    "description": "Pauses an active campaign. Steps can be changed while it is paused; `start_campaign` resumes it.",
+    "description": "Pauses an active campaign: it sends nothing until `start_campaign` resumes it, where each lead was. Steps can be changed while it is paused; changes apply to the steps a lead has not been sent yet.",
     "inputSchema": {
       "type": "object",
       "required": [
@@ -2119,7 +2402,8 @@ export const toolsList: readonly ToolListing[] = [
             "created_at",
             "updated_at",
             "steps",
-            "lead_counts"
+            "lead_counts",
+            "sequence"
           ],
           "additionalProperties": false,
           "properties": {
@@ -2137,7 +2421,7 @@ export const toolsList: readonly ToolListing[] = [
                 "completed",
                 "archived"
               ],
-              "description": "draft -> active <-> paused -> completed; any -> archived."
+              "description": "draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence."
             },
             "service_profile_id": {
               "type": "string"
@@ -2153,7 +2437,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
+              "description": "When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -2175,17 +2459,20 @@ export const toolsList: readonly ToolListing[] = [
                       "sat",
                       "sun"
                     ]
-                  }
+                  },
+                  "description": "Days it may send (default: every day)."
                 },
                 "start_hour": {
                   "type": "integer",
                   "minimum": 0,
-                  "maximum": 23
+                  "maximum": 23,
+                  "description": "First hour it may send, local time (default 0)."
                 },
                 "end_hour": {
                   "type": "integer",
                   "minimum": 1,
-                  "maximum": 24
+                  "maximum": 24,
+                  "description": "Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59."
                 }
               }
             },
@@ -2195,13 +2482,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
+                  "description": "Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
+                  "description": "At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order."
                 }
               }
             },
@@ -2270,6 +2557,40 @@ export const toolsList: readonly ToolListing[] = [
                   "minimum": 0
                 },
                 "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            },
+            "sequence": {
+              "type": "object",
+              "required": [
+                "pending",
+                "waiting",
+                "finished",
+                "replied",
+                "failed"
+              ],
+              "additionalProperties": false,
+              "description": "Leads by their place in the sequence: pending (the campaign has not started them), waiting for their next step, finished (every step sent), replied (stopped by their reply), failed (a message could not be delivered).",
+              "properties": {
+                "pending": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "waiting": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "finished": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "failed": {
                   "type": "integer",
                   "minimum": 0
                 }
@@ -2638,7 +2959,7 @@ export const toolsList: readonly ToolListing[] = [
   {
     "name": "start_campaign",
     "title": "Start a campaign",
-    "description": "Starts a draft campaign, or resumes a paused one. It needs at least one step and one lead.",
+    "description": "Starts a draft campaign, or resumes a paused one; it needs at least one step and one lead.\nFrom then on it sends by itself: each lead gets step 1 (after its delay), then each next step\nafter that step's delay, only inside the schedule and within the daily limits, until they\nreply (with stop_on_reply) or the steps run out. Leads added later start the same way. A\nresumed campaign continues where each lead was. Follow it with get_campaign, list_leads and\ncampaign_stats.\n",
     "inputSchema": {
       "type": "object",
       "required": [
@@ -2676,7 +2997,8 @@ export const toolsList: readonly ToolListing[] = [
             "created_at",
             "updated_at",
             "steps",
-            "lead_counts"
+            "lead_counts",
+            "sequence"
           ],
           "additionalProperties": false,
           "properties": {
@@ -2694,7 +3016,7 @@ export const toolsList: readonly ToolListing[] = [
                 "completed",
                 "archived"
               ],
-              "description": "draft -> active <-> paused -> completed; any -> archived."
+              "description": "draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence."
             },
             "service_profile_id": {
               "type": "string"
@@ -2710,7 +3032,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
+              "description": "When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -2732,17 +3054,20 @@ export const toolsList: readonly ToolListing[] = [
                       "sat",
                       "sun"
                     ]
-                  }
+                  },
+                  "description": "Days it may send (default: every day)."
                 },
                 "start_hour": {
                   "type": "integer",
                   "minimum": 0,
-                  "maximum": 23
+                  "maximum": 23,
+                  "description": "First hour it may send, local time (default 0)."
                 },
                 "end_hour": {
                   "type": "integer",
                   "minimum": 1,
-                  "maximum": 24
+                  "maximum": 24,
+                  "description": "Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59."
                 }
               }
             },
@@ -2752,13 +3077,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
+                  "description": "Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
+                  "description": "At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order."
                 }
               }
             },
@@ -2831,6 +3156,40 @@ export const toolsList: readonly ToolListing[] = [
                   "minimum": 0
                 }
               }
+            },
+            "sequence": {
+              "type": "object",
+              "required": [
+                "pending",
+                "waiting",
+                "finished",
+                "replied",
+                "failed"
+              ],
+              "additionalProperties": false,
+              "description": "Leads by their place in the sequence: pending (the campaign has not started them), waiting for their next step, finished (every step sent), replied (stopped by their reply), failed (a message could not be delivered).",
+              "properties": {
+                "pending": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "waiting": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "finished": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "failed": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
             }
           }
         }
@@ -2875,7 +3234,7 @@ export const toolsList: readonly ToolListing[] = [
         "schedule": {
           "type": "object",
           "additionalProperties": false,
-          "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
+          "description": "When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.",
           "properties": {
             "timezone": {
               "type": "string",
@@ -2897,17 +3256,20 @@ export const toolsList: readonly ToolListing[] = [
                   "sat",
                   "sun"
                 ]
-              }
+              },
+              "description": "Days it may send (default: every day)."
             },
             "start_hour": {
               "type": "integer",
               "minimum": 0,
-              "maximum": 23
+              "maximum": 23,
+              "description": "First hour it may send, local time (default 0)."
             },
             "end_hour": {
               "type": "integer",
               "minimum": 1,
-              "maximum": 24
+              "maximum": 24,
+              "description": "Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59."
             }
           }
         },
@@ -2917,13 +3279,13 @@ export const toolsList: readonly ToolListing[] = [
           "properties": {
             "stop_on_reply": {
               "type": "boolean",
-              "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
+              "description": "Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway."
             },
             "daily_limit": {
               "type": "integer",
               "minimum": 1,
               "maximum": 1000,
-              "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
+              "description": "At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order."
             }
           }
         },
@@ -3007,7 +3369,8 @@ export const toolsList: readonly ToolListing[] = [
             "created_at",
             "updated_at",
             "steps",
-            "lead_counts"
+            "lead_counts",
+            "sequence"
           ],
           "additionalProperties": false,
           "properties": {
@@ -3025,7 +3388,7 @@ export const toolsList: readonly ToolListing[] = [
                 "completed",
                 "archived"
               ],
-              "description": "draft -> active <-> paused -> completed; any -> archived."
+              "description": "draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence."
             },
             "service_profile_id": {
               "type": "string"
@@ -3041,7 +3404,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
+              "description": "When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -3063,17 +3426,20 @@ export const toolsList: readonly ToolListing[] = [
                       "sat",
                       "sun"
                     ]
-                  }
+                  },
+                  "description": "Days it may send (default: every day)."
                 },
                 "start_hour": {
                   "type": "integer",
                   "minimum": 0,
-                  "maximum": 23
+                  "maximum": 23,
+                  "description": "First hour it may send, local time (default 0)."
                 },
                 "end_hour": {
                   "type": "integer",
                   "minimum": 1,
-                  "maximum": 24
+                  "maximum": 24,
+                  "description": "Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59."
                 }
               }
             },
@@ -3083,13 +3449,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
+                  "description": "Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
+                  "description": "At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order."
                 }
               }
             },
@@ -3158,6 +3524,40 @@ export const toolsList: readonly ToolListing[] = [
                   "minimum": 0
                 },
                 "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            },
+            "sequence": {
+              "type": "object",
+              "required": [
+                "pending",
+                "waiting",
+                "finished",
+                "replied",
+                "failed"
+              ],
+              "additionalProperties": false,
+              "description": "Leads by their place in the sequence: pending (the campaign has not started them), waiting for their next step, finished (every step sent), replied (stopped by their reply), failed (a message could not be delivered).",
+              "properties": {
+                "pending": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "waiting": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "finished": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "failed": {
                   "type": "integer",
                   "minimum": 0
                 }
@@ -3265,7 +3665,8 @@ export const toolsList: readonly ToolListing[] = [
             "created_at",
             "updated_at",
             "steps",
-            "lead_counts"
+            "lead_counts",
+            "sequence"
           ],
           "additionalProperties": false,
           "properties": {
@@ -3283,7 +3684,7 @@ export const toolsList: readonly ToolListing[] = [
                 "completed",
                 "archived"
               ],
-              "description": "draft -> active <-> paused -> completed; any -> archived."
+              "description": "draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence."
             },
             "service_profile_id": {
               "type": "string"
@@ -3299,7 +3700,7 @@ export const toolsList: readonly ToolListing[] = [
             "schedule": {
               "type": "object",
               "additionalProperties": false,
-              "description": "When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).",
+              "description": "When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.",
               "properties": {
                 "timezone": {
                   "type": "string",
@@ -3321,17 +3722,20 @@ export const toolsList: readonly ToolListing[] = [
                       "sat",
                       "sun"
                     ]
-                  }
+                  },
+                  "description": "Days it may send (default: every day)."
                 },
                 "start_hour": {
                   "type": "integer",
                   "minimum": 0,
-                  "maximum": 23
+                  "maximum": 23,
+                  "description": "First hour it may send, local time (default 0)."
                 },
                 "end_hour": {
                   "type": "integer",
                   "minimum": 1,
-                  "maximum": 24
+                  "maximum": 24,
+                  "description": "Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59."
                 }
               }
             },
@@ -3341,13 +3745,13 @@ export const toolsList: readonly ToolListing[] = [
               "properties": {
                 "stop_on_reply": {
                   "type": "boolean",
-                  "description": "For automatic sending (not available yet): stop the sequence for a lead once they reply (default true)."
+                  "description": "Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway."
                 },
                 "daily_limit": {
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1000,
-                  "description": "For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit."
+                  "description": "At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order."
                 }
               }
             },
@@ -3416,6 +3820,40 @@ export const toolsList: readonly ToolListing[] = [
                   "minimum": 0
                 },
                 "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            },
+            "sequence": {
+              "type": "object",
+              "required": [
+                "pending",
+                "waiting",
+                "finished",
+                "replied",
+                "failed"
+              ],
+              "additionalProperties": false,
+              "description": "Leads by their place in the sequence: pending (the campaign has not started them), waiting for their next step, finished (every step sent), replied (stopped by their reply), failed (a message could not be delivered).",
+              "properties": {
+                "pending": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "waiting": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "finished": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "replied": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "failed": {
                   "type": "integer",
                   "minimum": 0
                 }

@@ -5,6 +5,7 @@
  * recorded in one transaction. Failures are retried with exponential backoff, up to maxAttempts.
  */
 import type { Db } from '../store/database.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import type { DeliveryAdapter, OutgoingMessage } from './adapter.ts';
 
 export interface OutboxWorkerOptions {
@@ -12,6 +13,7 @@ export interface OutboxWorkerOptions {
   baseDelayMs?: number;
   leaseMs?: number;
   logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  clock?: Clock;
 }
 
 export class OutboxWorker {
@@ -20,6 +22,7 @@ export class OutboxWorker {
   private readonly maxAttempts: number;
   private readonly baseDelayMs: number;
   private readonly leaseMs: number;
+  private readonly clock: Clock;
 
   constructor(
     private readonly db: Db,
@@ -29,6 +32,7 @@ export class OutboxWorker {
     this.maxAttempts = options.maxAttempts ?? 5;
     this.baseDelayMs = options.baseDelayMs ?? 1000;
     this.leaseMs = options.leaseMs ?? 30_000;
+    this.clock = options.clock ?? systemClock;
   }
 
   /** Polls for due messages every intervalMs until stop(). */
@@ -54,7 +58,7 @@ export class OutboxWorker {
   }
 
   private async drainOnce(): Promise<void> {
-    const now = new Date().toISOString();
+    const now = this.clock().toISOString();
     const due = await this.db
       .selectFrom('outbox')
       .select('message_id')
@@ -94,7 +98,7 @@ export class OutboxWorker {
   }
 
   private async claim(messageId: string): Promise<boolean> {
-    const now = new Date();
+    const now = this.clock();
     const result = await this.db
       .updateTable('outbox')
       .set({ locked_until: new Date(now.getTime() + this.leaseMs).toISOString() })
@@ -132,7 +136,7 @@ export class OutboxWorker {
   }
 
   private async record(messageId: string, outcome: { ok: true } | { ok: false; error: string; retryable: boolean }): Promise<void> {
-    const at = new Date();
+    const at = this.clock();
     await this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('outbox').select(['attempts']).where('message_id', '=', messageId).executeTakeFirstOrThrow();
       const attempts = Number(row.attempts) + 1;
@@ -148,7 +152,18 @@ export class OutboxWorker {
         .set({ state: giveUp ? 'failed' : 'pending', attempts, locked_until: null, last_error: outcome.error, next_attempt_at: next })
         .where('message_id', '=', messageId)
         .execute();
-      if (giveUp) await trx.updateTable('messages').set({ status: 'failed', error: outcome.error }).where('id', '=', messageId).execute();
+      if (giveUp) {
+        await trx.updateTable('messages').set({ status: 'failed', error: outcome.error }).where('id', '=', messageId).execute();
+        // A campaign step that could not be delivered ends that lead's sequence, with the reason.
+        const sent = await trx.selectFrom('messages').select(['lead_id', 'step_id']).where('id', '=', messageId).executeTakeFirst();
+        if (sent?.lead_id && sent.step_id)
+          await trx
+            .updateTable('leads')
+            .set({ sequence_status: 'failed', next_due_at: null, sequence_error: outcome.error })
+            .where('id', '=', sent.lead_id)
+            .where('sequence_status', 'in', ['waiting', 'finished'])
+            .execute();
+      }
     });
     if (!outcome.ok) this.options.logger.warn({ messageId, error: outcome.error }, 'message delivery failed');
   }

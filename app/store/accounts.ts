@@ -1,5 +1,6 @@
 /** Accounts, their users, sender profiles and authorization grants. */
 import type { Db } from './database.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import { newId } from './ids.ts';
 import { isUniqueViolation } from './db-errors.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
@@ -57,7 +58,10 @@ function candidateDays(at = new Date()): string[] {
 }
 
 export class AccountStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** Creates an account with its first user and profiles, in one transaction. */
   async createAccount(input: { name: string; email: string; password: string; userName?: string; profiles: NewProfile[] }): Promise<CreatedAccount> {
@@ -155,9 +159,10 @@ export class AccountStore {
   async listProfiles(accountId: string): Promise<Profile[]> {
     // One query: each profile with its usage rows of the days that can be "today" somewhere
     // (at most three, usually one); today's is picked per profile's time zone below.
+    const at = this.clock();
     const rows = await this.db
       .selectFrom('profiles')
-      .leftJoin('profile_daily_usage as u', (join) => join.onRef('u.profile_id', '=', 'profiles.id').on('u.day', 'in', candidateDays()))
+      .leftJoin('profile_daily_usage as u', (join) => join.onRef('u.profile_id', '=', 'profiles.id').on('u.day', 'in', candidateDays(at)))
       .select(['profiles.id', 'profiles.name', 'profiles.channel', 'profiles.status', 'profiles.timezone', 'profiles.daily_limit', 'u.day', 'u.sent'])
       .where('profiles.account_id', '=', accountId)
       .orderBy('profiles.created_at')
@@ -167,7 +172,7 @@ export class AccountStore {
     for (const { day, sent, ...r } of rows) {
       let profile = profiles.get(r.id);
       if (!profile) profiles.set(r.id, (profile = { ...r, daily_limit: Number(r.daily_limit), sent_today: 0 }));
-      if (day !== null && day === localDay(r.timezone)) profile.sent_today = Number(sent);
+      if (day !== null && day === localDay(r.timezone, at)) profile.sent_today = Number(sent);
     }
     return [...profiles.values()];
   }

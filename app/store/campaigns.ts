@@ -9,7 +9,9 @@ import { EDIT_STATES, requireState, STEP_EDIT_STATES, transition } from '../doma
 import { CannotStartError } from '../domain/errors.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
-import type { CampaignsTable, CampaignStatus, Database, StepsTable } from './schema.ts';
+import { realignLeads } from './sequencing.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import type { CampaignsTable, CampaignStatus, Database, SequenceStatus, StepsTable } from './schema.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 
 export interface NewStep {
@@ -64,6 +66,8 @@ export interface Campaign extends CampaignSummary {
   settings?: Settings;
   steps: Step[];
   lead_counts: { total: number; active: number; replied: number };
+  /** Leads by their place in the sequence (removed leads are not counted). */
+  sequence: Record<Exclude<SequenceStatus, 'removed'>, number>;
 }
 
 function toStep(row: StepsTable): Step {
@@ -106,6 +110,7 @@ export class CampaignStore {
   constructor(
     private readonly db: Db,
     private readonly kind: DbKind,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async create(input: {
@@ -157,18 +162,30 @@ export class CampaignStore {
       db.selectFrom('steps').selectAll().where('campaign_id', '=', id).orderBy('position').execute(),
       db
         .selectFrom('leads')
-        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .select(['status', 'sequence_status', (eb) => eb.fn.countAll<number>().as('n')])
         .where('campaign_id', '=', id)
-        .groupBy('status')
+        .groupBy(['status', 'sequence_status'])
         .execute(),
     ]);
-    const count = (status: string) => Number(counts.find((c) => c.status === status)?.n ?? 0);
+    const count = (match: (c: (typeof counts)[number]) => boolean) => counts.filter(match).reduce((sum, c) => sum + Number(c.n), 0);
+    const inSequence = (status: SequenceStatus) => count((c) => c.sequence_status === status);
     return {
       ...toSummary(row),
       ...(row.schedule !== null && { schedule: JSON.parse(row.schedule) as Schedule }),
       ...(row.settings !== null && { settings: JSON.parse(row.settings) as Settings }),
       steps: steps.map(toStep),
-      lead_counts: { total: count('active') + count('replied'), active: count('active'), replied: count('replied') },
+      lead_counts: {
+        total: count((c) => c.status !== 'removed'),
+        active: count((c) => c.status === 'active'),
+        replied: count((c) => c.status === 'replied'),
+      },
+      sequence: {
+        pending: inSequence('pending'),
+        waiting: inSequence('waiting'),
+        finished: inSequence('finished'),
+        replied: inSequence('replied'),
+        failed: inSequence('failed'),
+      },
     };
   }
 
@@ -233,6 +250,8 @@ export class CampaignStore {
             .insertInto('steps')
             .values(patch.steps.map((s, i) => stepRow(id, i + 1, s)))
             .execute();
+        // Each lead goes on with the step at its position in the new list.
+        await realignLeads(trx, id, this.clock());
       }
     });
   }
@@ -283,6 +302,8 @@ export class CampaignStore {
         .insertInto('steps')
         .values(stepRow(id, at, step))
         .execute();
+      // A lead past the new step's place skips it; a lead at that place gets it next.
+      await realignLeads(trx, id, this.clock(), { from: at, delta: 1 });
     });
   }
 
@@ -315,6 +336,7 @@ export class CampaignStore {
       );
       const { id: _id, campaign_id: _campaign, position: _position, ...values } = stepRow(id, index + 1, updated);
       await trx.updateTable('steps').set(values).where('id', '=', stepId).execute();
+      await realignLeads(trx, id, this.clock());
     });
   }
 
@@ -325,6 +347,8 @@ export class CampaignStore {
       if (!step) throw new NotFoundError('step', stepId);
       await trx.deleteFrom('steps').where('id', '=', stepId).execute();
       await this.shift(trx, id, Number(step.position) + 1, -1);
+      // A lead past the deleted step keeps its place; a lead that waited for it gets the step after.
+      await realignLeads(trx, id, this.clock(), { from: Number(step.position), delta: -1 });
     });
   }
 

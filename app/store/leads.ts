@@ -1,23 +1,38 @@
 /** Leads of a campaign: bulk add with duplicate detection, filtered listing, removal. */
-import { sql, type Transaction } from 'kysely';
+import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
 import { NotFoundError } from '../domain/errors.ts';
 import { ADD_LEADS_STATES, requireState } from '../domain/lifecycle.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { assertCampaign } from './ownership.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
-import type { Database, LeadsTable } from './schema.ts';
+import type { Database, LeadsTable, SequenceStatus } from './schema.ts';
 
 export const LEAD_FIELDS = ['first_name', 'last_name', 'company', 'position', 'title', 'location', 'industry', 'email', 'profile_url'] as const;
 export type LeadField = (typeof LEAD_FIELDS)[number];
 
 export type NewLead = Partial<Record<LeadField, string>> & { custom_fields?: Record<string, string | undefined> };
 
+/** Where a lead is in its campaign's sequence (see SequenceStatus). */
+export interface LeadSequence {
+  status: Exclude<SequenceStatus, 'removed'>;
+  /** Steps behind the lead: sent (or, for a step inserted behind it while paused, skipped). */
+  steps_sent: number;
+  /** The position of the step it waits for (pending and waiting leads). */
+  next_step?: number;
+  /** When that step becomes due; it goes out in the campaign's next sending window after that, within the daily limits. */
+  next_step_due_at?: string;
+  last_sent_at?: string;
+  /** Why the sequence failed. */
+  error?: string;
+}
+
 export interface Lead extends NewLead {
   id: string;
   campaign_id: string;
   status: 'active' | 'replied';
   created_at: string;
+  sequence: LeadSequence;
 }
 
 export type AddLeadResult = { index: number; status: 'added'; lead_id: string } | { index: number; status: 'duplicate'; lead_id: string; matched_on: string };
@@ -39,8 +54,22 @@ export function dedupeKey(lead: NewLead): { key: string; on: string } | undefine
   return { key: `name:${name}`, on: 'name and company' };
 }
 
-export function toLead(row: LeadsTable): Lead {
-  const lead: Lead = { id: row.id, campaign_id: row.campaign_id, status: row.status as Lead['status'], created_at: row.created_at };
+function toSequence(row: Selectable<LeadsTable>): LeadSequence {
+  const status = row.sequence_status === 'removed' ? 'finished' : row.sequence_status;
+  const next = Number(row.next_step);
+  const open = status === 'pending' || status === 'waiting';
+  return {
+    status,
+    steps_sent: next - 1,
+    ...(open && { next_step: next }),
+    ...(open && row.next_due_at !== null && { next_step_due_at: row.next_due_at }),
+    ...(row.last_sent_at !== null && { last_sent_at: row.last_sent_at }),
+    ...(row.sequence_error !== null && { error: row.sequence_error }),
+  };
+}
+
+export function toLead(row: Selectable<LeadsTable>): Lead {
+  const lead: Lead = { id: row.id, campaign_id: row.campaign_id, status: row.status as Lead['status'], created_at: row.created_at, sequence: toSequence(row) };
   for (const f of LEAD_FIELDS) if (row[f] !== null) lead[f] = row[f];
   if (row.custom_fields) lead.custom_fields = JSON.parse(row.custom_fields) as Record<string, string>;
   return lead;
@@ -96,7 +125,7 @@ export class LeadStore {
         for (const r of rows) existing.set(r.dedupe_key!, r.id);
       }
       const results: AddLeadResult[] = [];
-      const rows: LeadsTable[] = [];
+      const rows: Insertable<LeadsTable>[] = [];
       const at = new Date().toISOString();
       // The leads of one call share created_at; ids in ascending order keep them listed in request order.
       const ids = keyed.map(() => newId('led')).sort();
@@ -190,7 +219,7 @@ export class LeadStore {
       await this.lockCampaign(trx, accountId, profileId, lead.campaign_id);
       const removed = await trx
         .updateTable('leads')
-        .set({ status: 'removed', dedupe_key: null })
+        .set({ status: 'removed', dedupe_key: null, sequence_status: 'removed', next_due_at: null })
         .where('id', '=', leadId)
         .where('status', '!=', 'removed')
         .executeTakeFirst();

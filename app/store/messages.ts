@@ -7,6 +7,7 @@ import { DomainError, NotFoundError } from '../domain/errors.ts';
 import { localDay } from './accounts.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import type { Db, DbKind } from './database.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import { newId } from './ids.ts';
 import type { Database, MessagesTable } from './schema.ts';
 
@@ -93,6 +94,7 @@ export class MessageStore {
   constructor(
     private readonly db: Db,
     private readonly kind: DbKind,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /**
@@ -115,13 +117,15 @@ export class MessageStore {
         if (earlier) return { message: toMessage(earlier), replayed: true };
       }
       if (profile.status !== 'active') throw new ProfileNotActiveError(profile.status);
-      const day = localDay(profile.timezone);
+      const now = this.clock();
+      const day = localDay(profile.timezone, now);
       const usage = await trx.selectFrom('profile_daily_usage').select('sent').where('profile_id', '=', profile.id).where('day', '=', day).executeTakeFirst();
       const sent = Number(usage?.sent ?? 0);
-      if (sent >= Number(profile.daily_limit)) throw new DailyLimitError(Number(profile.daily_limit), nextLocalMidnight(profile.timezone), profile.timezone);
+      if (sent >= Number(profile.daily_limit))
+        throw new DailyLimitError(Number(profile.daily_limit), nextLocalMidnight(profile.timezone, now), profile.timezone);
 
       const { conversationId, leadId } = await this.resolveConversation(trx, input);
-      const at = new Date().toISOString();
+      const at = now.toISOString();
       const row: MessagesTable = {
         id: newId('msg'),
         account_id: input.accountId,
@@ -187,7 +191,7 @@ export class MessageStore {
       .executeTakeFirst();
     if (existing) return { conversationId: existing.id, leadId };
     const id = newId('cnv');
-    const at = new Date().toISOString();
+    const at = this.clock().toISOString();
     await trx
       .insertInto('conversations')
       .values({
@@ -218,7 +222,7 @@ export class MessageStore {
       if (accountId !== undefined) q = q.where('account_id', '=', accountId);
       const c = await q.executeTakeFirst();
       if (!c) throw new NotFoundError('conversation', conversationId);
-      const at = new Date().toISOString();
+      const at = this.clock().toISOString();
       const row: MessagesTable = {
         id: newId('msg'),
         account_id: c.account_id,
@@ -237,7 +241,19 @@ export class MessageStore {
       };
       await trx.insertInto('messages').values(row).execute();
       await trx.updateTable('conversations').set({ last_message_at: at }).where('id', '=', c.id).execute();
-      if (c.lead_id) await trx.updateTable('leads').set({ status: 'replied' }).where('id', '=', c.lead_id).where('status', '=', 'active').execute();
+      if (c.lead_id) {
+        await trx.updateTable('leads').set({ status: 'replied' }).where('id', '=', c.lead_id).where('status', '=', 'active').execute();
+        // A reply ends the lead's sequence unless its campaign says stop_on_reply: false.
+        const campaign = c.campaign_id ? await trx.selectFrom('campaigns').select('settings').where('id', '=', c.campaign_id).executeTakeFirst() : undefined;
+        const settings = campaign?.settings ? (JSON.parse(campaign.settings) as { stop_on_reply?: boolean }) : {};
+        if (settings.stop_on_reply !== false)
+          await trx
+            .updateTable('leads')
+            .set({ sequence_status: 'replied', next_due_at: null })
+            .where('id', '=', c.lead_id)
+            .where('sequence_status', 'in', ['pending', 'waiting'])
+            .execute();
+      }
       return toMessage(row);
     });
   }

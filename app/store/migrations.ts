@@ -233,6 +233,40 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('tool_calls_created').on('tool_calls').column('created_at').execute();
     },
   },
+  '0004_sequencer': {
+    async up(db: Kysely<unknown>) {
+      // Where each lead is in its campaign's sequence (see app/sequencing): the next step to send
+      // (1-based position), when it becomes due, and the outcome once the sequence ended.
+      await db.schema
+        .alterTable('leads')
+        .addColumn('sequence_status', 'text', (c) => c.notNull().defaultTo('pending'))
+        .execute();
+      await db.schema
+        .alterTable('leads')
+        .addColumn('next_step', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema.alterTable('leads').addColumn('next_due_at', 'text').execute();
+      await db.schema.alterTable('leads').addColumn('last_sent_at', 'text').execute();
+      await db.schema.alterTable('leads').addColumn('sequence_error', 'text').execute();
+      // The sequencer's due query: one campaign's waiting leads in due order.
+      await db.schema.createIndex('leads_campaign_sequence').on('leads').columns(['campaign_id', 'sequence_status', 'next_due_at', 'id']).execute();
+      await db.schema.createIndex('campaigns_status').on('campaigns').column('status').execute();
+      // Messages a campaign sent per local day (its schedule's time zone), for settings.daily_limit.
+      await db.schema
+        .createTable('campaign_daily_usage')
+        .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+        .addColumn('day', 'text', (c) => c.notNull())
+        .addColumn('sent', 'integer', (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint('campaign_daily_usage_pk', ['campaign_id', 'day'])
+        .execute();
+      // Leads removed before this migration are out of any sequence.
+      await db
+        .updateTable('leads' as never)
+        .set({ sequence_status: 'removed' } as never)
+        .where('status' as never, '=', 'removed' as never)
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

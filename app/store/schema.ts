@@ -1,4 +1,5 @@
 /** The database tables, as Kysely sees them. Timestamps are ISO-8601 text on both back-ends. */
+import type { Generated } from 'kysely';
 
 export interface AccountsTable {
   id: string;
@@ -164,6 +165,29 @@ export interface LeadsTable {
   /** Identity within a campaign (email, else profile URL, else name and company); NULL once removed. */
   dedupe_key: string | null;
   created_at: string;
+  /** Defaults to `pending` (see SequenceStatus). */
+  sequence_status: Generated<SequenceStatus>;
+  /** The position (from 1) of the next step to send; steps before it were sent. Defaults to 1. */
+  next_step: Generated<number>;
+  /** When the next step becomes due (the campaign's window and limits still apply); NULL unless waiting. */
+  next_due_at: string | null;
+  last_sent_at: string | null;
+  /** Why the sequence failed (a message that could not be delivered). */
+  sequence_error: string | null;
+}
+
+/**
+ * A lead in its campaign's sequence: `pending` until the campaign is active, `waiting` for its
+ * next step, then `finished` (every step sent), `replied` (stopped by a reply), `failed` (a message
+ * could not be delivered) or `removed`.
+ */
+export type SequenceStatus = 'pending' | 'waiting' | 'finished' | 'replied' | 'failed' | 'removed';
+
+export interface CampaignDailyUsageTable {
+  campaign_id: string;
+  /** YYYY-MM-DD in the campaign's time zone (its schedule's, else its profile's). */
+  day: string;
+  sent: number;
 }
 
 export interface ConversationsTable {
@@ -207,6 +231,7 @@ export interface Database {
   users: UsersTable;
   profiles: ProfilesTable;
   profile_daily_usage: ProfileDailyUsageTable;
+  campaign_daily_usage: CampaignDailyUsageTable;
   grants: GrantsTable;
   signing_keys: SigningKeysTable;
   campaigns: CampaignsTable;

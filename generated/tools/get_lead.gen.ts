@@ -19,6 +19,32 @@ export interface GetLeadResult {
     campaign_id: string
     status: ("active" | "replied")
     created_at: string
+    /**
+     * Where the lead is in the campaign's sequence.
+     */
+    sequence: {
+      /**
+       * pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error).
+       */
+      status: ("pending" | "waiting" | "finished" | "replied" | "failed")
+      /**
+       * Steps behind the lead.
+       */
+      steps_sent: number
+      /**
+       * The position of the step the lead waits for.
+       */
+      next_step?: number
+      /**
+       * When that step is due; it goes out in the campaign's next sending window after that, within the daily limits.
+       */
+      next_step_due_at?: string
+      last_sent_at?: string
+      /**
+       * Why the sequence failed.
+       */
+      error?: string
+    }
     first_name?: string
     last_name?: string
     company?: string

@@ -29,14 +29,14 @@ export interface UpdateStepResult {
     id: string
     name: string
     /**
-     * draft -> active <-> paused -> completed; any -> archived.
+     * draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence.
      */
     status: ("draft" | "active" | "paused" | "completed" | "archived")
     service_profile_id: string
     created_at: string
     updated_at: string
     /**
-     * When the campaign may send (stored for automatic sending, which is not available yet; send_message is not limited by it).
+     * When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.
      */
     schedule?: {
       /**
@@ -44,19 +44,27 @@ export interface UpdateStepResult {
        */
       timezone?: string
       /**
+       * Days it may send (default: every day).
+       *
        * @minItems 1
        */
       days?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[]
+      /**
+       * First hour it may send, local time (default 0).
+       */
       start_hour?: number
+      /**
+       * Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59.
+       */
       end_hour?: number
     }
     settings?: {
       /**
-       * For automatic sending (not available yet): stop the sequence for a lead once they reply (default true).
+       * Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway.
        */
       stop_on_reply?: boolean
       /**
-       * For automatic sending (not available yet): a cap on this campaign's messages per day. send_message is limited by the profile's daily limit.
+       * At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order.
        */
       daily_limit?: number
     }
@@ -78,6 +86,16 @@ export interface UpdateStepResult {
       total: number
       active: number
       replied: number
+    }
+    /**
+     * Leads by their place in the sequence: pending (the campaign has not started them), waiting for their next step, finished (every step sent), replied (stopped by their reply), failed (a message could not be delivered).
+     */
+    sequence: {
+      pending: number
+      waiting: number
+      finished: number
+      replied: number
+      failed: number
     }
   }
 }

@@ -312,7 +312,18 @@ for (const backend of await serverBackends()) {
           [grace],
         );
         const { lead } = await ai.call('get_lead', { ...pid, lead_id: katherine });
-        assert.deepEqual({ ...lead, created_at: undefined }, { id: katherine, campaign_id: campaignId, status: 'active', created_at: undefined, ...LEADS[3] });
+        // The sequencer did not tick in this test: the lead has not started its sequence.
+        assert.deepEqual(
+          { ...lead, created_at: undefined },
+          {
+            id: katherine,
+            campaign_id: campaignId,
+            status: 'active',
+            created_at: undefined,
+            ...LEADS[3],
+            sequence: { status: 'pending', steps_sent: 0, next_step: 1 },
+          },
+        );
         assert.deepEqual(await ai.call('remove_lead', { ...pid, lead_id: katherine }), { removed: true, lead_id: katherine });
         assert.equal(
           await ai.fail('get_lead', { ...pid, lead_id: katherine }),

@@ -38,7 +38,8 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   const port = await freePort('127.0.0.1');
   const fullEnv: Record<string, string> = { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env };
   const config = loadConfig(fullEnv);
-  const service = await buildServer(config, { logger: false, validateResults: true, ...options });
+  // The sequencer ticks only when a test says so (service.sequencer.tick()), so that no campaign sends behind a test's back.
+  const service = await buildServer(config, { logger: false, validateResults: true, autoTick: false, ...options });
   await service.app.listen({ port, host: '127.0.0.1' });
   return {
     baseUrl: config.publicUrl,

@@ -1,0 +1,112 @@
+/**
+ * Runs campaigns by themselves. Every tick, for each active campaign: leads that have not
+ * started get step 1 due (after its delay); inside the campaign's sending window, due leads are
+ * sent their next step in batches, oldest due first, until nothing is due or a daily limit (the
+ * campaign's settings.daily_limit, the profile's cap) is reached: what is held back goes out on
+ * the next allowed day, in the same order. A campaign none of whose leads is still in the
+ * sequence becomes completed.
+ *
+ * Time comes from the injected clock and ticks from outside (tests call tick()); in production
+ * start() ticks about once a second, with jitter so instances do not march in step. After
+ * downtime the limits cap what catches up.
+ */
+import type { Clock } from '../clock.ts';
+import { isOpen, sendingWindow } from '../domain/schedule.ts';
+import type { RunningCampaign, SequencingStore } from '../store/sequencing.ts';
+
+export interface SequencerOptions {
+  clock: Clock;
+  /** Leads per transaction (default 500). */
+  batchSize?: number;
+  /** Messages per campaign per tick at most, so one large campaign cannot hold a tick (default 5000). */
+  perCampaignPerTick?: number;
+  tickMs?: number;
+  jitterMs?: number;
+  logger: { error(obj: object, msg: string): void };
+  /** Told how many messages a tick queued (the outbox is asked to deliver them at once). */
+  onQueued?: (count: number) => void;
+}
+
+export interface TickReport {
+  campaigns: number;
+  started: number;
+  queued: number;
+  finished: number;
+  completed: number;
+}
+
+export class Sequencer {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<TickReport>;
+  private stopped = true;
+
+  constructor(
+    private readonly store: SequencingStore,
+    private readonly options: SequencerOptions,
+  ) {}
+
+  /** One pass over every active campaign; concurrent calls share the pass in progress. */
+  tick(): Promise<TickReport> {
+    this.running ??= this.tickOnce().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const { tickMs = 1000, jitterMs = 200 } = this.options;
+    this.timer = setTimeout(
+      () => {
+        this.tick()
+          .catch((err: unknown) => this.options.logger.error({ err }, 'sequencer tick failed; trying again next tick'))
+          .finally(() => this.schedule());
+      },
+      tickMs + (Math.random() * 2 - 1) * jitterMs,
+    );
+    this.timer.unref();
+  }
+
+  private async tickOnce(): Promise<TickReport> {
+    const now = this.options.clock();
+    const report: TickReport = { campaigns: 0, started: 0, queued: 0, finished: 0, completed: 0 };
+    for (const campaign of await this.store.runningCampaigns()) {
+      report.campaigns++;
+      try {
+        await this.runCampaign(campaign, now, report);
+      } catch (err) {
+        // One campaign's failure (a broken row, a lost connection) must not stop the others.
+        this.options.logger.error({ err, campaignId: campaign.id }, 'sequencing a campaign failed; it is tried again next tick');
+      }
+    }
+    if (report.queued) this.options.onQueued?.(report.queued);
+    return report;
+  }
+
+  private async runCampaign(campaign: RunningCampaign, now: Date, report: TickReport): Promise<void> {
+    const steps = await this.store.steps(campaign.id);
+    report.started += await this.store.startPending(campaign.id, steps[0], now);
+    const window = sendingWindow(campaign.schedule, campaign.profile.timezone);
+    if (campaign.profile.status === 'active' && isOpen(window, now)) {
+      const batchSize = this.options.batchSize ?? 500;
+      let budget = this.options.perCampaignPerTick ?? 5000;
+      while (budget > 0) {
+        const batch = await this.store.sendDue(campaign, window.timezone, now, Math.min(batchSize, budget));
+        report.queued += batch.queued;
+        report.finished += batch.finished;
+        budget -= batch.queued;
+        if (!batch.more || batch.capped || batch.busy) break;
+      }
+    }
+    if (await this.store.completeIfDone(campaign.id, now)) report.completed++;
+  }
+}

@@ -1,0 +1,343 @@
+/**
+ * The store side of the sequencer: which campaigns run, and turning a campaign's due leads into
+ * queued messages. Due work is claimed and sent in one transaction: the leads advance, their
+ * messages and outbox entries are written, the day's usage is counted, all or nothing. A crash
+ * between two batches loses nothing and sends nothing twice; the profile's row lock (PostgreSQL,
+ * SKIP LOCKED: another instance on the same profile moves on) or SQLite's single writer makes
+ * instances take turns per profile, so the daily limits hold across instances.
+ */
+import { sql, type Selectable, type Transaction } from 'kysely';
+import { renderStep } from '../domain/placeholders.ts';
+import { localTime } from '../domain/schedule.ts';
+import { localDay } from './accounts.ts';
+import type { Schedule, Settings, Step } from './campaigns.ts';
+import type { Db, DbKind } from './database.ts';
+import { newId } from './ids.ts';
+import { leadValues, toLead } from './leads.ts';
+import type { Database, LeadsTable, MessagesTable } from './schema.ts';
+
+type Trx = Transaction<Database>;
+
+const DAY_MS = 86_400_000;
+
+export interface RunningCampaign {
+  id: string;
+  account_id: string;
+  profile_id: string;
+  schedule?: Schedule;
+  settings?: Settings;
+  profile: { timezone: string; daily_limit: number; status: string };
+}
+
+export interface BatchResult {
+  /** Messages queued. */
+  queued: number;
+  /** Leads whose sequence ended in this batch (every step sent). */
+  finished: number;
+  /** Whether more due leads may be waiting (the batch was full). */
+  more: boolean;
+  /** Nothing more may go out today for this campaign (a daily limit is reached). */
+  capped: boolean;
+  /** Another instance holds this profile right now. */
+  busy: boolean;
+}
+
+export const dueAfter = (from: Date, step: Pick<Step, 'delay_days'> | undefined) => new Date(from.getTime() + (step?.delay_days ?? 0) * DAY_MS);
+
+/** The idempotency key of a step sent to a lead: the unique index refuses a second one, whatever happens. */
+export const sequenceKey = (leadId: string, stepId: string) => `sequence:${leadId}:${stepId}`;
+
+/**
+ * After a change to a campaign's steps (only while draft or paused): leads keep their place in
+ * the sequence (steps inserted or deleted behind them move their pointer along), and waiting
+ * leads are due after the delay of the step they now wait for.
+ */
+export async function realignLeads(trx: Trx, campaignId: string, now: Date, shifted?: { from: number; delta: 1 | -1 }): Promise<void> {
+  const open = ['pending', 'waiting'] as const;
+  if (shifted)
+    await trx
+      .updateTable('leads')
+      .set({ next_step: sql<number>`next_step + ${shifted.delta}` })
+      .where('campaign_id', '=', campaignId)
+      .where('sequence_status', 'in', open)
+      .where('next_step', '>', shifted.from)
+      .execute();
+  const steps = await trx.selectFrom('steps').select(['position', 'delay_days']).where('campaign_id', '=', campaignId).execute();
+  const delays = new Map(steps.map((s) => [Number(s.position), Number(s.delay_days)]));
+  const waiting = await trx
+    .selectFrom('leads')
+    .select(['id', 'next_step', 'last_sent_at'])
+    .where('campaign_id', '=', campaignId)
+    .where('sequence_status', '=', 'waiting')
+    .execute();
+  const groups = new Map<string, string[]>();
+  for (const lead of waiting) {
+    const from = lead.last_sent_at === null ? now : new Date(lead.last_sent_at);
+    const due = dueAfter(from, { delay_days: delays.get(Number(lead.next_step)) ?? 0 }).toISOString();
+    groups.set(due, [...(groups.get(due) ?? []), lead.id]);
+  }
+  for (const [due, ids] of groups)
+    for (let i = 0; i < ids.length; i += 500)
+      await trx
+        .updateTable('leads')
+        .set({ next_due_at: due })
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
+}
+
+export class SequencingStore {
+  constructor(
+    private readonly db: Db,
+    private readonly kind: DbKind,
+  ) {}
+
+  /** The active campaigns with what sending needs of their profile. */
+  async runningCampaigns(): Promise<RunningCampaign[]> {
+    const rows = await this.db
+      .selectFrom('campaigns')
+      .innerJoin('profiles', 'profiles.id', 'campaigns.profile_id')
+      .select([
+        'campaigns.id',
+        'campaigns.account_id',
+        'campaigns.profile_id',
+        'campaigns.schedule',
+        'campaigns.settings',
+        'profiles.timezone',
+        'profiles.daily_limit',
+        'profiles.status as profile_status',
+      ])
+      .where('campaigns.status', '=', 'active')
+      .orderBy('campaigns.id')
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      account_id: r.account_id,
+      profile_id: r.profile_id,
+      ...(r.schedule !== null && { schedule: JSON.parse(r.schedule) as Schedule }),
+      ...(r.settings !== null && { settings: JSON.parse(r.settings) as Settings }),
+      profile: { timezone: r.timezone, daily_limit: Number(r.daily_limit), status: r.profile_status },
+    }));
+  }
+
+  async steps(campaignId: string, db: Db | Trx = this.db): Promise<Step[]> {
+    const rows = await db.selectFrom('steps').selectAll().where('campaign_id', '=', campaignId).orderBy('position').execute();
+    return rows.map((row) => ({
+      id: row.id,
+      position: Number(row.position),
+      name: row.name,
+      type: row.type,
+      text: row.text,
+      ...(row.subject !== null && { subject: row.subject }),
+      delay_days: Number(row.delay_days),
+      ...(row.fallback_text !== null && { fallback_text: row.fallback_text }),
+      auto_fallback: Boolean(Number(row.auto_fallback)),
+    }));
+  }
+
+  /** Leads of an active campaign that have not started (new, or added since): step 1 is due after its delay from now. */
+  async startPending(campaignId: string, firstStep: Step | undefined, now: Date): Promise<number> {
+    const result = await this.db
+      .updateTable('leads')
+      .set({ sequence_status: 'waiting', next_due_at: dueAfter(now, firstStep).toISOString() })
+      .where('campaign_id', '=', campaignId)
+      .where('sequence_status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /**
+   * Sends what is due of one campaign, up to `max` messages and the daily limits: one
+   * transaction. Rendering follows preview_message (the lead's values, else fallback_text, else
+   * the auto_fallback replacements).
+   */
+  async sendDue(campaign: RunningCampaign, campaignTimezone: string, now: Date, max: number): Promise<BatchResult> {
+    return this.db.transaction().execute(async (trx) => {
+      const none = { queued: 0, finished: 0, more: false, capped: false, busy: false };
+      if (!(await this.lockProfile(trx, campaign.profile_id))) return { ...none, busy: true };
+      // The campaign may have been paused or archived since the list was read.
+      const state = await trx.selectFrom('campaigns').select('status').where('id', '=', campaign.id).executeTakeFirst();
+      if (state?.status !== 'active') return none;
+      const profileDay = localDay(campaign.profile.timezone, now);
+      const campaignDay = localTime(now, campaignTimezone).day;
+      const [profileUsage, campaignUsage] = await Promise.all([
+        trx.selectFrom('profile_daily_usage').select('sent').where('profile_id', '=', campaign.profile_id).where('day', '=', profileDay).executeTakeFirst(),
+        trx.selectFrom('campaign_daily_usage').select('sent').where('campaign_id', '=', campaign.id).where('day', '=', campaignDay).executeTakeFirst(),
+      ]);
+      const allowance = Math.min(
+        campaign.profile.daily_limit - Number(profileUsage?.sent ?? 0),
+        (campaign.settings?.daily_limit ?? Infinity) - Number(campaignUsage?.sent ?? 0),
+      );
+      if (allowance <= 0) return { ...none, capped: true };
+      const limit = Math.min(allowance, max);
+      let due = trx
+        .selectFrom('leads')
+        .selectAll()
+        .where('campaign_id', '=', campaign.id)
+        .where('sequence_status', '=', 'waiting')
+        .where('next_due_at', '<=', now.toISOString())
+        .orderBy('next_due_at')
+        .orderBy('id')
+        .limit(limit);
+      if (this.kind === 'postgres') due = due.forUpdate().skipLocked();
+      const leads = await due.execute();
+      if (!leads.length) return none;
+
+      const steps = await this.steps(campaign.id, trx);
+      const at = now.toISOString();
+      const toSend = leads.filter((lead) => steps[Number(lead.next_step) - 1] !== undefined);
+      const conversations = await this.conversationsFor(trx, campaign, toSend, at);
+      const messages: MessagesTable[] = toSend.map((lead) => {
+        const step = steps[Number(lead.next_step) - 1]!;
+        return {
+          id: newId('msg'),
+          account_id: campaign.account_id,
+          conversation_id: conversations.get(lead.id)!,
+          profile_id: campaign.profile_id,
+          lead_id: lead.id,
+          step_id: step.id,
+          direction: 'outbound',
+          status: 'queued',
+          subject: step.subject ?? null,
+          text: renderStep(step, leadValues(toLead(lead))).text,
+          idempotency_key: sequenceKey(lead.id, step.id),
+          created_at: at,
+          delivered_at: null,
+          error: null,
+        };
+      });
+      for (let i = 0; i < messages.length; i += 200) {
+        const chunk = messages.slice(i, i + 200);
+        await trx.insertInto('messages').values(chunk).execute();
+        await trx
+          .insertInto('outbox')
+          .values(chunk.map((m) => ({ message_id: m.id, state: 'pending' as const, attempts: 0, next_attempt_at: at, locked_until: null, last_error: null })))
+          .execute();
+      }
+      const finished = await this.advance(trx, leads, steps, now);
+      if (messages.length) {
+        await this.touchConversations(trx, [...new Set(messages.map((m) => m.conversation_id))], at);
+        await this.count(trx, campaign, profileDay, campaignDay, messages.length);
+      }
+      return { queued: messages.length, finished, more: leads.length === limit, capped: limit === allowance && leads.length === limit, busy: false };
+    });
+  }
+
+  /**
+   * Marks the campaign completed when none of its leads is still in the sequence; under the
+   * campaign's lock, so a lead being added at that moment is either counted or refused.
+   */
+  async completeIfDone(campaignId: string, now: Date): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      let q = trx.selectFrom('campaigns').select(['status', 'version']).where('id', '=', campaignId);
+      if (this.kind === 'postgres') q = q.forUpdate();
+      const campaign = await q.executeTakeFirst();
+      if (campaign?.status !== 'active') return false;
+      const open = await trx
+        .selectFrom('leads')
+        .select('id')
+        .where('campaign_id', '=', campaignId)
+        .where('sequence_status', 'in', ['pending', 'waiting'])
+        .limit(1)
+        .executeTakeFirst();
+      if (open) return false;
+      await trx
+        .updateTable('campaigns')
+        .set({ status: 'completed', updated_at: now.toISOString(), version: Number(campaign.version) + 1 })
+        .where('id', '=', campaignId)
+        .execute();
+      return true;
+    });
+  }
+
+  /** Takes the profile's row lock for this transaction; false when another instance holds it (PostgreSQL). */
+  private async lockProfile(trx: Trx, profileId: string): Promise<boolean> {
+    // SQLite: BEGIN IMMEDIATE already made this the only writer.
+    if (this.kind !== 'postgres') return true;
+    const row = await trx.selectFrom('profiles').select('id').where('id', '=', profileId).forUpdate().skipLocked().executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Each lead's conversation with the profile, created for the leads that have none. */
+  private async conversationsFor(trx: Trx, campaign: RunningCampaign, leads: readonly Selectable<LeadsTable>[], at: string): Promise<Map<string, string>> {
+    const byLead = new Map<string, string>();
+    if (!leads.length) return byLead;
+    const existing = await trx
+      .selectFrom('conversations')
+      .select(['id', 'lead_id'])
+      .where('profile_id', '=', campaign.profile_id)
+      .where(
+        'lead_id',
+        'in',
+        leads.map((l) => l.id),
+      )
+      .execute();
+    for (const c of existing) byLead.set(c.lead_id!, c.id);
+    const missing = leads
+      .filter((l) => !byLead.has(l.id))
+      .map((l) => ({
+        id: newId('cnv'),
+        account_id: campaign.account_id,
+        profile_id: campaign.profile_id,
+        lead_id: l.id,
+        campaign_id: campaign.id,
+        created_at: at,
+        last_message_at: at,
+      }));
+    for (let i = 0; i < missing.length; i += 200)
+      await trx
+        .insertInto('conversations')
+        .values(missing.slice(i, i + 200))
+        .execute();
+    for (const c of missing) byLead.set(c.lead_id, c.id);
+    return byLead;
+  }
+
+  /** Moves each lead past the step it was due for: waiting for the next one, or finished. Returns how many finished. */
+  private async advance(trx: Trx, leads: readonly Selectable<LeadsTable>[], steps: readonly Step[], now: Date): Promise<number> {
+    const byStep = new Map<number, string[]>();
+    for (const lead of leads) {
+      const position = Number(lead.next_step);
+      byStep.set(position, [...(byStep.get(position) ?? []), lead.id]);
+    }
+    let finished = 0;
+    for (const [position, ids] of byStep) {
+      const sent = steps[position - 1] !== undefined;
+      const next = steps[position];
+      const done = !sent || next === undefined;
+      if (done) finished += ids.length;
+      await trx
+        .updateTable('leads')
+        .set({
+          next_step: sent ? position + 1 : position,
+          ...(sent && { last_sent_at: now.toISOString() }),
+          sequence_status: done ? 'finished' : 'waiting',
+          next_due_at: done ? null : dueAfter(now, next).toISOString(),
+        })
+        .where('id', 'in', ids)
+        .execute();
+    }
+    return finished;
+  }
+
+  private async touchConversations(trx: Trx, ids: readonly string[], at: string): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500)
+      await trx
+        .updateTable('conversations')
+        .set({ last_message_at: at })
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
+  }
+
+  private async count(trx: Trx, campaign: RunningCampaign, profileDay: string, campaignDay: string, sent: number): Promise<void> {
+    await trx
+      .insertInto('profile_daily_usage')
+      .values({ profile_id: campaign.profile_id, day: profileDay, sent })
+      .onConflict((oc) => oc.columns(['profile_id', 'day']).doUpdateSet({ sent: sql`profile_daily_usage.sent + ${sent}` }))
+      .execute();
+    await trx
+      .insertInto('campaign_daily_usage')
+      .values({ campaign_id: campaign.id, day: campaignDay, sent })
+      .onConflict((oc) => oc.columns(['campaign_id', 'day']).doUpdateSet({ sent: sql`campaign_daily_usage.sent + ${sent}` }))
+      .execute();
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * A campaign run by the sequencer, seen through /mcp by the official SDK client, on each back-end:
+ * the assistant creates it, adds leads and starts it; the (simulated) clock moves on and the
+ * sequencer ticks; get_campaign, list_leads, get_lead and campaign_stats show what went out, and
+ * a reply (as the delivery backend reports it) stops that lead.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ManualClock } from '../../app/clock.ts';
+import { accountWithToken } from './support.ts';
+import { serverBackends } from './outreach-support.ts';
+
+const DAY = 86_400_000;
+
+for (const backend of await serverBackends()) {
+  describe(`a campaign that runs by itself, through /mcp, on ${backend.kind}`, { skip: backend.skip }, () => {
+    test('create, add leads, start; the days go by; the tools show the messages, the lead states and the stats', async () => {
+      // Monday 23 November 2026, 08:30 UTC.
+      const clock = new ManualClock('2026-11-23T08:30:00.000Z');
+      const server = await backend.start({}, { clock: clock.now });
+      const client = new Client({ name: 'sequencer-e2e', version: '1.0.0' });
+      try {
+        const account = await accountWithToken(server);
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${account.token}` } } }),
+        );
+        const call = async (name: string, args: Record<string, unknown> = {}) => {
+          const result = await client.callTool({ name, arguments: args });
+          assert.notEqual(result.isError, true, JSON.stringify(result.content));
+          return result.structuredContent as any;
+        };
+        const pid = { service_profile_id: account.profileIds[0] };
+        const { campaign } = await call('create_campaign', {
+          ...pid,
+          name: 'Founders',
+          steps: [
+            { name: 'Intro', type: 'message', text: 'Hi {first_name}!', fallback_text: 'Hi there!' },
+            { name: 'Follow-up', type: 'message', text: 'Following up, {name}.', auto_fallback: true, delay_days: 2 },
+          ],
+          schedule: { days: ['mon', 'tue', 'wed', 'thu', 'fri'], start_hour: 9, end_hour: 17, timezone: 'UTC' },
+          settings: { daily_limit: 2 },
+        });
+        const cid = { ...pid, campaign_id: campaign.id };
+        await call('add_leads', {
+          ...cid,
+          leads: [{ first_name: 'Ann', email: 'ann@example.com' }, { first_name: 'Ben', email: 'ben@example.com' }, { email: 'cat@example.com' }],
+        });
+        await call('start_campaign', cid);
+
+        // 08:30: outside the window: the leads are scheduled, nothing goes out.
+        await server.service.sequencer.tick();
+        let { leads } = await call('list_leads', cid);
+        assert.deepEqual(
+          leads.map((l: any) => [l.sequence.status, l.sequence.next_step, l.sequence.next_step_due_at]),
+          Array(3).fill(['waiting', 1, '2026-11-23T08:30:00.000Z']),
+        );
+        // 09:00: two go out (the daily limit), the third waits for Tuesday.
+        clock.set('2026-11-23T09:00:00.000Z');
+        await server.service.sequencer.tick();
+        await server.service.outbox.drain();
+        let stats = await call('campaign_stats', cid);
+        assert.deepEqual({ sent: stats.sent, delivered: stats.delivered, contacted: stats.contacted }, { sent: 2, delivered: 2, contacted: 2 });
+        ({ leads } = await call('list_leads', cid));
+        assert.deepEqual(
+          leads.map((l: any) => l.sequence.steps_sent),
+          [1, 1, 0],
+        );
+        assert.equal(leads[0].sequence.next_step_due_at, '2026-11-25T09:00:00.000Z', 'the follow-up two days later');
+
+        // Ann replies at noon, before her follow-up: she leaves the sequence.
+        clock.set('2026-11-23T12:00:00.000Z');
+        const { conversations } = await call('list_conversations', pid);
+        const anns = conversations.find((c: any) => c.lead_id === leads[0].id);
+        await server.service.messages.recordInbound({ conversationId: anns.id }, 'Sounds good!');
+
+        for (let day = 0; day < 5; day++) {
+          clock.advance(DAY);
+          await server.service.sequencer.tick();
+          await server.service.outbox.drain();
+        }
+        const { lead: ann } = await call('get_lead', { ...pid, lead_id: leads[0].id });
+        assert.equal(ann.sequence.status, 'replied');
+        const { campaign: done } = await call('get_campaign', cid);
+        assert.equal(done.status, 'completed');
+        assert.deepEqual(done.sequence, { pending: 0, waiting: 0, finished: 2, replied: 1, failed: 0 });
+        stats = await call('campaign_stats', cid);
+        assert.deepEqual(
+          { sent: stats.sent, replied: stats.replied, replies: stats.replies, reply_rate: stats.reply_rate },
+          { sent: 5, replied: 1, replies: 1, reply_rate: 0.3333 },
+        );
+        assert.deepEqual(
+          stats.per_day.map((d: any) => [d.day, d.sent]),
+          [
+            ['2026-11-23', 2],
+            ['2026-11-24', 1],
+            ['2026-11-25', 1],
+            ['2026-11-26', 1],
+          ],
+        );
+        const { conversation } = await call('get_conversation', { ...pid, conversation_id: anns.id });
+        assert.deepEqual(
+          conversation.messages.map((m: any) => [m.direction, m.text]),
+          [
+            ['outbound', 'Hi Ann!'],
+            ['inbound', 'Sounds good!'],
+          ],
+        );
+      } finally {
+        await client.close();
+        await server.close();
+      }
+    });
+  });
+}

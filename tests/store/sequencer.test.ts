@@ -1,0 +1,204 @@
+/**
+ * The sequencer on both back-ends, on a simulated clock: a three-step campaign with delays, a
+ * sending window and daily limits over a week; replies; pause, resume and editing while paused;
+ * removal, archiving, delivery failure and completion.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { localTime } from '../../app/domain/schedule.ts';
+import type { NewStep } from '../../app/store/campaigns.ts';
+import { sql } from 'kysely';
+import { backends, sqliteBackend, type TestDatabase } from '../helpers/databases.ts';
+import { DAY, HOUR, sequencingWorld } from '../helpers/sequencing.ts';
+
+/** Monday 23 November 2026, 07:00 in Paris (UTC+1): before the window opens. */
+const MONDAY_7_PARIS = '2026-11-23T06:00:00.000Z';
+
+const STEPS: NewStep[] = [
+  { name: 'Intro', type: 'email', subject: 'Hello', text: 'Hi {first_name}, I saw {company}.', fallback_text: 'Hi there, I saw your work.' },
+  { name: 'Nudge', type: 'email', text: 'Any thoughts, {name}?', auto_fallback: true, delay_days: 2 },
+  { name: 'Last', type: 'email', text: 'Last note from me.', delay_days: 3 },
+];
+
+const LEADS = [
+  { first_name: 'Ada', company: 'Engines', email: 'ada@example.com' },
+  { first_name: 'Bob', email: 'bob@example.com' },
+  { first_name: 'Cy', company: 'Cyc', email: 'cy@example.com' },
+  { email: 'dee@example.com' },
+  { first_name: 'Eve', company: 'Eavesdrop', email: 'eve@example.com' },
+  { first_name: 'Fay', email: 'fay@example.com' },
+];
+
+for (const backend of await backends()) {
+  describe(`the sequencer on ${backend.kind}`, { skip: backend.skip }, () => {
+    let database: TestDatabase;
+    before(async () => {
+      database = await backend.create();
+    });
+    after(async () => database.close());
+
+    test('a week: right text, only inside the window, never over the limits, held-back messages next allowed day in order, then completed', async () => {
+      const world = sequencingWorld(database, MONDAY_7_PARIS);
+      const owner = await world.account({ timezone: 'Europe/Paris', daily_limit: 10 });
+      const campaign = await world.campaign(owner, {
+        steps: STEPS,
+        leads: LEADS,
+        schedule: { days: ['mon', 'tue', 'wed', 'thu', 'fri'], start_hour: 9, end_hour: 17 },
+        settings: { daily_limit: 4 },
+      });
+      await world.run(12 * DAY);
+      const sent = await world.sent(campaign.id);
+
+      // Every lead got every step, once, in order.
+      assert.equal(sent.length, LEADS.length * STEPS.length);
+      for (const lead of campaign.leadIds) {
+        const mine = sent.filter((m) => m.lead === lead);
+        assert.deepEqual(
+          mine.map((m) => m.step),
+          [1, 2, 3],
+          lead,
+        );
+        // Each step after its delay from the previous one.
+        for (let k = 1; k < mine.length; k++) assert.ok(Date.parse(mine[k]!.at) - Date.parse(mine[k - 1]!.at) >= STEPS[k]!.delay_days! * DAY);
+      }
+      // Only Monday to Friday, 09:00 to 16:59 in Paris; at most 4 a day (the campaign's limit, lower than the profile's 10).
+      const perDay = new Map<string, number>();
+      for (const m of sent) {
+        const local = localTime(new Date(m.at), 'Europe/Paris');
+        assert.ok(['mon', 'tue', 'wed', 'thu', 'fri'].includes(local.weekday), `${m.at} is a ${local.weekday}`);
+        assert.ok(local.hour >= 9 && local.hour < 17, `${m.at} is ${local.hour}h in Paris`);
+        perDay.set(local.day, (perDay.get(local.day) ?? 0) + 1);
+      }
+      for (const [day, count] of perDay) assert.ok(count <= 4, `${count} on ${day}`);
+      // Monday: the first four leads (in the order they were added) at 09:00; the two held back go on Tuesday at 09:00.
+      const first = sent.filter((m) => m.step === 1);
+      assert.deepEqual(
+        first.map((m) => m.lead),
+        campaign.leadIds,
+      );
+      assert.deepEqual(
+        first.map((m) => m.at),
+        [...Array(4).fill('2026-11-23T08:00:00.000Z'), ...Array(2).fill('2026-11-24T08:00:00.000Z')],
+      );
+      // The text of each, by the preview rules: the lead's values, else fallback_text, else auto_fallback's.
+      const text = (lead: number, step: number) => sent.find((m) => m.lead === campaign.leadIds[lead] && m.step === step)!.text;
+      assert.equal(text(0, 1), 'Hi Ada, I saw Engines.');
+      assert.equal(text(1, 1), 'Hi there, I saw your work.');
+      assert.equal(text(1, 2), 'Any thoughts, Bob?');
+      assert.equal(text(3, 2), 'Any thoughts, there?');
+      assert.equal(text(3, 3), 'Last note from me.');
+      assert.equal(await world.campaignStatus(campaign.id), 'completed');
+      const lead = await world.leads.get(owner.accountId, owner.profileId, campaign.leadIds[0]!);
+      assert.deepEqual(lead?.sequence, { status: 'finished', steps_sent: 3, last_sent_at: sent.filter((m) => m.lead === campaign.leadIds[0]).at(-1)!.at });
+    });
+
+    test('a reply stops that lead (stop_on_reply), the others go on; with stop_on_reply false it goes on too', async () => {
+      for (const stop of [true, false]) {
+        const world = sequencingWorld(database, MONDAY_7_PARIS);
+        const owner = await world.account();
+        const campaign = await world.campaign(owner, { steps: STEPS, leads: LEADS.slice(0, 2), settings: { stop_on_reply: stop } });
+        await world.run(HOUR);
+        const [ada, bob] = campaign.leadIds;
+        const conversation = await world.db.selectFrom('conversations').select('id').where('lead_id', '=', ada!).executeTakeFirstOrThrow();
+        await world.messages.recordInbound({ conversationId: conversation.id }, 'Interested!');
+        await world.run(7 * DAY, HOUR);
+        const sent = await world.sent(campaign.id);
+        assert.equal(sent.filter((m) => m.lead === ada).length, stop ? 1 : 3, `stop_on_reply ${stop}`);
+        assert.equal(sent.filter((m) => m.lead === bob).length, 3);
+        const lead = await world.leads.get(owner.accountId, owner.profileId, ada!);
+        assert.equal(lead?.status, 'replied');
+        assert.equal(lead?.sequence.status, stop ? 'replied' : 'finished');
+        assert.equal(await world.campaignStatus(campaign.id), 'completed');
+      }
+    });
+
+    test('pause stops sending at once; steps edited while paused apply to what is not sent yet; resume goes on where each lead was', async () => {
+      const world = sequencingWorld(database, MONDAY_7_PARIS);
+      const owner = await world.account();
+      const campaign = await world.campaign(owner, { steps: STEPS, leads: LEADS.slice(0, 3) });
+      await world.run(HOUR);
+      assert.equal((await world.sent(campaign.id)).length, 3, 'step 1 went out');
+      await world.campaigns.transition(owner.accountId, owner.profileId, campaign.id, 'pause');
+      await world.run(10 * DAY, 6 * HOUR);
+      assert.equal((await world.sent(campaign.id)).length, 3, 'nothing while paused');
+
+      // While paused: step 2 is deleted, and the last step's text changes.
+      const steps = (await world.campaigns.get(owner.accountId, owner.profileId, campaign.id))!.steps;
+      await world.campaigns.deleteStep(owner.accountId, owner.profileId, campaign.id, steps[1]!.id);
+      await world.campaigns.updateStep(owner.accountId, owner.profileId, campaign.id, steps[2]!.id, { text: 'A new last note.' }, () => undefined);
+      const waiting = await world.leads.get(owner.accountId, owner.profileId, campaign.leadIds[0]!);
+      assert.equal(waiting?.sequence.next_step, 2, 'now waiting for what was step 3');
+
+      await world.campaigns.transition(owner.accountId, owner.profileId, campaign.id, 'start');
+      await world.run(4 * DAY, HOUR);
+      const sent = await world.sent(campaign.id);
+      assert.equal(sent.length, 6);
+      for (const lead of campaign.leadIds)
+        assert.deepEqual(
+          sent.filter((m) => m.lead === lead).map((m) => m.text.startsWith('Hi ') || m.text === 'A new last note.'),
+          [true, true],
+        );
+      assert.equal(await world.campaignStatus(campaign.id), 'completed');
+    });
+
+    test('a removed lead gets nothing more; archiving stops everything; a lead added to a running campaign starts at once', async () => {
+      const world = sequencingWorld(database, MONDAY_7_PARIS);
+      const owner = await world.account();
+      const campaign = await world.campaign(owner, { steps: STEPS, leads: LEADS.slice(0, 2) });
+      await world.run(HOUR);
+      await world.leads.remove(owner.accountId, owner.profileId, campaign.leadIds[0]!);
+      const [late] = await world.leads.add(owner.accountId, owner.profileId, campaign.id, [LEADS[2]!]);
+      await world.run(2 * DAY + HOUR, HOUR);
+      let sent = await world.sent(campaign.id);
+      assert.equal(sent.filter((m) => m.lead === campaign.leadIds[0]).length, 1, 'removed after step 1');
+      assert.equal(sent.filter((m) => m.lead === late!.lead_id).length, 2, 'the late lead started');
+      await world.campaigns.transition(owner.accountId, owner.profileId, campaign.id, 'archive');
+      const before = (await world.sent(campaign.id)).length;
+      await world.run(7 * DAY, 6 * HOUR);
+      sent = await world.sent(campaign.id);
+      assert.equal(sent.length, before, 'nothing after archiving');
+    });
+
+    test('a message that cannot be delivered is retried, then failed, and the lead leaves the sequence with the reason', async () => {
+      let attempts = 0;
+      const world = sequencingWorld(database, MONDAY_7_PARIS, {
+        name: 'refuses',
+        async deliver() {
+          attempts++;
+          return { ok: false, error: 'mailbox does not exist', retryable: true };
+        },
+      });
+      const owner = await world.account();
+      const campaign = await world.campaign(owner, { steps: STEPS, leads: LEADS.slice(0, 1) });
+      await world.run(DAY, 5 * 60_000);
+      assert.equal(attempts, 5, 'five attempts with backoff');
+      const lead = await world.leads.get(owner.accountId, owner.profileId, campaign.leadIds[0]!);
+      assert.equal(lead?.sequence.status, 'failed');
+      assert.equal(lead?.sequence.error, 'mailbox does not exist');
+      const sent = await world.sent(campaign.id);
+      assert.deepEqual(
+        sent.map((m) => m.status),
+        ['failed'],
+      );
+      await world.run(7 * DAY, 6 * HOUR);
+      assert.equal((await world.sent(campaign.id)).length, 1, 'no further steps');
+      assert.equal(await world.campaignStatus(campaign.id), 'completed');
+    });
+  });
+}
+
+test('the due-work query of a campaign is answered from its index (SQLite query plan)', async () => {
+  const database = await sqliteBackend.create();
+  try {
+    const plan = await sql<{
+      detail: string;
+    }>`explain query plan select * from leads where campaign_id = ${'cmp_x'} and sequence_status = 'waiting' and next_due_at <= ${'2026-11-23'} order by next_due_at, id limit 500`.execute(
+      database.db,
+    );
+    const details = plan.rows.map((r) => r.detail).join(' | ');
+    assert.match(details, /USING INDEX leads_campaign_sequence/, details);
+    assert.doesNotMatch(details, /TEMP B-TREE/, `no sort step: ${details}`);
+  } finally {
+    await database.close();
+  }
+});

@@ -13,7 +13,7 @@
  * the exit code is non-zero only when a server failed verification or a load run had errors.
  *
  * Environment: BENCH_SECONDS (5) measured seconds per run, BENCH_WARMUP_SECONDS (2),
- * BENCH_CONNECTIONS ("1,50"), BENCH_START_SAMPLES (3), BENCH_ONLY (servers,tools,start,generator),
+ * BENCH_CONNECTIONS ("1,50"), BENCH_START_SAMPLES (3), BENCH_ONLY (servers,tools,sequencer,start,generator),
  * BENCH_TOOL_SECONDS (3), BENCH_TOOL_WARMUP_SECONDS (1), BENCH_TOOL_CONNECTIONS ("1,50"), BENCH_TOOLS,
  * BENCH_BACKENDS (sqlite,postgres), TEST_POSTGRES_URL (the PostgreSQL server (f) creates its database on),
  * BENCH_PROFILE=1 to CPU-profile (b) while it serves (slower; the profile goes to
@@ -29,7 +29,8 @@ import { installCleanup, spawnChild, type Child } from './lib/children.ts';
 import { check, envConnections, envNumber, envSubset, HOST, BASE_HEADERS, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import type { LoadResult } from './lib/load.ts';
 import { banner, fmt, median, table } from './lib/report.ts';
-import { BACKEND_KINDS, benchTools, reportTools, TOOL_NAMES } from './tools.ts';
+import { BACKEND_KINDS, benchTools, postgresUnavailable, reportTools, TOOL_NAMES } from './tools.ts';
+import { createPostgresDatabase } from '../tests/helpers/databases.ts';
 import { FIXTURE_TOOL_COUNT, tools200Yaml } from './fixtures/tools-200.ts';
 import { summarizeProfile } from './profile-summary.ts';
 
@@ -50,9 +51,10 @@ const TOOL_PLAN: RunPlan = {
 const TOOLS = envSubset('BENCH_TOOLS', TOOL_NAMES);
 const BACKENDS = envSubset('BENCH_BACKENDS', BACKEND_KINDS);
 const PROFILE = process.env.BENCH_PROFILE === '1';
-const PARTS = ['servers', 'tools', 'start', 'generator'] as const;
+const PARTS = ['servers', 'tools', 'sequencer', 'start', 'generator'] as const;
 const ONLY = new Set(envSubset('BENCH_ONLY', PARTS));
-const TARGETS = { bOverA: 0.85, bOverC: 10, generatorMs: 2000 };
+const TARGETS = { bOverA: 0.85, bOverC: 10, generatorMs: 2000, sequencerPerSecondSqlite: 2000 };
+const SEQ_LEADS = Math.round(envNumber('BENCH_SEQ_LEADS', 10_000));
 
 const REQUEST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'profiles', arguments: {} } });
 
@@ -278,6 +280,49 @@ async function benchGenerator(): Promise<{ cold: GeneratorRun; check: GeneratorR
   return { cold, check: checked, yamlBytes: Buffer.byteLength(yaml) };
 }
 
+interface SequencerRun {
+  backend: string;
+  skipped?: string;
+  leads?: number;
+  queued?: number;
+  ms?: number;
+  perSecond?: number;
+  ticks?: number;
+  rssMb?: number;
+  heapMb?: number;
+}
+
+/** (g) the sequencer: a campaign of SEQ_LEADS leads turned into outbox messages, per back-end, in a child process. */
+async function benchSequencer(): Promise<SequencerRun[]> {
+  const runs: SequencerRun[] = [];
+  for (const backend of BACKENDS) {
+    let env: Record<string, string> = { DATA_DIR: mkdtempSync(path.join(tmp, 'seq-')) };
+    let drop = async () => undefined as void;
+    if (backend === 'postgres') {
+      const reason = await postgresUnavailable();
+      if (reason) {
+        runs.push({ backend, skipped: reason });
+        continue;
+      }
+      const database = await createPostgresDatabase();
+      env = { ...env, DATABASE_URL: database.url };
+      drop = () => database.drop();
+    }
+    step(`(g) sequencer on ${backend}: ${SEQ_LEADS} leads`);
+    const child = spawnChild(path.join(BENCH_DIR, 'tasks/sequencer.ts'), { ...env, BENCH_SEQ_LEADS: String(SEQ_LEADS) });
+    try {
+      const done = await child.message<Omit<SequencerRun, 'backend'>>('done', 600_000);
+      await child.exited;
+      if (done.queued !== done.leads) problems.push(`(g) ${backend}: ${done.queued} of ${done.leads} leads got their message`);
+      runs.push({ backend, ...done });
+    } finally {
+      await child.stop();
+      await drop();
+    }
+  }
+  return runs;
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -317,6 +362,7 @@ async function main(): Promise<void> {
   const tools = ONLY.has('tools')
     ? await benchTools({ tmp, plan: TOOL_PLAN, tools: TOOLS, backends: BACKENDS, ...(PROFILE && { profileDir: RESULTS_DIR }) })
     : undefined;
+  const sequencer = ONLY.has('sequencer') ? await benchSequencer() : undefined;
   const start = ONLY.has('start') ? await benchStart() : undefined;
   const gen = ONLY.has('generator') ? await benchGenerator() : undefined;
   const met = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
@@ -391,6 +437,27 @@ async function main(): Promise<void> {
   }
 
   if (tools) json.tools = reportTools(tools);
+
+  if (sequencer) {
+    log();
+    log(`(g) sequencer: one campaign of ${fmt.int(SEQ_LEADS)} leads on one profile, step 1 due for all; ticks until every lead's message is in the outbox:`);
+    log(
+      table(
+        ['back-end', 'messages', 'seconds', 'messages/s', 'ticks', 'RSS MB', 'heap MB'],
+        sequencer.map((r) =>
+          r.skipped
+            ? [r.backend, `skipped: ${r.skipped}`, '', '', '', '', '']
+            : [r.backend, fmt.int(r.queued!), (r.ms! / 1000).toFixed(2), fmt.int(r.perSecond!), r.ticks!, fmt.int(r.rssMb!), fmt.int(r.heapMb!)],
+        ),
+      ),
+    );
+    const sqlite = sequencer.find((r) => r.backend === 'sqlite' && !r.skipped);
+    if (sqlite)
+      log(
+        `  target >= ${TARGETS.sequencerPerSecondSqlite} messages/s on SQLite: ${met(sqlite.perSecond! >= TARGETS.sequencerPerSecondSqlite)} (${fmt.int(sqlite.perSecond!)})`,
+      );
+    json.sequencer = { runs: sequencer, targetPerSecondSqlite: TARGETS.sequencerPerSecondSqlite };
+  }
 
   if (gen) {
     log();

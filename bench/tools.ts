@@ -127,7 +127,7 @@ function verifyResult(
 }
 
 /** Why PostgreSQL cannot be used, or undefined. */
-async function postgresUnavailable(): Promise<string | undefined> {
+export async function postgresUnavailable(): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();

@@ -28,8 +28,17 @@ const LEAD_COLUMNS: readonly Column<Lead>[] = [
   ['Company', (l) => l.company ?? '—'],
   ['Position', (l) => l.position ?? l.title ?? '—'],
   ['Status', (l) => badge(l.status)],
+  ['Sequence', (l) => html`${badge(l.sequence.status)} <span class="hint">${sequenceDetail(l)}</span>`],
   ['Added', (l) => when(l.created_at)],
 ];
+
+/** Where a lead is in the sequence, in words. */
+function sequenceDetail(lead: Lead): string {
+  const { sequence } = lead;
+  if (sequence.status === 'waiting') return `step ${sequence.next_step} due ${when(sequence.next_step_due_at)}`;
+  if (sequence.status === 'failed') return sequence.error ?? '';
+  return `${sequence.steps_sent} sent`;
+}
 
 export function campaignPage(view: CampaignView): string {
   const { campaign } = view;
@@ -42,7 +51,8 @@ export function campaignPage(view: CampaignView): string {
     body: html`<p><a href="/app">← Dashboard</a></p>
       <h1>${campaign.name} ${badge(campaign.status)}</h1>
       <p class="lede">
-        Updated ${when(campaign.updated_at)} · ${campaign.lead_counts.total} leads (${campaign.lead_counts.replied} replied) ·
+        Updated ${when(campaign.updated_at)} · ${campaign.lead_counts.total} leads: ${campaign.sequence.waiting} waiting, ${campaign.sequence.finished}
+        finished, ${campaign.sequence.replied} replied, ${campaign.sequence.failed} failed ·
         <span class="mono">${campaign.id}</span>
       </p>
       <section class="card" aria-labelledby="steps-title">

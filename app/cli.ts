@@ -1,13 +1,16 @@
 /**
  * Admin CLI: `npm run cli -- <command>`.
- *   account create --name N --email E --password P [--profile NAME]   prints the account id
+ *   account create --name N --email E --password-stdin [--profile NAME]   prints the account id
+ *   grants list --email E / grants revoke --id G                       a user's authorizations
  *   token --email E [--scope "mcp:read profile service_account_id"] [--ttl SECONDS]   prints the token alone
  *   reply --conversation ID --text T                                    records a lead's reply (what the delivery backend reports)
  *   keys rotate                                                         new signing key; old ones keep verifying
  *   password reset --email E                                            sets a new random password and prints it
  */
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { scopes as declaredScopes } from '../generated/scopes.gen.ts';
+import { MAX_TOKEN_LIFETIME_SECONDS } from './auth/signing-keys.ts';
 import { ACCESS_TOKEN_TTL_SECONDS } from './auth/tokens.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openService } from './server.ts';
@@ -18,14 +21,26 @@ import { destroyUserSessions } from './web/session-store.ts';
 
 class UsageError extends Error {}
 
+/** The first line of standard input (a password piped in, or typed). */
+async function firstLineOfStdin(): Promise<string> {
+  const lines = createInterface({ input: process.stdin });
+  for await (const line of lines) {
+    lines.close();
+    return line;
+  }
+  return '';
+}
+
 const USAGE = `usage:
-  npm run cli -- account create --name NAME --email EMAIL --password PASSWORD [--profile "PROFILE NAME"]
+  npm run cli -- account create --name NAME --email EMAIL --password-stdin [--profile "PROFILE NAME"]   (the password on stdin)
   npm run cli -- token --email EMAIL [--scope "mcp:read mcp:write profile service_account_id"] [--ttl SECONDS]
   npm run cli -- reply --conversation CONVERSATION_ID --text "TEXT"   (records a lead's reply, as the delivery backend would)
+  npm run cli -- grants list --email EMAIL          (a user's active authorizations)
+  npm run cli -- grants revoke --id GRANT_ID         (its tokens and refresh tokens stop working)
   npm run cli -- keys rotate
   npm run cli -- password reset --email EMAIL   (sets a new random password and prints it)`;
 
-const MAX_TTL = 30 * 24 * 3600;
+const MAX_TTL = MAX_TOKEN_LIFETIME_SECONDS;
 
 async function run(argv: string[]): Promise<string> {
   const { positionals, values } = parseArgs({
@@ -35,6 +50,8 @@ async function run(argv: string[]): Promise<string> {
       name: { type: 'string' },
       email: { type: 'string' },
       password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
+      id: { type: 'string' },
       profile: { type: 'string' },
       scope: { type: 'string' },
       ttl: { type: 'string' },
@@ -48,8 +65,11 @@ async function run(argv: string[]): Promise<string> {
   try {
     switch (command) {
       case 'account create': {
-        const { name, email, password } = values;
-        if (!name || !email || !password) throw new UsageError('account create needs --name, --email and --password');
+        const { name, email } = values;
+        const password = values['password-stdin'] ? await firstLineOfStdin() : values.password;
+        if (values.password !== undefined)
+          console.error('Warning: a password on the command line is visible to other users of this machine (ps); use --password-stdin.');
+        if (!name || !email || !password) throw new UsageError('account create needs --name, --email and --password-stdin (or --password)');
         if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError(`--email must be an email address, got "${email}"`);
         if (password.length < 8) throw new UsageError('--password must have at least 8 characters');
         const created = await service.accounts.createAccount({
@@ -85,6 +105,21 @@ async function run(argv: string[]): Promise<string> {
         if (!values.conversation || !values.text) throw new UsageError('reply needs --conversation and --text');
         const message = await service.messages.recordInbound({ conversationId: values.conversation }, values.text);
         return `recorded reply ${message.id}`;
+      }
+      case 'grants list': {
+        if (!values.email) throw new UsageError('grants list needs --email');
+        const user = await service.accounts.findUserByEmail(values.email);
+        if (!user) throw new UsageError(`No user with the email ${values.email}`);
+        const grants = await service.authorizations.list(user.id);
+        return grants.length
+          ? grants.map((g) => `${g.id}  ${g.kind.padEnd(6)}  ${g.created_at}  ${g.client_name ?? g.client_id}  [${g.scope}]`).join('\n')
+          : `${values.email} has no active authorization`;
+      }
+      case 'grants revoke': {
+        if (!values.id) throw new UsageError('grants revoke needs --id (from `grants list`)');
+        const revoked = await service.authorizations.revoke([values.id], 'removed');
+        if (!revoked.length) throw new UsageError(`No active authorization ${values.id}`);
+        return `revoked ${values.id}: its tokens are refused within a second on every instance`;
       }
       case 'keys rotate':
         return `new signing key ${await service.keys.rotate()}`;

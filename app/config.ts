@@ -23,6 +23,8 @@ export interface AppConfig {
    * comma-separated list of proxy addresses or CIDR ranges; default false.
    */
   trustProxy: boolean | string[];
+  /** REQUEST_TIMEOUT_MS: a request (headers and body) must arrive within this time, or it gets 408 (default 30 s). */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -47,6 +49,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`DELIVERY_WEBHOOK_URL must be an http(s) URL, got "${env.DELIVERY_WEBHOOK_URL}"`);
   if (env.INBOUND_WEBHOOK_SECRET !== undefined && env.INBOUND_WEBHOOK_SECRET !== '' && env.INBOUND_WEBHOOK_SECRET.length < 16)
     throw new ConfigError('INBOUND_WEBHOOK_SECRET must have at least 16 characters');
+  const requestTimeoutMs = env.REQUEST_TIMEOUT_MS === undefined || env.REQUEST_TIMEOUT_MS === '' ? 30_000 : Number(env.REQUEST_TIMEOUT_MS);
+  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 100 || requestTimeoutMs > 600_000)
+    throw new ConfigError(`REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000, got "${env.REQUEST_TIMEOUT_MS}"`);
   const proxies = trustProxy(env.TRUST_PROXY);
   // TLS ends at a proxy (the server speaks plain HTTP): without trusting it, no request looks
   // secure, so Secure cookies (sign-in, OAuth) would never be set.
@@ -64,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ...(env.DELIVERY_WEBHOOK_URL && { deliveryWebhookUrl: env.DELIVERY_WEBHOOK_URL }),
     ...(env.INBOUND_WEBHOOK_SECRET && { inboundWebhookSecret: env.INBOUND_WEBHOOK_SECRET }),
     trustProxy: proxies,
+    requestTimeoutMs,
   };
 }
 

@@ -37,9 +37,9 @@ export async function inboundWebhook(app: FastifyInstance, options: { secret: st
           required: ['text'],
           additionalProperties: false,
           properties: {
-            conversation_id: { type: 'string', minLength: 1 },
-            in_reply_to: { type: 'string', minLength: 1 },
-            text: { type: 'string', minLength: 1, maxLength: 20000 },
+            conversation_id: { type: 'string', minLength: 1, pattern: '^[^\\u0000]*$' },
+            in_reply_to: { type: 'string', minLength: 1, pattern: '^[^\\u0000]*$' },
+            text: { type: 'string', minLength: 1, maxLength: 20000, pattern: '^[^\\u0000]*$' },
           },
           oneOf: [{ required: ['conversation_id'] }, { required: ['in_reply_to'] }],
         },

@@ -40,7 +40,9 @@ export async function retirePublishedDemoPassword(
   db: Db,
 ): Promise<{ password?: string; disabled?: boolean } | undefined> {
   const user = await accounts.findUserByEmail(DEMO.email);
-  if (!user || user.status !== 'active' || !(await verifyPassword(PUBLISHED_DEMO_PASSWORD, user.password_hash))) return undefined;
+  // Earlier versions stored hashes without parameters (scrypt$salt$hash): only those can hold it.
+  const legacy = user?.password_hash.split('$').length === 3;
+  if (!user || !legacy || user.status !== 'active' || !(await verifyPassword(PUBLISHED_DEMO_PASSWORD, user.password_hash))) return undefined;
   await destroyUserSessions(db, user.id);
   if (!demoAllowed(config)) {
     await accounts.disableUser(user.id);

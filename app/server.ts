@@ -104,6 +104,15 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     // The MCP plugin sets its own limit and error; this covers the other routes.
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy,
+    // A client that sends its request slowly (a byte every few seconds) is cut off with 408. Node
+    // applies this only with headersTimeout no longer than it, given when the server is made, and
+    // looks for such requests every connectionsCheckingInterval (30 s unless told).
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs),
+    },
   });
   const appName = serverDefinition.info.title ?? serverDefinition.info.name;
   const secure = config.publicUrl.startsWith('https:');

@@ -28,6 +28,11 @@ export interface JwtAuthOptions {
    * that revokes drops the entry at once (invalidateGrant). Default 5 s.
    */
   recheckAfterMs?: number;
+  /**
+   * The longest any token is issued for (default 24 hours): a token claiming a longer life is
+   * refused, and a revocation is remembered this long.
+   */
+  maxTokenLifetimeSeconds?: number;
   now?: () => number;
 }
 
@@ -39,8 +44,8 @@ export interface Authenticator {
 }
 
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,128}$/;
-/** The longest a token can live (the CLI's --ttl limit): how long a revocation must be remembered. */
-const MAX_TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
+/** Clocks a little apart: how far in the future a token may say it was issued. */
+const CLOCK_SKEW_SECONDS = 60;
 // The scheme name is case-insensitive (RFC 7235); the token is a JWT (base64url parts and dots).
 const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
 
@@ -89,6 +94,7 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
   const now = options.now ?? Date.now;
   const algorithms = options.algorithms ?? ['ES256'];
   const recheckAfterMs = options.recheckAfterMs ?? 5_000;
+  const maxLifetime = options.maxTokenLifetimeSeconds ?? 24 * 3600;
 
   const fail = (code: string, params: Record<string, string> = {}): CatalogError => {
     const err = errors.create(code, params);
@@ -115,13 +121,15 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
         algorithms,
         // Only access tokens: another JWT signed with the same keys (an ID token, say) is refused.
         typ: 'at+jwt',
-        requiredClaims: ['exp', 'sub'],
+        requiredClaims: ['exp', 'sub', 'iat'],
         currentDate: new Date(now()),
       }));
     } catch (err) {
       if (err instanceof joseErrors.JOSEError || err instanceof TypeError) throw fail('INVALID_TOKEN');
       throw err;
     }
+    // Issued in the future, or for longer than any token is: made with a stolen key, not by us.
+    if (typeof claims.iat !== 'number' || claims.iat > now() / 1000 + CLOCK_SKEW_SECONDS || claims.exp! - claims.iat > maxLifetime) throw fail('INVALID_TOKEN');
     const accountId = claims.service_account_id;
     if (typeof accountId !== 'string' || !ACCOUNT_ID.test(accountId)) throw fail('ACCOUNT_CLAIM_INVALID');
     const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : [];
@@ -168,7 +176,7 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
     },
     invalidateGrant(grantId) {
       const at = now();
-      for (const [id, when] of revoked) if (at - when > MAX_TOKEN_LIFETIME_MS) revoked.delete(id);
+      for (const [id, when] of revoked) if (at - when > maxLifetime * 1000) revoked.delete(id);
       revoked.set(grantId, at);
       for (const [token, entry] of cache) if (entry.principal.grantId === grantId) cache.delete(token);
     },

@@ -60,7 +60,7 @@ export function resolveEra(
 
   if (!stateless) {
     const version =
-      message.method === 'initialize' ? String(message.params?.protocolVersion ?? DEFAULT_HEADER_VERSION) : (headerVersion ?? DEFAULT_HEADER_VERSION);
+      message.method === 'initialize' ? textOr(message.params?.protocolVersion, DEFAULT_HEADER_VERSION) : (headerVersion ?? DEFAULT_HEADER_VERSION);
     if (message.method !== 'initialize' && headerVersion !== undefined && !(HANDSHAKE_VERSIONS as readonly string[]).includes(headerVersion))
       throw unsupported(errors, headerVersion);
     return { stateless: false, version, logLevel: defaultLogLevel };
@@ -87,11 +87,26 @@ export function resolveEra(
       const bodyValue = message.params?.[field];
       if (raw === undefined) throw mismatch(errors, `the Mcp-Name header is required for ${message.method}`);
       const name = decodeHeader(raw);
-      if (name !== bodyValue) throw mismatch(errors, `Mcp-Name header value '${name}' does not match body value '${String(bodyValue)}'`);
+      if (name !== bodyValue) throw mismatch(errors, `Mcp-Name header value '${name}' does not match body value ${shown(bodyValue)}`);
     }
   }
   if (!isSupported(metaVersion) || metaVersion < STATELESS_VERSION) throw unsupported(errors, metaVersion);
   return { stateless: true, version: metaVersion, logLevel: logLevel as LogLevel | undefined };
+}
+
+/** A string value, or the fallback for anything else (an object with its own toString must not be called). */
+function textOr(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+/** A request value in an error message, whatever it is: a quoted string, or its JSON. */
+export function shown(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`;
+  try {
+    return JSON.stringify(value)?.slice(0, 200) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
 }
 
 function mismatch(errors: ErrorFactory, detail: string) {

@@ -141,6 +141,11 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
         return sendError(reply, errors.create('UNSUPPORTED_MEDIA_TYPE'));
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return sendError(reply, errors.create('PARSE_ERROR'));
+      case 'ECONNRESET':
+      case 'ECONNABORTED':
+        // The client went away before its body arrived: nothing to answer, nothing wrong here.
+        reply.log.debug({ code: err.code }, 'client disconnected before its request was read');
+        return reply.code(400).send();
     }
     app.log.error({ err }, 'unexpected error in the MCP endpoint');
     reply
@@ -179,6 +184,10 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
    * An async hook that answered must return the reply, or Fastify would go on to the handler.
    */
   async function admit(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    // Node keeps the first of several Host headers: a request with two could be checked against
+    // one name and served under another by a proxy that read the other.
+    if (hostHeaders(req.raw.rawHeaders) > 1)
+      return sendError(reply, errors.create('INVALID_REQUEST', { detail: 'more than one Host header; send exactly one' }));
     const denied = checkOrigin(policy, req.headers);
     if (denied) return sendError(reply, 'host' in denied ? errors.create('FORBIDDEN_HOST', denied) : errors.create('FORBIDDEN_ORIGIN', denied));
     if (req.headers.origin !== undefined) reply.headers(corsHeaders(req.headers.origin));
@@ -217,6 +226,12 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
     }
     return reply;
   });
+}
+
+function hostHeaders(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') n++;
+  return n;
 }
 
 /** Aborted when the client goes away before the response is complete (made only if a handler asks). */

@@ -66,6 +66,41 @@ export function describeValidationErrors(errors: readonly ValidationErrorObject[
   return [...new Set(parts)].join('; ');
 }
 
+/**
+ * What is wrong with a tool's arguments, or undefined. Besides the schema: no string (value or
+ * key) may hold a NUL character, which some stores refuse and others keep, so every store answers
+ * alike. The scan is iterative: deeply nested input cannot exhaust the stack.
+ */
+export function argumentProblem(def: Pick<ToolDefinition, 'validateArguments'>, args: unknown): string | undefined {
+  const nul = pathWithNul(args);
+  if (nul !== undefined) return `${nul || '(root)'}: must not contain the NUL character (\\u0000)`;
+  try {
+    return def.validateArguments(args) ? undefined : describeValidationErrors(def.validateArguments.errors);
+  } catch {
+    // A compiled check that met a value of a type it did not expect (an object with its own
+    // toString where a string belongs, say): the arguments are wrong, not the server.
+    return 'a value has the wrong type (an object or array where a string, number or boolean is expected); check each argument against the input schema';
+  }
+}
+
+function pathWithNul(root: unknown): string | undefined {
+  const stack: [unknown, string][] = [[root, '']];
+  while (stack.length) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\0')) return path;
+    } else if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) stack.push([value[i], `${path}/${i}`]);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes('\0')) return `${path}/${key.replace(/\0/g, '\\u0000')}`;
+        stack.push([item, `${path}/${key}`]);
+      }
+    }
+  }
+  return undefined;
+}
+
 export class ToolRunner {
   private readonly tools = new Map<string, PreparedTool>();
 
@@ -106,8 +141,9 @@ export class ToolRunner {
     const started = this.options.onToolCall ? performance.now() : 0;
     const tool = this.tools.get(name)!;
     const def = tool.definition;
-    if (!def.validateArguments(args)) {
-      const err = this.errors.create('INVALID_ARGUMENTS', { tool: name, detail: describeValidationErrors(def.validateArguments.errors) });
+    const invalid = argumentProblem(def, args);
+    if (invalid !== undefined) {
+      const err = this.errors.create('INVALID_ARGUMENTS', { tool: name, detail: invalid });
       return this.finish(name, env, started, this.errorResult(err), err.code);
     }
     let signal: AbortSignal | undefined;

@@ -5,15 +5,18 @@
  * created by another instance is picked up without a restart.
  */
 import { randomUUID } from 'node:crypto';
-import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type JWK, type JWTVerifyGetKey, type CryptoKey } from 'jose';
+import { createLocalJWKSet, errors as joseErrors, exportJWK, generateKeyPair, importJWK, type JWK, type JWTVerifyGetKey, type CryptoKey } from 'jose';
 import type { Db } from '../store/database.ts';
 
 export const TOKEN_ALG = 'ES256';
 // A token with an unknown kid reloads the keys at most once a second: a key rotated on another
 // instance is picked up at once, while tokens with made-up kids cannot flood the database.
 const RELOAD_INTERVAL_MS = 1_000;
-/** The longest a token may live (the CLI's --ttl limit). */
-const MAX_TOKEN_LIFETIME_MS = 30 * 24 * 3600 * 1000;
+/** The longest any token may live (the CLI's --ttl limit): a retired key verifies nothing older. */
+export const MAX_TOKEN_LIFETIME_SECONDS = 24 * 3600;
+const MAX_TOKEN_LIFETIME_MS = MAX_TOKEN_LIFETIME_SECONDS * 1000;
+/** Clocks of instances a little apart: how far after a retirement a token may say it was issued. */
+const SKEW_SECONDS = 60;
 /** The kid of the first key of a store (later keys get random kids). */
 const FIRST_KID = 'first';
 
@@ -26,6 +29,8 @@ export interface SigningKey {
 
 export class SigningKeys {
   private jwks: { keys: JWK[] } = { keys: [] };
+  /** Retired keys by kid: when (seconds since the epoch) they stopped signing. */
+  private retired = new Map<string, number>();
   private localSet: JWTVerifyGetKey = createLocalJWKSet(this.jwks);
   private current?: SigningKey;
   private lastReload = 0;
@@ -78,14 +83,37 @@ export class SigningKeys {
 
   /** Key resolver for jose's jwtVerify. */
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
+    let key;
     try {
-      return await this.localSet(header, token);
+      key = await this.localSet(header, token);
     } catch (err) {
       if (Date.now() - this.lastReload < RELOAD_INTERVAL_MS) throw err;
       await this.reload();
-      return this.localSet(header, token);
+      key = await this.localSet(header, token);
     }
+    this.refuseLateForRetiredKey(header.kid, token.payload);
+    return key;
   };
+
+  /**
+   * A retired key signs nothing new: a token it verifies must say it was issued before the
+   * retirement and end within the longest token life after it. (These claims are checked before
+   * the signature; a token that lies about them fails the signature anyway.)
+   */
+  private refuseLateForRetiredKey(kid: string | undefined, payload: string | Uint8Array): void {
+    const retiredAt = kid === undefined ? undefined : this.retired.get(kid);
+    if (retiredAt === undefined) return;
+    let claims: { iat?: unknown; exp?: unknown };
+    try {
+      const json = typeof payload === 'string' ? Buffer.from(payload, 'base64url') : Buffer.from(payload);
+      claims = JSON.parse(json.toString('utf8')) as typeof claims;
+    } catch {
+      throw new joseErrors.JWTInvalid('unreadable claims');
+    }
+    const { iat, exp } = claims;
+    if (typeof iat !== 'number' || iat > retiredAt + SKEW_SECONDS || typeof exp !== 'number' || exp > retiredAt + MAX_TOKEN_LIFETIME_SECONDS)
+      throw new joseErrors.JWTClaimValidationFailed('issued by a key after its retirement', claims as never);
+  }
 
   private async create(kid: string = randomUUID()): Promise<string> {
     const { privateKey, publicKey } = await generateKeyPair(TOKEN_ALG, { extractable: true });
@@ -119,6 +147,7 @@ export class SigningKeys {
       .orderBy('kid')
       .execute();
     this.jwks = { keys: rows.map((r) => JSON.parse(r.public_jwk) as JWK) };
+    this.retired = new Map(rows.filter((r) => r.retired_at !== null).map((r) => [r.kid, Math.floor(Date.parse(r.retired_at!) / 1000)]));
     this.localSet = createLocalJWKSet(this.jwks);
     const active = rows.find((r) => r.retired_at === null);
     if (active && active.kid !== this.current?.kid) {

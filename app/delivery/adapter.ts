@@ -27,7 +27,8 @@ export class LogDeliveryAdapter implements DeliveryAdapter {
   constructor(private readonly log: (obj: object, msg: string) => void) {}
 
   async deliver(message: OutgoingMessage): Promise<DeliveryOutcome> {
-    this.log({ messageId: message.id, profileId: message.profile_id, to: message.to, channel: message.channel }, 'message delivered (log adapter)');
+    // No personal data at info: who the message went to is not logged.
+    this.log({ messageId: message.id, profileId: message.profile_id, channel: message.channel }, 'message delivered (log adapter)');
     return { ok: true };
   }
 }

@@ -104,6 +104,8 @@ class StoreAdapter implements Adapter {
   }
 
   private async findBy(column: 'id' | 'uid' | 'user_code', value: string): Promise<AdapterPayload | undefined> {
+    // No stored id has a NUL, and PostgreSQL refuses one in a query: not found, on every store.
+    if (value.includes('\0')) return undefined;
     const row = await this.db
       .selectFrom('oauth_models')
       .select(['payload', 'expires_at', 'consumed_at'])

@@ -3,7 +3,7 @@ import type { Db } from './database.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { newId } from './ids.ts';
 import { isUniqueViolation } from './db-errors.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import type { ProfilesTable } from './schema.ts';
 
 export interface NewProfile {
@@ -120,7 +120,10 @@ export class AccountStore {
     const matches = await verifyPassword(password, user?.password_hash ?? (await dummyHash()));
     if (!user || !matches || user.status !== 'active') return undefined;
     const account = await this.getAccount(user.account_id);
-    return account?.status === 'active' ? user : undefined;
+    if (account?.status !== 'active') return undefined;
+    // Hashed with weaker parameters than today's: hashed again, now that the password is known.
+    if (needsRehash(user.password_hash)) await this.setPassword(user.email, password);
+    return user;
   }
 
   /** Disables a user: signing in and every token of theirs are refused. */

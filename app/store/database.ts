@@ -2,7 +2,7 @@
  * Opens the database: embedded SQLite in DATA_DIR by default, PostgreSQL when DATABASE_URL is
  * set; runs the migrations either way. Everything above this file uses one set of Kysely queries.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
@@ -27,9 +27,13 @@ export function openDatabase(config: DatabaseConfig): { db: Db; kind: DbKind; lo
     pool.on('error', (err) => console.error(`PostgreSQL connection lost: ${err.message}`));
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: 'postgres', location: redact(config.databaseUrl) };
   }
-  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(config.dataDir, 'outreach.sqlite');
   const sqlite = new SqliteDatabase(file);
+  // The file holds the signing keys and every account: for this user only (SQLite gives its
+  // -wal and -shm files the same mode).
+  restrict(config.dataDir, 0o700);
+  restrict(file, 0o600);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
@@ -69,6 +73,14 @@ function withStatementCache(sqlite: SqliteDatabase.Database, max = 1000): Sqlite
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+function restrict(target: string, mode: number): void {
+  try {
+    chmodSync(target, mode);
+  } catch (err) {
+    console.warn(`Could not restrict ${target} to mode ${mode.toString(8)}: ${(err as Error).message}`);
+  }
 }
 
 function redact(url: string): string {

@@ -21,7 +21,8 @@ interface SigninBody {
   next?: unknown;
 }
 
-const text = (value: unknown, max: number) => (typeof value === 'string' && value.length <= max ? value : '');
+/** A form field as text: '' for anything else, or too long, or with a NUL (which no email or password has, and some stores refuse). */
+const text = (value: unknown, max: number) => (typeof value === 'string' && value.length <= max && !value.includes('\0') ? value : '');
 const emailKey = (email: string) => email.trim().toLowerCase();
 
 export async function authRoutes(app: FastifyInstance, ctx: WebContext): Promise<void> {

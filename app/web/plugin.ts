@@ -53,6 +53,15 @@ export async function webApp(app: FastifyInstance, ctx: WebContext): Promise<voi
   await app.register(rateLimit, { global: false, store: rateLimitStoreClass(ctx.db) });
   await app.register(fastifyStatic, { root: STATIC_DIR, prefix: '/static/', maxAge: 3600_000 });
 
+  // No id, path or form of ours has a NUL (and PostgreSQL refuses one in a query): not found.
+  app.addHook('onRequest', async (req, reply) => {
+    if (/%00|\0/.test(req.url))
+      return reply
+        .code(404)
+        .type('text/html; charset=utf-8')
+        .send(messagePage({ appName: ctx.appName, title: 'Page not found', text: 'There is no page at this address.' }));
+  });
+
   // Pages may hold tokens and account data: never cached.
   app.addHook('onSend', async (req, reply, payload) => {
     if (!req.url.startsWith('/static/')) reply.header('cache-control', 'no-store');

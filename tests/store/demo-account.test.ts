@@ -1,5 +1,6 @@
 /** The demo account is never a door: only on loopback, never with the password earlier versions published. */
 import assert from 'node:assert/strict';
+import { randomBytes, scryptSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { DEMO, retirePublishedDemoPassword, seedDemo } from '../../app/seed.ts';
 import { AccountStore } from '../../app/store/accounts.ts';
@@ -19,13 +20,25 @@ describe('the demo account', () => {
   });
   after(async () => database.close());
 
-  const seedAsBefore = () =>
-    accounts.createAccount({
+  /** A hash as earlier versions wrote it: scrypt N = 2^14, no parameters in the string. */
+  const legacyHash = (password: string) => {
+    const salt = randomBytes(16);
+    return `scrypt$${salt.toString('base64url')}$${scryptSync(password, salt, 32).toString('base64url')}`;
+  };
+
+  const seedAsBefore = async () => {
+    await accounts.createAccount({
       name: 'Demo',
       email: DEMO.email,
       password: 'demo-password',
       profiles: [{ name: 'P', channel: 'linkedin', timezone: 'UTC', daily_limit: 5 }],
     });
+    await database.db
+      .updateTable('users')
+      .set({ password_hash: legacyHash('demo-password') })
+      .where('email', '=', DEMO.email)
+      .execute();
+  };
 
   test('is not created on a public server', async () => {
     assert.equal(await seedDemo(PUBLIC, accounts, new CampaignStore(database.db, 'sqlite'), new LeadStore(database.db, 'sqlite')), undefined);
@@ -41,11 +54,36 @@ describe('the demo account', () => {
   });
 
   test('on a loopback server: a new random password, and the old one stops working', async () => {
-    await database.db.updateTable('users').set({ status: 'active' }).where('email', '=', DEMO.email).execute();
-    await accounts.setPassword(DEMO.email, 'demo-password');
+    await database.db
+      .updateTable('users')
+      .set({ status: 'active', password_hash: legacyHash('demo-password') })
+      .where('email', '=', DEMO.email)
+      .execute();
     const retired = await retirePublishedDemoPassword(LOOPBACK, accounts, database.db);
     assert.match(retired?.password ?? '', /^[a-z2-9]{5}(-[a-z2-9]{5}){3}$/);
     assert.equal(await accounts.verifyCredentials(DEMO.email, 'demo-password'), undefined);
     assert.ok(await accounts.verifyCredentials(DEMO.email, retired!.password!));
+  });
+
+  test('a password hashed with weaker parameters is re-hashed at its next good sign-in', async () => {
+    const saved = process.env.PASSWORD_SCRYPT_LOG_N;
+    process.env.PASSWORD_SCRYPT_LOG_N = '15';
+    try {
+      const legacy = legacyHash('old-password');
+      await accounts.createAccount({
+        name: 'Old',
+        email: 'old@example.com',
+        password: 'x',
+        profiles: [{ name: 'P', channel: 'email', timezone: 'UTC', daily_limit: 5 }],
+      });
+      await database.db.updateTable('users').set({ password_hash: legacy }).where('email', '=', 'old@example.com').execute();
+      assert.ok(await accounts.verifyCredentials('old@example.com', 'old-password'));
+      const stored = (await accounts.findUserByEmail('old@example.com'))!.password_hash;
+      assert.match(stored, /^scrypt\$15\$8\$1\$/);
+      assert.ok(await accounts.verifyCredentials('old@example.com', 'old-password'), 'the same password still works');
+    } finally {
+      if (saved === undefined) delete process.env.PASSWORD_SCRYPT_LOG_N;
+      else process.env.PASSWORD_SCRYPT_LOG_N = saved;
+    }
   });
 });

@@ -25,6 +25,8 @@ export interface AppConfig {
   trustProxy: boolean | string[];
   /** REQUEST_TIMEOUT_MS: a request (headers and body) must arrive within this time, or it gets 408 (default 30 s). */
   requestTimeoutMs: number;
+  /** AUTH_FAILURES_PER_MINUTE: refused tokens from one address before it gets 429 for the rest of the minute (default 30; 0: no limit). */
+  authFailuresPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -52,6 +54,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const requestTimeoutMs = env.REQUEST_TIMEOUT_MS === undefined || env.REQUEST_TIMEOUT_MS === '' ? 30_000 : Number(env.REQUEST_TIMEOUT_MS);
   if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 100 || requestTimeoutMs > 600_000)
     throw new ConfigError(`REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000, got "${env.REQUEST_TIMEOUT_MS}"`);
+  const authFailuresPerMinute = env.AUTH_FAILURES_PER_MINUTE === undefined || env.AUTH_FAILURES_PER_MINUTE === '' ? 30 : Number(env.AUTH_FAILURES_PER_MINUTE);
+  if (!Number.isInteger(authFailuresPerMinute) || authFailuresPerMinute < 0)
+    throw new ConfigError(`AUTH_FAILURES_PER_MINUTE must be a whole number (0 for no limit), got "${env.AUTH_FAILURES_PER_MINUTE}"`);
   const proxies = trustProxy(env.TRUST_PROXY);
   // TLS ends at a proxy (the server speaks plain HTTP): without trusting it, no request looks
   // secure, so Secure cookies (sign-in, OAuth) would never be set.
@@ -70,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ...(env.INBOUND_WEBHOOK_SECRET && { inboundWebhookSecret: env.INBOUND_WEBHOOK_SECRET }),
     trustProxy: proxies,
     requestTimeoutMs,
+    authFailuresPerMinute,
   };
 }
 

@@ -155,6 +155,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     allowedHosts: config.allowedHosts,
     validateResults: options.validateResults ?? process.env.NODE_ENV !== 'production',
     onToolCall: activity.record,
+    authFailureLimit: config.authFailuresPerMinute > 0 && { max: config.authFailuresPerMinute, windowMs: 60_000 },
   });
   await app.register(resourceMetadata, {
     resource: tokenSettings.audience,

@@ -176,4 +176,12 @@ export const frameworkErrors: Record<string, FrameworkError> = {
     remedy: 'Reach the server by its configured name (PUBLIC_URL), or add the host to ALLOWED_HOSTS.',
     params: { host: 'string' },
   },
+  TOO_MANY_AUTH_FAILURES: {
+    message: 'Too many requests with a token this server refuses, from this address; try again in {{seconds}} seconds',
+    surface: 'http',
+    status: 429,
+    code: -32000,
+    remedy: 'Fix the client configuration (the header value from the MCP dialog, whole), then wait and try again.',
+    params: { seconds: 'integer' },
+  },
 };

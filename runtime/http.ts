@@ -4,6 +4,7 @@
  * from itself alone: no session, no per-request server objects.
  */
 import { METHODS } from 'node:http';
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { anonymousPrincipal, Challenges, type Authenticator } from './auth.ts';
 import type { ServerDefinition } from './definition.ts';
@@ -36,6 +37,11 @@ export interface McpHttpOptions {
   defaultLogLevel?: LogLevel;
   /** Told of every finished tools/call (for an activity log); keep it cheap, it runs on the hot path. */
   onToolCall?: ToolCallObserver;
+  /**
+   * Requests refused for their token (401), per client address, before that address gets 429
+   * until the window ends (default 30 a minute; false: no limit). Only refusals count.
+   */
+  authFailureLimit?: { max: number; windowMs: number } | false;
 }
 
 /** Codes the runtime raises itself; checked against the catalog at start. */
@@ -48,6 +54,7 @@ const RUNTIME_CODES = [
   'METHOD_NOT_ALLOWED',
   'FORBIDDEN_ORIGIN',
   'FORBIDDEN_HOST',
+  'TOO_MANY_AUTH_FAILURES',
   'BODY_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'NOT_ACCEPTABLE',
@@ -183,6 +190,18 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
    * read: a stranger cannot make the server buffer and parse a megabyte, and gets the 401 first.
    * An async hook that answered must return the reply, or Fastify would go on to the handler.
    */
+  // Refused tokens are counted per address (in memory: each instance counts its own); an address
+  // past the limit gets 429 without its token being looked at. Successful requests cost one read.
+  const failureLimit = options.authFailureLimit ?? { max: 30, windowMs: 60_000 };
+  if (failureLimit) await app.register(rateLimit, { global: false });
+  const authFailures = failureLimit
+    ? app.createRateLimit({ max: failureLimit.max, timeWindow: failureLimit.windowMs, keyGenerator: (req) => `mcp-auth:${req.ip}` })
+    : undefined;
+  const tooMany = (limit: { ttl: number }) => {
+    const seconds = Math.max(1, Math.ceil(limit.ttl / 1000));
+    return errors.create('TOO_MANY_AUTH_FAILURES', { seconds }, { 'retry-after': String(seconds) });
+  };
+
   async function admit(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     // Node keeps the first of several Host headers: a request with two could be checked against
     // one name and served under another by a proxy that read the other.
@@ -193,12 +212,17 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
     if (req.headers.origin !== undefined) reply.headers(corsHeaders(req.headers.origin));
     const accept = acceptsType(req.headers.accept);
     if (!accept.json && !accept.sse) return sendError(reply, errors.create('NOT_ACCEPTABLE'));
+    if (authFailures) {
+      const seen = await authFailures(req, { increment: false });
+      if (!seen.isAllowed && seen.remaining <= 0) return sendError(reply, tooMany(seen));
+    }
     try {
       admitted.set(req, { principal: await authenticate(req), accept });
       return undefined;
     } catch (err) {
-      if (err instanceof CatalogError) return sendError(reply, err);
-      throw err;
+      if (!(err instanceof CatalogError)) throw err;
+      if (authFailures && err.definition.status === 401) await authFailures(req);
+      return sendError(reply, err);
     }
   }
 

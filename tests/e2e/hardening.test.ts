@@ -118,6 +118,22 @@ describe('requests', () => {
   });
 });
 
+test('refused tokens from one address past the limit get 429 with Retry-After; the address then waits, whatever its token', async () => {
+  const server = await startTestServer({ AUTH_FAILURES_PER_MINUTE: '3' });
+  try {
+    const account = await accountWithToken(server);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await postMcp(server.mcpUrl, callTool('profiles'), bearer(`not-a-token-${i}`))).status);
+    assert.deepEqual(statuses, [401, 401, 401, 429, 429]);
+    const limited = await postMcp(server.mcpUrl, callTool('profiles'), bearer('still-wrong'));
+    assert.match(limited.json.error.message, /^Too many requests with a token this server refuses, from this address; try again in \d+ seconds$/);
+    assert.ok(Number(limited.headers.get('retry-after')) > 0);
+    assert.equal((await postMcp(server.mcpUrl, callTool('profiles'), bearer(account.token))).status, 429, 'the address waits, whatever its token');
+  } finally {
+    await server.close();
+  }
+});
+
 describe('keys and the store', () => {
   let server: TestServer;
   let account: Awaited<ReturnType<typeof accountWithToken>>;

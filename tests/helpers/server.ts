@@ -36,7 +36,15 @@ export const TEST_PASSWORD = 'password-123';
 export async function startTestServer(env: Record<string, string> = {}, options: BuildOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-test-'));
   const port = await freePort('127.0.0.1');
-  const fullEnv: Record<string, string> = { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env };
+  // Tests send many refused tokens from one address on purpose; the limit has a test of its own.
+  const fullEnv: Record<string, string> = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    AUTH_FAILURES_PER_MINUTE: '100000',
+    ...env,
+  };
   const config = loadConfig(fullEnv);
   // The sequencer ticks only when a test says so (service.sequencer.tick()), so that no campaign sends behind a test's back.
   const service = await buildServer(config, { logger: false, validateResults: true, autoTick: false, ...options });

@@ -162,6 +162,15 @@ export const errorCatalog: ErrorCatalog = {
       "detail"
     ]
   },
+  "TOO_MANY_AUTH_FAILURES": {
+    "message": "Too many requests with a token this server refuses, from this address; try again in {{seconds}} seconds",
+    "surface": "http",
+    "status": 429,
+    "rpcCode": -32000,
+    "params": [
+      "seconds"
+    ]
+  },
   "UNKNOWN_TOOL": {
     "message": "Unknown tool: {{tool}}",
     "surface": "protocol",
@@ -211,9 +220,10 @@ export interface ErrorParams {
   PARSE_ERROR: Record<never, never>;
   TEST_ERROR: Record<never, never>;
   TOKEN_REJECTED: { detail: string };
+  TOO_MANY_AUTH_FAILURES: { seconds: number };
   UNKNOWN_TOOL: { tool: string };
   UNSUPPORTED_MEDIA_TYPE: Record<never, never>;
   UNSUPPORTED_PROTOCOL_VERSION: { version: string; supported: string };
 }
 
-export type ErrorCode = 'ACCOUNT_CLAIM_INVALID' | 'AUTH_HEADER_MISSING' | 'BODY_TOO_LARGE' | 'FORBIDDEN_HOST' | 'FORBIDDEN_ORIGIN' | 'HEADER_MISMATCH' | 'INSUFFICIENT_SCOPE' | 'INTERNAL_ERROR' | 'INVALID_ARGUMENTS' | 'INVALID_PARAMS' | 'INVALID_REQUEST' | 'INVALID_REQUEST_META' | 'INVALID_RESULT' | 'INVALID_TOKEN' | 'METHOD_NOT_ALLOWED' | 'METHOD_NOT_FOUND' | 'NOT_ACCEPTABLE' | 'PARSE_ERROR' | 'TEST_ERROR' | 'TOKEN_REJECTED' | 'UNKNOWN_TOOL' | 'UNSUPPORTED_MEDIA_TYPE' | 'UNSUPPORTED_PROTOCOL_VERSION';
+export type ErrorCode = 'ACCOUNT_CLAIM_INVALID' | 'AUTH_HEADER_MISSING' | 'BODY_TOO_LARGE' | 'FORBIDDEN_HOST' | 'FORBIDDEN_ORIGIN' | 'HEADER_MISMATCH' | 'INSUFFICIENT_SCOPE' | 'INTERNAL_ERROR' | 'INVALID_ARGUMENTS' | 'INVALID_PARAMS' | 'INVALID_REQUEST' | 'INVALID_REQUEST_META' | 'INVALID_RESULT' | 'INVALID_TOKEN' | 'METHOD_NOT_ALLOWED' | 'METHOD_NOT_FOUND' | 'NOT_ACCEPTABLE' | 'PARSE_ERROR' | 'TEST_ERROR' | 'TOKEN_REJECTED' | 'TOO_MANY_AUTH_FAILURES' | 'UNKNOWN_TOOL' | 'UNSUPPORTED_MEDIA_TYPE' | 'UNSUPPORTED_PROTOCOL_VERSION';

@@ -7,6 +7,7 @@
  *   keys rotate                                                         new signing key; old ones keep verifying
  *   password reset --email E                                            sets a new random password and prints it
  */
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { scopes as declaredScopes } from '../generated/scopes.gen.ts';
@@ -16,6 +17,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openService } from './server.ts';
 import { DomainError } from './domain/errors.ts';
 import { EmailTakenError } from './store/accounts.ts';
+import { backupSqlite } from './store/database.ts';
 import { randomPassword } from './seed.ts';
 import { destroyUserSessions } from './web/session-store.ts';
 
@@ -38,6 +40,7 @@ const USAGE = `usage:
   npm run cli -- grants list --email EMAIL          (a user's active authorizations)
   npm run cli -- grants revoke --id GRANT_ID         (its tokens and refresh tokens stop working)
   npm run cli -- keys rotate
+  npm run cli -- backup FILE                         (an online copy of the SQLite store)
   npm run cli -- password reset --email EMAIL   (sets a new random password and prints it)`;
 
 const MAX_TTL = MAX_TOKEN_LIFETIME_SECONDS;
@@ -59,7 +62,7 @@ async function run(argv: string[]): Promise<string> {
       text: { type: 'string' },
     },
   });
-  const command = positionals.join(' ');
+  const command = positionals[0] === 'backup' ? 'backup' : positionals.join(' ');
   const config = loadConfig();
   const service = await openService(config);
   try {
@@ -120,6 +123,14 @@ async function run(argv: string[]): Promise<string> {
         const revoked = await service.authorizations.revoke([values.id], 'removed');
         if (!revoked.length) throw new UsageError(`No active authorization ${values.id}`);
         return `revoked ${values.id}: its tokens are refused within a second on every instance`;
+      }
+      case 'backup': {
+        const target = positionals[1];
+        if (!target) throw new UsageError('backup needs a file: npm run cli -- backup FILE');
+        if (config.databaseUrl) throw new UsageError('backup copies the embedded SQLite store; for PostgreSQL use pg_dump');
+        if (existsSync(target)) throw new UsageError(`${target} exists; give a new file name`);
+        await backupSqlite(config.dataDir, target);
+        return `backed up ${config.dataDir} to ${target}; to restore, stop the server and copy it to DATA_DIR/outreach.sqlite`;
       }
       case 'keys rotate':
         return `new signing key ${await service.keys.rotate()}`;

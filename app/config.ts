@@ -27,6 +27,10 @@ export interface AppConfig {
   requestTimeoutMs: number;
   /** AUTH_FAILURES_PER_MINUTE: refused tokens from one address before it gets 429 for the rest of the minute (default 30; 0: no limit). */
   authFailuresPerMinute: number;
+  /** LOG_REQUESTS=1: one log line per request (never tokens, queries or bodies). */
+  logRequests: boolean;
+  /** METRICS_TOKEN: /metrics answers `Authorization: Bearer <it>`; unset: this machine only. */
+  metricsToken?: string;
 }
 
 export class ConfigError extends Error {
@@ -57,6 +61,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const authFailuresPerMinute = env.AUTH_FAILURES_PER_MINUTE === undefined || env.AUTH_FAILURES_PER_MINUTE === '' ? 30 : Number(env.AUTH_FAILURES_PER_MINUTE);
   if (!Number.isInteger(authFailuresPerMinute) || authFailuresPerMinute < 0)
     throw new ConfigError(`AUTH_FAILURES_PER_MINUTE must be a whole number (0 for no limit), got "${env.AUTH_FAILURES_PER_MINUTE}"`);
+  if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' && env.METRICS_TOKEN.length < 16)
+    throw new ConfigError('METRICS_TOKEN must have at least 16 characters');
+  if (env.LOG_REQUESTS !== undefined && !['', '0', '1', 'true', 'false'].includes(env.LOG_REQUESTS))
+    throw new ConfigError(`LOG_REQUESTS must be 1 or 0, got "${env.LOG_REQUESTS}"`);
   const proxies = trustProxy(env.TRUST_PROXY);
   // TLS ends at a proxy (the server speaks plain HTTP): without trusting it, no request looks
   // secure, so Secure cookies (sign-in, OAuth) would never be set.
@@ -76,6 +84,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: proxies,
     requestTimeoutMs,
     authFailuresPerMinute,
+    logRequests: env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true',
+    ...(env.METRICS_TOKEN && { metricsToken: env.METRICS_TOKEN }),
   };
 }
 

@@ -37,6 +37,9 @@ import { MessageStore } from './store/messages.ts';
 import { sharedSecret } from './store/secrets.ts';
 import { StatsStore } from './store/stats.ts';
 import { webApp } from './web/plugin.ts';
+import { Metrics } from './ops/metrics.ts';
+import { requestLog } from './ops/request-log.ts';
+import { sql } from 'kysely';
 
 const HANDLERS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'tools');
 
@@ -75,7 +78,7 @@ export interface Service {
 
 /** Opens the store (running migrations), the keys and the authorizations: what both the server and the CLI need. */
 export async function openService(config: AppConfig, options: Pick<BuildOptions, 'accessTokenTtlSeconds' | 'clock'> = {}) {
-  const { db, kind, location } = openDatabase(config);
+  const { db, kind, location, pool } = openDatabase(config);
   await migrate(db);
   const clock = options.clock ?? systemClock;
   const keys = new SigningKeys(db);
@@ -92,12 +95,12 @@ export async function openService(config: AppConfig, options: Pick<BuildOptions,
     const issued = await authorizations.issueToken(input, input.scope, input.ttlSeconds === undefined ? {} : { ttlSeconds: input.ttlSeconds });
     return { token: issued.token, expiresAt: issued.expiresAt, grantId: issued.grant.id };
   }
-  return { db, kind, location, clock, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations, issueToken };
+  return { db, kind, location, pool, clock, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations, issueToken };
 }
 
 export async function buildServer(config: AppConfig, options: BuildOptions = {}): Promise<Service> {
   const opened = await openService(config, options);
-  const { db, kind, clock, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations } = opened;
+  const { db, kind, pool, clock, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations } = opened;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: true }),
@@ -133,6 +136,9 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     logger: app.log,
   });
   const activity = new ActivityRecorder(new ActivityStore(db), { logger: app.log });
+  const metrics = new Metrics(db, pool);
+  metrics.attach(app, config.metricsToken);
+  if (config.logRequests) requestLog(app);
   const handlers = await loadHandlers(HANDLERS_DIR, handlerFiles);
   const adapter = config.deliveryWebhookUrl
     ? new WebhookDeliveryAdapter(config.deliveryWebhookUrl)
@@ -154,7 +160,10 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     allowedOrigins: config.allowedOrigins,
     allowedHosts: config.allowedHosts,
     validateResults: options.validateResults ?? process.env.NODE_ENV !== 'production',
-    onToolCall: activity.record,
+    onToolCall: (event) => {
+      activity.record(event);
+      metrics.toolCall(event);
+    },
     authFailureLimit: config.authFailuresPerMinute > 0 && { max: config.authFailuresPerMinute, windowMs: 60_000 },
   });
   await app.register(resourceMetadata, {
@@ -202,8 +211,17 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     reply.header('cache-control', 'public, max-age=300');
     return keys.publicJwks();
   });
+  // Alive: the process answers. Ready: the store answers too (migrations ran before listening).
   app.get('/healthz', async () => {
     return { status: 'ok', server: serverDefinition.info };
+  });
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      await sql`select 1`.execute(db);
+      return { status: 'ready' };
+    } catch (err) {
+      return reply.code(503).send({ status: 'unavailable', reason: `the store does not answer: ${(err as Error).message}` });
+    }
   });
 
   const housekeeping = new Housekeeping(db, app.log);

@@ -73,6 +73,15 @@ const RUNTIME_CODES = [
 
 const PARSE_FAILED = Symbol('parse failed');
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The JSON-RPC method of an /mcp request, once its body was read. */
+    mcpMethod?: string;
+    /** The tool of a tools/call. */
+    mcpTool?: string;
+  }
+}
+
 /** CORS for a browser page on an allowed origin (the origin was checked before these are sent). */
 function corsHeaders(origin: string): Record<string, string> {
   return { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': 'WWW-Authenticate, MCP-Protocol-Version' };
@@ -235,6 +244,9 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
     if (message.kind !== 'request') return reply.code(202).send();
 
     const request = message.message;
+    // For the app's request log and metrics: which method, and which tool.
+    req.mcpMethod = request.method;
+    if (request.method === 'tools/call' && typeof request.params?.name === 'string') req.mcpTool = request.params.name;
     const channel = new ResponseChannel(reply, accept.sse, accept.sse && !accept.json);
     try {
       const era = protocol.era(request, req.headers);

@@ -19,13 +19,13 @@ export interface DatabaseConfig {
 export type Db = Kysely<Database>;
 export type DbKind = 'sqlite' | 'postgres';
 
-export function openDatabase(config: DatabaseConfig): { db: Db; kind: DbKind; location: string } {
+export function openDatabase(config: DatabaseConfig): { db: Db; kind: DbKind; location: string; pool?: pg.Pool } {
   if (config.databaseUrl) {
     const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
     // An idle connection the server closes (restart, failover) must not crash the process:
     // the pool drops it and opens a new one on the next query.
     pool.on('error', (err) => console.error(`PostgreSQL connection lost: ${err.message}`));
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: 'postgres', location: redact(config.databaseUrl) };
+    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: 'postgres', location: redact(config.databaseUrl), pool };
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(config.dataDir, 'outreach.sqlite');
@@ -73,6 +73,20 @@ function withStatementCache(sqlite: SqliteDatabase.Database, max = 1000): Sqlite
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+/**
+ * An online backup of the SQLite store to `target` (a consistent copy while the server runs, by
+ * SQLite's backup API), restricted to this user like the store itself.
+ */
+export async function backupSqlite(dataDir: string, target: string): Promise<void> {
+  const source = new SqliteDatabase(path.join(dataDir, 'outreach.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    await source.backup(target);
+  } finally {
+    source.close();
+  }
+  restrict(target, 0o600);
 }
 
 function restrict(target: string, mode: number): void {

@@ -71,10 +71,21 @@ export class Metrics {
     }
   }
 
+  // prom-client hashes the labels on every inc() and observe(); the label sets here are few and
+  // fixed (routes, tools, statuses), so each one's child is made once and kept: a request costs a
+  // Map lookup, not a hash of its labels.
+  private readonly children = new Map<string, { inc(): void } | { observe(value: number): void }>();
+
+  private child<T>(key: string, make: () => T): T {
+    let found = this.children.get(key) as T | undefined;
+    if (!found) this.children.set(key, (found = make()) as never);
+    return found;
+  }
+
   /** The runtime's onToolCall observer. */
   readonly toolCall = (event: ToolCallEvent): void => {
-    this.toolCalls.inc({ tool: event.tool, outcome: event.outcome });
-    if (event.outcome !== 'denied') this.toolDurations.observe({ tool: event.tool }, event.durationMs / 1000);
+    this.child(`c|${event.tool}|${event.outcome}`, () => this.toolCalls.labels(event.tool, event.outcome)).inc();
+    if (event.outcome !== 'denied') this.child(`d|${event.tool}`, () => this.toolDurations.labels(event.tool)).observe(event.durationMs / 1000);
   };
 
   /** Counts every answer, and serves /metrics. */
@@ -82,8 +93,9 @@ export class Metrics {
     app.addHook('onResponse', async (req, reply) => {
       // The route pattern, not the URL: ids must not become labels.
       const route = req.routeOptions.url ?? 'unmatched';
-      this.requests.inc({ route, method: req.method, status: reply.statusCode });
-      this.durations.observe({ route }, reply.elapsedTime / 1000);
+      const status = reply.statusCode;
+      this.child(`r|${route}|${req.method}|${status}`, () => this.requests.labels(route, req.method, String(status))).inc();
+      this.child(`t|${route}`, () => this.durations.labels(route)).observe(reply.elapsedTime / 1000);
     });
     app.get('/metrics', async (req, reply) => {
       // Without a token: a client on this machine, not one that a local proxy forwards.

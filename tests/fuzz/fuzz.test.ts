@@ -1,0 +1,27 @@
+/**
+ * A bounded fuzz run in every test run (`npm run fuzz` runs a million cases): on each store, a few
+ * hundred generated and mutated requests to /mcp with a token that may do everything; no answer may
+ * be a 5xx, show an internal detail, or be anything but JSON-RPC.
+ */
+import { describe, test } from 'node:test';
+import { serverBackends } from '../e2e/outreach-support.ts';
+import { accountWithToken } from '../e2e/support.ts';
+import { fuzz } from './harness.ts';
+
+const CASES = Number(process.env.FUZZ_TEST_CASES ?? 450);
+
+for (const backend of await serverBackends()) {
+  describe(`fuzzing /mcp on ${backend.kind}`, { skip: backend.skip }, () => {
+    test(`${CASES} generated and mutated requests: no 5xx, no internal detail`, async () => {
+      const server = await backend.start();
+      try {
+        const account = await accountWithToken(server);
+        const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+        console.log(`# fuzz seed ${seed} (FUZZ_SEED=${seed} repeats this run)`);
+        await fuzz(server.mcpUrl, account.token, account.profileIds[0]!, { cases: CASES, seed });
+      } finally {
+        await server.close();
+      }
+    });
+  });
+}

@@ -70,7 +70,7 @@ export interface Campaign extends CampaignSummary {
   sequence: Record<Exclude<SequenceStatus, 'removed'>, number>;
 }
 
-function toStep(row: StepsTable): Step {
+export function toStep(row: StepsTable): Step {
   return {
     id: row.id,
     position: Number(row.position),

@@ -10,7 +10,7 @@ import { sql, type Selectable, type Transaction } from 'kysely';
 import { renderStep } from '../domain/placeholders.ts';
 import { localTime } from '../domain/schedule.ts';
 import { localDay } from './accounts.ts';
-import type { Schedule, Settings, Step } from './campaigns.ts';
+import { toStep, type Schedule, type Settings, type Step } from './campaigns.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
 import { leadValues, toLead } from './leads.ts';
@@ -121,17 +121,7 @@ export class SequencingStore {
 
   async steps(campaignId: string, db: Db | Trx = this.db): Promise<Step[]> {
     const rows = await db.selectFrom('steps').selectAll().where('campaign_id', '=', campaignId).orderBy('position').execute();
-    return rows.map((row) => ({
-      id: row.id,
-      position: Number(row.position),
-      name: row.name,
-      type: row.type,
-      text: row.text,
-      ...(row.subject !== null && { subject: row.subject }),
-      delay_days: Number(row.delay_days),
-      ...(row.fallback_text !== null && { fallback_text: row.fallback_text }),
-      auto_fallback: Boolean(Number(row.auto_fallback)),
-    }));
+    return rows.map(toStep);
   }
 
   /** Leads of an active campaign that have not started (new, or added since): step 1 is due after its delay from now. */

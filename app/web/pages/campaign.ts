@@ -57,11 +57,12 @@ export function campaignPage(view: CampaignView): string {
       </p>
       <section class="card" aria-labelledby="steps-title">
         <h2 id="steps-title">Steps</h2>
-        ${dataTable(campaign.steps, STEP_COLUMNS, 'No steps yet.')}
+        ${dataTable(campaign.steps, STEP_COLUMNS, 'No steps yet.', { stack: true })}
       </section>
       <section class="card" aria-labelledby="leads-title">
         <h2 id="leads-title">Leads</h2>
-        ${dataTable(view.leads, LEAD_COLUMNS, 'No leads yet.')} ${view.moreLeads && html`<p class="hint">Showing the first ${view.leads.length} leads.</p>`}
+        ${dataTable(view.leads, LEAD_COLUMNS, 'No leads yet.', { stack: true })}
+        ${view.moreLeads && html`<p class="hint">Showing the first ${view.leads.length} leads.</p>`}
       </section>`,
   });
 }

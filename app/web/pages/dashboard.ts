@@ -55,11 +55,11 @@ export function dashboardPage(view: DashboardView): string {
       ${!view.authorized && html`<p class="alert info">No AI client is connected yet. <a href="/app/mcp">Open the MCP dialog</a> to authorize one.</p>`}
       <section class="card" aria-labelledby="profiles-title">
         <h2 id="profiles-title">Sender profiles</h2>
-        ${dataTable(view.profiles, PROFILE_COLUMNS, 'No profiles.')}
+        ${dataTable(view.profiles, PROFILE_COLUMNS, 'No profiles.', { stack: true })}
       </section>
       <section class="card" aria-labelledby="campaigns-title">
         <h2 id="campaigns-title">Campaigns</h2>
-        ${dataTable(view.campaigns, CAMPAIGN_COLUMNS, 'No campaigns yet.')}
+        ${dataTable(view.campaigns, CAMPAIGN_COLUMNS, 'No campaigns yet.', { stack: true })}
       </section>
       <div class="grid">
         <section class="card" aria-labelledby="conversations-title">

@@ -4,14 +4,19 @@ import { html, type HtmlValue, type SafeHtml } from '../html.ts';
 /** A column: its header, and the cell of one row. */
 export type Column<Row> = readonly [header: string, cell: (row: Row) => HtmlValue];
 
-export function dataTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[], empty: string, options: { className?: string } = {}): SafeHtml {
+/**
+ * `stack`: on a phone, each row reads as a block of "Header: value" lines instead of a table that
+ * scrolls sideways (for tables of many columns).
+ */
+export function dataTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[], empty: string, options: { stack?: boolean } = {}): SafeHtml {
   if (!rows.length) return html`<p class="empty">${empty}</p>`;
-  return html`<div class="table-wrap"><table${options.className ? html` class="${options.className}"` : ''}>
+  const cell = (header: string, value: HtmlValue) => (options.stack ? html`<td data-label="${header}">${value}</td>` : html`<td>${value}</td>`);
+  return html`<div class="table-wrap"><table${options.stack ? html` class="stack-table"` : ''}>
 <thead><tr>${columns.map(([header]) => html`<th scope="col">${header}</th>`)}</tr></thead>
 <tbody>${rows.map(
     (row) =>
       html`<tr>
-        ${columns.map(([, cell]) => html`<td>${cell(row)}</td>`)}
+        ${columns.map(([header, value]) => cell(header, value(row)))}
       </tr>`,
   )}</tbody>
 </table></div>`;

@@ -11,6 +11,8 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { scopes as declaredScopes } from '../generated/scopes.gen.ts';
+import { serverDefinition } from '../generated/server.gen.ts';
+import { clientConfigs } from './web/client-configs.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS } from './auth/signing-keys.ts';
 import { ACCESS_TOKEN_TTL_SECONDS } from './auth/tokens.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -37,6 +39,7 @@ const USAGE = `usage:
   npm run cli -- account create --name NAME --email EMAIL --password-stdin [--profile "PROFILE NAME"]   (the password on stdin)
   npm run cli -- token --email EMAIL [--scope "mcp:read mcp:write profile service_account_id"] [--ttl SECONDS]
   npm run cli -- reply --conversation CONVERSATION_ID --text "TEXT"   (records a lead's reply, as the delivery backend would)
+  npm run cli -- config [--email EMAIL]             (this server's MCP URL and client configurations; with a 1-hour token for EMAIL)
   npm run cli -- grants list --email EMAIL          (a user's active authorizations)
   npm run cli -- grants revoke --id GRANT_ID         (its tokens and refresh tokens stop working)
   npm run cli -- keys rotate
@@ -108,6 +111,22 @@ async function run(argv: string[]): Promise<string> {
         if (!values.conversation || !values.text) throw new UsageError('reply needs --conversation and --text');
         const message = await service.messages.recordInbound({ conversationId: values.conversation }, values.text);
         return `recorded reply ${message.id}`;
+      }
+      case 'config': {
+        // This instance's MCP URL and client configurations, with a fresh token when --email is given.
+        const url = `${config.publicUrl}/mcp`;
+        let authorization = 'Bearer <token from the MCP dialog>';
+        if (values.email) {
+          const user = await service.accounts.findUserByEmail(values.email);
+          if (!user) throw new UsageError(`No user with the email ${values.email}`);
+          const scope = declaredScopes
+            .filter((s) => s.default)
+            .map((s) => s.name)
+            .join(' ');
+          authorization = `Bearer ${(await service.issueToken({ userId: user.id, accountId: user.account_id, scope })).token}`;
+        }
+        const configs = clientConfigs({ serverName: serverDefinition.info.name, url, authorization });
+        return [`MCP URL: ${url}`, `Header: Authorization: ${authorization}`, ...configs.map((c) => `\n# ${c.title}: ${c.where}\n${c.text}`)].join('\n');
       }
       case 'grants list': {
         if (!values.email) throw new UsageError('grants list needs --email');

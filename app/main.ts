@@ -4,6 +4,9 @@ import { freePort } from './free-port.ts';
 import { DEMO, retirePublishedDemoPassword, seedDemo } from './seed.ts';
 import { buildServer } from './server.ts';
 
+/** A word the shell takes as it is. */
+const shellQuote = (value: string) => (/^[\w./:@-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+
 async function main(): Promise<void> {
   let config = loadConfig();
   if (config.port === 0) {
@@ -23,6 +26,11 @@ async function main(): Promise<void> {
   if (retired?.disabled) console.log(`Disabled the demo account ${DEMO.email}: it had the published demo password, and this server is not on loopback.`);
   console.log(`Connect a client: open ${config.publicUrl}/app/mcp, choose "Authorize MCP", and paste the configuration it shows;`);
   console.log(`  or add ${config.publicUrl}/mcp as a connector in a client that signs in by itself (OAuth).`);
+  // The CLI must see the same settings, or its tokens name another server.
+  const same = ['PUBLIC_URL', 'HOST', 'PORT', 'DATA_DIR'].filter((k) => process.env[k]).map((k) => `${k}=${shellQuote(process.env[k]!)}`);
+  console.log(
+    `For scripts: ${[...same, 'npm run cli -- config --email <your email>'].join(' ')}${config.databaseUrl ? ' (with the same DATABASE_URL)' : ''} prints a token and configurations for this server.`,
+  );
 
   const stop = async (signal: string) => {
     service.app.log.info(`${signal}: shutting down`);

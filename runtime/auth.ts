@@ -125,6 +125,16 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
         currentDate: new Date(now()),
       }));
     } catch (err) {
+      // Signed with our keys but for another server (another PUBLIC_URL, or port): say which one it
+      // names and which one this is, so that the fix is obvious. (jose checks claims only after the
+      // signature.)
+      if (err instanceof joseErrors.JWTClaimValidationFailed && (err.claim === 'aud' || err.claim === 'iss')) {
+        const named = err.claim === 'aud' ? [err.payload.aud].flat().join(', ') : String(err.payload.iss);
+        const expected = err.claim === 'aud' ? options.audience : options.issuer;
+        throw fail('TOKEN_REJECTED', {
+          detail: `it was issued for ${named}, and this server is ${expected}; get a token from this server's MCP dialog (or its CLI, with the same PUBLIC_URL)`,
+        });
+      }
       if (err instanceof joseErrors.JOSEError || err instanceof TypeError) throw fail('INVALID_TOKEN');
       throw err;
     }

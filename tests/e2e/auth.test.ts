@@ -131,14 +131,16 @@ describe('token validity', () => {
     assert401(await profilesCall(bearer(token)), 'Invalid MCP token');
   });
 
-  test('a wrong audience: 401 "Invalid MCP token"', async () => {
-    assert401(await profilesCall(bearer(await signWithServiceKey({ aud: 'https://other.example.com/mcp' }))), 'Invalid MCP token');
+  test('a token signed here for another server: 401 "Invalid service access token: <what it is for, what this server is>"', async () => {
+    const why = (other: string, expected: string) =>
+      `Invalid service access token: it was issued for ${other}, and this server is ${expected}; get a token from this server's MCP dialog (or its CLI, with the same PUBLIC_URL)`;
+    assert401(
+      await profilesCall(bearer(await signWithServiceKey({ aud: 'https://other.example.com/mcp' }))),
+      why('https://other.example.com/mcp', server.mcpUrl),
+    );
     // The base URL is not the MCP URL: the audience must be exactly {PUBLIC_URL}/mcp.
-    assert401(await profilesCall(bearer(await signWithServiceKey({ aud: server.baseUrl }))), 'Invalid MCP token');
-  });
-
-  test('a wrong issuer: 401 "Invalid MCP token"', async () => {
-    assert401(await profilesCall(bearer(await signWithServiceKey({ iss: 'https://issuer.example.com' }))), 'Invalid MCP token');
+    assert401(await profilesCall(bearer(await signWithServiceKey({ aud: server.baseUrl }))), why(server.baseUrl, server.mcpUrl));
+    assert401(await profilesCall(bearer(await signWithServiceKey({ iss: 'https://issuer.example.com' }))), why('https://issuer.example.com', server.baseUrl));
   });
 
   test('the control: a token signed here with the service key and valid claims is accepted', async () => {

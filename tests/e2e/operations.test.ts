@@ -123,3 +123,21 @@ test('`cli backup` copies the running store; the copy restored into a new DATA_D
     rmSync(restored, { recursive: true, force: true });
   }
 });
+
+test("`cli config --email` with the server's settings prints its MCP URL and a header that works on it", async () => {
+  const server = await startTestServer();
+  try {
+    const account = await server.createAccount();
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', 'config', '--email', account.email], {
+      env: { ...process.env, ...server.env },
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, new RegExp(`^MCP URL: ${server.mcpUrl}$`, 'm'));
+    const header = /^Header: Authorization: (Bearer \S+)$/m.exec(run.stdout)![1]!;
+    assert.equal((await postMcp(server.mcpUrl, callTool('profiles'), { authorization: header })).status, 200);
+    assert.match(run.stdout, /"mcpServers"/);
+  } finally {
+    await server.close();
+  }
+});

@@ -162,15 +162,24 @@ describe('createJwtAuthenticator', () => {
     assert.equal(err.headers['www-authenticate'], `Bearer error="invalid_token", error_description="Invalid MCP token", resource_metadata="${METADATA}"`);
   });
 
-  test('a wrong audience, a wrong issuer, a foreign key, a tampered or malformed token are INVALID_TOKEN', async () => {
+  test('a token of ours for another server is TOKEN_REJECTED naming what it is for and what this server is', async () => {
+    const { auth } = counted();
+    const forOther = await rejectsWith(auth.authenticate(`Bearer ${await sign({ audience: 'http://127.0.0.1:3000/other' })}`), 'TOKEN_REJECTED');
+    assert.equal(
+      forOther.message,
+      `Invalid service access token: it was issued for http://127.0.0.1:3000/other, and this server is ${AUDIENCE}; get a token from this server's MCP dialog (or its CLI, with the same PUBLIC_URL)`,
+    );
+    const fromOther = await rejectsWith(auth.authenticate(`Bearer ${await sign({ issuer: 'https://evil.example' })}`), 'TOKEN_REJECTED');
+    assert.match(fromOther.message, new RegExp(`it was issued for https://evil.example, and this server is ${ISSUER}`));
+  });
+
+  test('a foreign key, a tampered or malformed token are INVALID_TOKEN', async () => {
     const { auth } = counted();
     const other = await generateKeyPair('ES256');
     const valid = await sign();
     const [h, , s] = valid.split('.');
     const tampered = `${h}.${Buffer.from(JSON.stringify({ sub: 'usr_2', service_account_id: 'acc_2', exp: 9999999999, aud: AUDIENCE, iss: ISSUER })).toString('base64url')}.${s}`;
     const cases: [string, string][] = [
-      ['wrong audience', `Bearer ${await sign({ audience: 'http://127.0.0.1:3000/other' })}`],
-      ['wrong issuer', `Bearer ${await sign({ issuer: 'https://evil.example' })}`],
       ['foreign key', `Bearer ${await sign({ key: other.privateKey })}`],
       ['tampered payload', `Bearer ${tampered}`],
       ['truncated', `Bearer ${valid.slice(0, -10)}`],

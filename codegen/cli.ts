@@ -1,12 +1,48 @@
 /**
  * npm run gen [-- --check] [tools.yaml ...]
  * Without file arguments it processes every file listed under "toolsYaml" in package.json.
- * --check writes nothing and exits 1 naming every stale file.
+ * --check writes nothing and exits 1 naming every stale file (and on a breaking change).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { generate } from './generate.ts';
+import { generate, type GenerateResult } from './generate.ts';
 import { ToolsYamlError } from './problems.ts';
+import { BreakingChangeError } from './contract/gate.ts';
+import { ContractFileError } from './contract/snapshot.ts';
+
+const rel = (p: string) => path.relative(process.cwd(), p) || p;
+
+/** Handler files whose tool is no longer declared: gen never deletes hand-written code, but says so. */
+function orphanHandlers({ model }: GenerateResult): string[] {
+  if (!existsSync(model.paths.handlers)) return [];
+  const tools = new Set(model.tools.map((t) => t.name));
+  return readdirSync(model.paths.handlers)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !tools.has(f.slice(0, -3)))
+    .map((f) => path.join(model.paths.handlers, f));
+}
+
+/** What one run did to one tools.yaml, and what the user should do next. */
+function report(file: string, result: GenerateResult): void {
+  const { model, changed, removed, accepted } = result;
+  const stubs = changed.filter((p) => p.startsWith(model.paths.handlers + path.sep));
+  const written = changed.filter((p) => !stubs.includes(p));
+  for (const p of stubs) console.log(`created ${rel(p)}: a stub handler to fill in`);
+  for (const p of written) console.log(`wrote ${rel(p)}`);
+  for (const p of removed) console.log(`removed ${rel(p)}`);
+  if (accepted.length) {
+    console.log(
+      `server.version ${model.server.version} publishes ${accepted.length} breaking change(s); ${rel(model.paths.contract)} now records the new contract:`,
+    );
+    for (const b of accepted) console.log(`  - ${b.where}: ${b.message}`);
+  }
+  for (const p of orphanHandlers(result)) console.log(`note: ${rel(p)} handles no tool declared in ${file}; delete it, or declare its tool again`);
+  console.log(`${file}: ${model.tools.length} tools; ${changed.length} file(s) written, ${removed.length} removed`);
+  if (stubs.length)
+    console.log(
+      `next: implement ${stubs.map(rel).join(', ')} (throw ctx.errors.CODE(...) for declared errors), then \`npm start\` — or keep \`npm run dev\` running`,
+    );
+  else if (changed.length || removed.length) console.log('next: restart the server (`npm start`) to serve the change, or keep `npm run dev` running');
+}
 
 async function main(argv: string[]): Promise<number> {
   const check = argv.includes('--check');
@@ -15,17 +51,13 @@ async function main(argv: string[]): Promise<number> {
   const started = performance.now();
   let stale = 0;
   for (const file of files) {
-    const { changed, removed, model } = await generate(file, check);
-    const rel = (p: string) => path.relative(process.cwd(), p);
+    const result = await generate(file, check);
+    for (const w of result.warnings) console.error(w);
     if (check) {
-      for (const p of changed) console.error(`stale: ${rel(p)}`);
-      for (const p of removed) console.error(`stale (no longer generated): ${rel(p)}`);
-      stale += changed.length + removed.length;
-    } else {
-      for (const p of changed) console.log(`wrote ${rel(p)}`);
-      for (const p of removed) console.log(`removed ${rel(p)}`);
-      console.log(`${file}: ${model.tools.length} tools, ${changed.length} file(s) written, ${removed.length} removed`);
-    }
+      for (const p of result.changed) console.error(`stale: ${rel(p)}`);
+      for (const p of result.removed) console.error(`stale (no longer generated): ${rel(p)}`);
+      stale += result.changed.length + result.removed.length;
+    } else report(file, result);
   }
   const ms = Math.round(performance.now() - started);
   if (check && stale) {
@@ -39,8 +71,8 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof ToolsYamlError) console.error(err.message);
+    if (err instanceof ToolsYamlError || err instanceof BreakingChangeError || err instanceof ContractFileError) console.error(err.message);
     else console.error(err);
-    process.exit(2);
+    process.exit(err instanceof BreakingChangeError ? 1 : 2);
   },
 );

@@ -3,16 +3,21 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path';
 import { loadToolsYaml } from './load.ts';
 import type { Model, ToolModel } from './model.ts';
-import { compileToolTypes, type ToolTypes, type TypeJob } from './type-compiler.ts';
+import { compileTypes, type CompiledTypes, type TypeJob } from './type-compiler.ts';
 import type { OutputFile } from './emit/output.ts';
 import { emitErrors } from './emit/errors.ts';
 import { emitScopes } from './emit/scopes.ts';
 import { emitToolsList } from './emit/tools-list.ts';
 import { emitValidators } from './emit/validators.ts';
 import { emitToolTypes } from './emit/tool-types.ts';
+import { emitTypes } from './emit/types.ts';
 import { emitServer } from './emit/server.ts';
 import { emitHandlers, emitStub } from './emit/handlers.ts';
 import { emitDocs } from './emit/docs.ts';
+import { formatOutputs } from './format.ts';
+import { checkContract, emitContract } from './contract/gate.ts';
+import type { Break } from './contract/snapshot.ts';
+import { generatorWarnings } from './warnings.ts';
 
 /** What json-schema-to-typescript is asked to compile for a model. */
 export function typeJobs(tools: readonly Pick<ToolModel, 'name' | 'typeName' | 'input' | 'output'>[]): TypeJob[] {
@@ -20,10 +25,11 @@ export function typeJobs(tools: readonly Pick<ToolModel, 'name' | 'typeName' | '
 }
 
 /** Renders every output of a model in memory; nothing touches the disk. `types`: precompiled tool types, if any. */
-export async function render(model: Model, types?: Record<string, ToolTypes>): Promise<OutputFile[]> {
-  const compiled = types ?? (await compileToolTypes(typeJobs(model.tools)));
-  const toolTypes = model.tools.map((t) => emitToolTypes(model, t, compiled[t.name]!));
-  return [
+export async function render(model: Model, types?: CompiledTypes): Promise<OutputFile[]> {
+  const compiled = types ?? (await compileTypes(typeJobs(model.tools), model.defs));
+  const toolTypes = model.tools.map((t) => emitToolTypes(model, t, compiled.tools[t.name]!));
+  return formatOutputs([
+    ...emitTypes(model, compiled.defs),
     emitErrors(model),
     emitScopes(model),
     emitToolsList(model),
@@ -33,7 +39,8 @@ export async function render(model: Model, types?: Record<string, ToolTypes>): P
     emitHandlers(model),
     ...model.tools.map((t) => emitStub(model, t)),
     ...emitDocs(model),
-  ];
+    emitContract(model),
+  ]);
 }
 
 export interface SyncResult {
@@ -69,9 +76,21 @@ export function sync(model: Model, files: OutputFile[], check: boolean): SyncRes
   return { changed, removed };
 }
 
-/** The whole pipeline for one tools.yaml: load and validate, render in memory, then write or check. */
-export async function generate(toolsYaml: string, check: boolean): Promise<SyncResult & { model: Model }> {
+export interface GenerateResult extends SyncResult {
+  model: Model;
+  /** Breaking changes the new server version accepts (the snapshot is rewritten with them). */
+  accepted: Break[];
+  /** Advisory findings, one line each. */
+  warnings: string[];
+}
+
+/**
+ * The whole pipeline for one tools.yaml: load and validate, gate breaking changes, render in
+ * memory, then write or check. Throws ToolsYamlError or BreakingChangeError, writing nothing.
+ */
+export async function generate(toolsYaml: string, check: boolean): Promise<GenerateResult> {
   const model = loadToolsYaml(toolsYaml);
+  const accepted = checkContract(model);
   const files = await render(model);
-  return { model, ...sync(model, files, check) };
+  return { model, ...sync(model, files, check), accepted, warnings: generatorWarnings(model) };
 }

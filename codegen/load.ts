@@ -6,11 +6,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { CORE_SCHEMA, load as loadYaml } from 'js-yaml';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { frameworkErrors } from './framework-errors.ts';
+import { findCycle, inlineRefs, localDefNames, refName, refsIn, selfContained, type Defs } from './defs.ts';
+import { hint } from './did-you-mean.ts';
 import { SchemaCompiler, validatorName } from './schemas.ts';
-import type { ErrorModel, Model, ParamType, ToolModel } from './model.ts';
+import type { ErrorModel, LintOptions, Model, ParamType, ToolModel } from './model.ts';
 import { ToolsYamlError, type Problem } from './problems.ts';
 import fileSchema from './tools-yaml.schema.json' with { type: 'json' };
 import type { JSONSchema } from './json-schema.ts';
@@ -20,8 +21,9 @@ type Path = (string | number)[];
 interface RawFile {
   server: { name: string; version: string; title?: string; instructions?: string };
   auth?: 'bearer' | 'none';
-  codegen?: { generated?: string; handlers?: string; docs?: string; runtime?: string };
+  codegen?: { generated?: string; handlers?: string; docs?: string; runtime?: string; contract?: string; lint?: Partial<LintOptions> };
   scopes: Record<string, { description: string; default?: boolean }>;
+  $defs: Record<string, JSONSchema>;
   errors?: Record<string, RawError>;
   tools: Record<string, RawTool>;
 }
@@ -79,7 +81,7 @@ export interface ParsedToolsYaml {
   text: string;
   raw: unknown;
   problems: Problem[];
-  /** The positional parse, for locating problems; built on first use (only a file with problems needs it). */
+  /** The positional parse, for locating problems. */
   positions(): { doc: Document; lineCounter: LineCounter };
 }
 
@@ -87,80 +89,86 @@ export function parseToolsYamlFile(file: string): ParsedToolsYaml {
   return parseToolsYamlText(readFileSync(file, 'utf8'), file);
 }
 
-/** The `yaml` parser: slower, but it keeps the position of every node and names every syntax problem. */
-function parseWithPositions(text: string): { doc: Document; lineCounter: LineCounter } {
-  const lineCounter = new LineCounter();
-  return { doc: parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false }), lineCounter };
-}
-
 /**
- * Stage 1a: YAML syntax. A valid file is read with js-yaml (several times faster; its core schema
- * reads values as YAML 1.2 does); a file it refuses is parsed again with `yaml` to report every
- * problem at its position. Throws when the file does not parse, since it has no structure to check.
+ * Stage 1a: YAML syntax, with the `yaml` parser (YAML 1.2), which keeps the position of every node
+ * for the problems found later. Throws when the file does not parse, since it has no structure to check.
  */
 export function parseToolsYamlText(text: string, file: string): ParsedToolsYaml {
   const display = path.relative(process.cwd(), file) || file;
-  let positions: { doc: Document; lineCounter: LineCounter } | undefined;
-  const lazyPositions = () => (positions ??= parseWithPositions(text));
-  try {
-    const raw = loadYaml(text, { filename: file, schema: CORE_SCHEMA });
-    return { file, display, text, raw, problems: [], positions: lazyPositions };
-  } catch {
-    const { doc, lineCounter } = lazyPositions();
-    const problems: Problem[] = doc.errors.map((err) => {
-      const pos = lineCounter.linePos(err.pos[0]);
-      const message = err.code === 'DUPLICATE_KEY' ? `duplicate key ${keyAt(text, err.pos[0])}: each name may be declared once` : err.message.split('\n')[0]!;
-      return { line: pos.line, col: pos.col, message };
-    });
-    if (doc.errors.some((e) => e.code !== 'DUPLICATE_KEY')) throw new ToolsYamlError(display, problems);
-    return { file, display, text, raw: doc.toJS() as unknown, problems, positions: lazyPositions };
-  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const problems: Problem[] = doc.errors.map((err) => {
+    const pos = lineCounter.linePos(err.pos[0]);
+    const message = err.code === 'DUPLICATE_KEY' ? `duplicate key ${keyAt(text, err.pos[0])}: each name may be declared once` : err.message.split('\n')[0]!;
+    return { line: pos.line, col: pos.col, message };
+  });
+  if (doc.errors.some((e) => e.code !== 'DUPLICATE_KEY')) throw new ToolsYamlError(display, problems, text);
+  return { file, display, text, raw: doc.toJS() as unknown, problems, positions: () => ({ doc, lineCounter }) };
 }
 
 /** Stage 1b: the file's own schema, references, templates, the tools' schemas and examples -> the model. */
 export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
   const { file, display, raw } = parsed;
   const problems = [...parsed.problems];
-  const atPath = (p: Path, message: string, key = false) => {
+  const warnings: Problem[] = [];
+  const position = (p: Path, key: boolean) => {
     const { doc, lineCounter } = parsed.positions();
-    const pos = lineCounter.linePos(locate(doc, p, key) ?? 0);
-    problems.push({ line: pos.line, col: pos.col, message });
+    return lineCounter.linePos(locate(doc, p, key) ?? 0);
   };
+  const atPath = (p: Path, message: string, key = false) => problems.push({ ...position(p, key), message });
+  const warnAt = (p: Path, message: string) => warnings.push({ ...position(p, true), message });
 
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
   const validateFile = ajv.compile(fileSchema);
   if (!validateFile(raw)) for (const e of validateFile.errors ?? []) reportSchemaError(e, atPath);
 
   // The reference checks run even when the shape checks failed, so that one run reports every
   // problem; they read the file defensively and skip what is not of the right shape.
   const data = sanitize(raw);
+  const lintDescriptions = data.codegen?.lint?.descriptions !== false;
   const errors = buildErrors(data, atPath);
   const errorByCode = new Map(errors.map((e) => [e.code, e]));
   const scopeNames = new Set(Object.keys(data.scopes));
+  const defs: Defs = data.$defs;
 
   const schemas = new SchemaCompiler();
+  const defsUsable = checkDefs(schemas, data, atPath);
+  for (const [name, def] of Object.entries(defs)) warnUndescribed(def, ['$defs', name], defs, warnAt);
   const tools: ToolModel[] = [];
   const typeNames = new Map<string, string>();
   // Sorted, so that the compiled code (and its function numbering) does not depend on YAML order.
   for (const [name, tool] of Object.entries(data.tools).sort(([a], [b]) => byCodePoint(a, b))) {
     const base = ['tools', name];
     const typeName = pascalCase(name);
+    const defClash = Object.keys(defs).find((d) => [`${typeName}Arguments`, `${typeName}Result`, `${typeName}Handler`, `${typeName}ErrorCode`].includes(d));
+    if (defClash) atPath(base, `tool ${name} generates a type named ${defClash}, which is also the name of a $defs entry; rename one`, true);
     const clash = typeNames.get(typeName);
     if (clash) atPath(base, `tool ${name} and tool ${clash} would both generate types named ${typeName}; rename one`, true);
     typeNames.set(typeName, name);
     tool.scopes.forEach((scope, i) => {
-      if (!scopeNames.has(scope)) atPath([...base, 'scopes', i], `tool ${name} requires scope ${scope}, which is not declared under scopes`);
+      if (!scopeNames.has(scope))
+        atPath([...base, 'scopes', i], `tool ${name} requires scope ${scope}, which is not declared under scopes${hint(scope, scopeNames)}`);
     });
     (tool.errors ?? []).forEach((code, i) => {
       const declared = errorByCode.get(code);
-      if (!declared) atPath([...base, 'errors', i], `tool ${name} raises error ${code}, which is not declared under errors`);
+      if (!declared) atPath([...base, 'errors', i], `tool ${name} raises error ${code}, which is not declared under errors${hint(code, errorByCode.keys())}`);
       else if (declared.surface !== 'tool')
         atPath([...base, 'errors', i], `tool ${name} lists error ${code}, but its surface is ${declared.surface}; a tool can raise only surface: tool errors`);
     });
-    const input = compileSchema(schemas, tool.input, `tools/${name}/input`, validatorName(typeName, 'Arguments'), [...base, 'input'], atPath);
-    const output = tool.output
-      ? compileSchema(schemas, tool.output, `tools/${name}/output`, validatorName(typeName, 'Result'), [...base, 'output'], atPath)
-      : undefined;
+    const inputSchema = inlineRefs(tool.input, defs);
+    const outputSchema = tool.output && inlineRefs(tool.output, defs);
+    for (const [kind, wire] of [
+      ['input', inputSchema],
+      ['output', outputSchema],
+    ] as const)
+      if (wire && wire.type !== 'object')
+        atPath([...base, kind], `the ${kind} schema of tool ${name} must describe an object: \`type: object\`, or a $ref to a $defs entry that is one`);
+    warnUndescribed(tool.input, [...base, 'input'], defs, warnAt);
+    if (tool.output) warnUndescribed(tool.output, [...base, 'output'], defs, warnAt);
+    const compile = (schema: JSONSchema, kind: 'input' | 'output', exportName: string) =>
+      defsUsable ? compileSchema(schemas, selfContained(schema, defs), `tools/${name}/${kind}`, exportName, [...base, kind], atPath) : undefined;
+    const input = compile(tool.input, 'input', validatorName(typeName, 'Arguments'));
+    const output = tool.output ? compile(tool.output, 'output', validatorName(typeName, 'Result')) : undefined;
     (tool.examples ?? []).forEach((ex, i) => {
       if (input && !input(ex.arguments))
         atPath([...base, 'examples', i, 'arguments'], `example arguments do not match the input schema: ${schemas.ajv.errorsText(input.errors)}`);
@@ -177,12 +185,13 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
       scopes: [...tool.scopes],
       ...(tool.annotations && { annotations: tool.annotations }),
       input: tool.input,
-      ...(tool.output && { output: tool.output }),
+      inputSchema,
+      ...(tool.output && { output: tool.output, outputSchema: outputSchema! }),
       errors: [...(tool.errors ?? [])].sort(),
       examples: tool.examples ?? [],
     });
   }
-  if (problems.length) throw new ToolsYamlError(display, problems);
+  if (problems.length) throw new ToolsYamlError(display, problems, parsed.text);
 
   const dir = path.dirname(path.resolve(file));
   const cg = data.codegen ?? {};
@@ -192,16 +201,22 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
       generated: path.resolve(dir, cg.generated ?? 'generated'),
       handlers: path.resolve(dir, cg.handlers ?? 'tools'),
       ...(cg.docs && { docs: path.resolve(dir, cg.docs) }),
+      contract: path.resolve(dir, cg.contract ?? `${path.basename(file).replace(/\.ya?ml$/, '')}.contract.json`),
       runtimeImport: cg.runtime ?? '../runtime',
     },
+    lint: { descriptions: cg.lint?.descriptions ?? true, portability: cg.lint?.portability ?? true, allow: cg.lint?.allow ?? [] },
     server: data.server,
     auth: data.auth ?? 'bearer',
     scopes: Object.entries(data.scopes)
       .map(([name, s]) => ({ name, description: s.description, default: s.default ?? false }))
       .sort((a, b) => byCodePoint(a.name, b.name)),
     errors: errors.sort((a, b) => byCodePoint(a.code, b.code)),
+    defs: Object.keys(defs)
+      .sort(byCodePoint)
+      .map((name) => ({ name, schema: defs[name]! })),
     tools: tools.sort((a, b) => byCodePoint(a.name, b.name)),
     schemas,
+    warnings: lintDescriptions ? warnings.sort((a, b) => a.line - b.line || a.col - b.col) : [],
   };
 }
 
@@ -239,6 +254,82 @@ function buildErrors(data: RawFile, atPath: (p: Path, m: string, key?: boolean) 
   return out;
 }
 
+/**
+ * Checks the $defs and every reference to them; true when the tools' schemas can be compiled
+ * (every reference resolves and nothing is recursive).
+ */
+function checkDefs(schemas: SchemaCompiler, data: RawFile, atPath: (p: Path, m: string) => void): boolean {
+  const defs = data.$defs;
+  let usable = true;
+  for (const [name, def] of Object.entries(defs)) usable = reportInvalidSchema(schemas, def, ['$defs', name], atPath) && usable;
+  const places: [Path, unknown][] = [
+    ...Object.entries(defs).map(([name, def]): [Path, unknown] => [['$defs', name], def]),
+    ...Object.entries(data.tools).flatMap(([name, t]): [Path, unknown][] => [
+      [['tools', name, 'input'], t.input],
+      [['tools', name, 'output'], t.output],
+    ]),
+  ];
+  for (const [base, schema] of places) {
+    const local = localDefNames(schema);
+    for (const { ref, path: at } of refsIn(schema)) {
+      const name = refName(ref);
+      if (name !== undefined && (name in defs || local.has(name))) continue;
+      usable = false;
+      const wanted = typeof ref === 'string' ? ref.replace(/^#\/\$defs\//, '') : '';
+      atPath(
+        [...base, ...at],
+        typeof ref === 'string' && ref.startsWith('#/$defs/')
+          ? `$ref ${ref} points to no $defs entry${hint(wanted, Object.keys(defs)) || `; declared: ${Object.keys(defs).sort().join(', ') || 'none'}`}`
+          : `$ref ${JSON.stringify(ref)} is not supported: refer to an entry of this file's $defs as '#/$defs/<Name>'`,
+      );
+    }
+  }
+  const cycle = findCycle(defs);
+  if (cycle) {
+    usable = false;
+    atPath(['$defs', cycle[0]!], `$defs ${cycle.join(' -> ')} refer to each other in a cycle; clients get shapes inlined, so a shape cannot contain itself`);
+  }
+  return usable;
+}
+
+/** Warns about each property, at any depth, that has no description (nor a referenced definition with one). */
+function warnUndescribed(schema: JSONSchema, where: Path, defs: Defs, warnAt: (p: Path, m: string) => void): void {
+  const described = (s: unknown): boolean => {
+    if (typeof s !== 'object' || s === null) return true;
+    const o = s as Record<string, unknown>;
+    if (typeof o.description === 'string' && o.description.trim()) return true;
+    const target = refName(o.$ref);
+    return target !== undefined && target in defs && described(defs[target]);
+  };
+  const walk = (node: unknown, at: Path) => {
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
+    const o = node as Record<string, unknown>;
+    if (typeof o.properties === 'object' && o.properties !== null)
+      for (const [prop, sub] of Object.entries(o.properties)) {
+        if (!described(sub)) warnAt([...at, 'properties', prop], `${prop} has no description; add one, so that the docs and the model can tell what it is`);
+        walk(sub, [...at, 'properties', prop]);
+      }
+    for (const key of ['items', 'additionalProperties'] as const) walk(o[key], [...at, key]);
+    for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(o[key])) (o[key] as unknown[]).forEach((sub, i) => walk(sub, [...at, key, i]));
+  };
+  walk(schema, where);
+}
+
+/** Reports a schema that is not valid JSON Schema, each mistake at its place; true when it is valid. */
+function reportInvalidSchema(schemas: SchemaCompiler, schema: JSONSchema, where: Path, atPath: (p: Path, m: string) => void): boolean {
+  if (schemas.ajv.validateSchema(schema)) return true;
+  // The meta-schema reports one mistake several ways (enum, array, anyOf); keep the first per place.
+  const seen = new Set<string>();
+  for (const e of schemas.ajv.errors ?? []) {
+    if (seen.has(e.instancePath)) continue;
+    seen.add(e.instancePath);
+    const inner = e.instancePath.split('/').slice(1).map(unescapePointer);
+    const what = e.keyword === 'enum' ? `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` : (e.message ?? e.keyword);
+    atPath([...where, ...inner], `invalid JSON Schema: ${inner.length ? inner.join('.') : 'the schema'} ${what}`);
+  }
+  return false;
+}
+
 function compileSchema(
   schemas: SchemaCompiler,
   schema: JSONSchema,
@@ -247,18 +338,7 @@ function compileSchema(
   where: Path,
   atPath: (p: Path, m: string) => void,
 ): ValidateFunction | undefined {
-  if (!schemas.ajv.validateSchema(schema)) {
-    // The meta-schema reports one mistake several ways (enum, array, anyOf); keep the first per place.
-    const seen = new Set<string>();
-    for (const e of schemas.ajv.errors ?? []) {
-      if (seen.has(e.instancePath)) continue;
-      seen.add(e.instancePath);
-      const inner = e.instancePath.split('/').slice(1).map(unescapePointer);
-      const what = e.keyword === 'enum' ? `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` : (e.message ?? e.keyword);
-      atPath([...where, ...inner], `invalid JSON Schema: ${inner.length ? inner.join('.') : 'the schema'} ${what}`);
-    }
-    return undefined;
-  }
+  if (!reportInvalidSchema(schemas, schema, where, atPath)) return undefined;
   try {
     return schemas.compile(schema, id, exportName);
   } catch (err) {
@@ -319,6 +399,7 @@ function sanitize(raw: unknown): RawFile {
     ...(file.auth === 'none' || file.auth === 'bearer' ? { auth: file.auth } : {}),
     ...(isObject(file.codegen) ? { codegen: file.codegen as RawFile['codegen'] } : {}),
     scopes: Object.fromEntries(section(file.scopes)) as RawFile['scopes'],
+    $defs: Object.fromEntries(section(file.$defs)) as RawFile['$defs'],
     errors,
     tools,
   };
@@ -328,8 +409,11 @@ function reportSchemaError(e: ErrorObject, atPath: (p: Path, m: string, key?: bo
   const p: Path = e.instancePath.split('/').slice(1).map(unescapePointer);
   const where = p.length ? p.join('.') : 'the file';
   switch (e.keyword) {
-    case 'additionalProperties':
-      return atPath([...p, e.params.additionalProperty as string], `unknown key ${e.params.additionalProperty} in ${where}`, true);
+    case 'additionalProperties': {
+      const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      const key = e.params.additionalProperty as string;
+      return atPath([...p, key], `unknown key ${key} in ${where}${hint(key, known)}`, true);
+    }
     case 'required':
       return atPath(p, `${where} is missing the required key ${e.params.missingProperty}`, true);
     case 'propertyNames':

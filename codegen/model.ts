@@ -1,5 +1,6 @@
 /** The plain intermediate model the emitters work from: everything resolved, sorted and validated. */
 import type { JSONSchema } from './json-schema.ts';
+import type { Problem } from './problems.ts';
 import type { SchemaCompiler } from './schemas.ts';
 
 export type ErrorSurface = 'auth' | 'http' | 'protocol' | 'tool';
@@ -46,10 +47,20 @@ export interface ToolModel {
   description: string;
   scopes: string[];
   annotations?: ToolAnnotations;
+  /** The schemas as declared: they may refer to the file's $defs (`$ref: '#/$defs/<Name>'`). */
   input: JSONSchema;
   output?: JSONSchema;
+  /** The same schemas with every reference inlined: what clients get in tools/list. */
+  inputSchema: JSONSchema;
+  outputSchema?: JSONSchema;
   errors: string[];
   examples: ToolExample[];
+}
+
+/** A shared shape (an entry of the file's $defs): one named type, one section of the docs. */
+export interface DefModel {
+  name: string;
+  schema: JSONSchema;
 }
 
 export interface ServerModel {
@@ -68,17 +79,34 @@ export interface ProjectPaths {
   handlers: string;
   /** Absolute path of the generated reference doc, if any. */
   docs?: string;
+  /** Absolute path of the committed contract snapshot (see contract/gate.ts). */
+  contract: string;
   /** Import specifier of the runtime folder as seen from the generated folder. */
   runtimeImport: string;
 }
 
+/** Which of the loader's advisory checks run (both by default). */
+export interface LintOptions {
+  /** Warn about fields without a description. */
+  descriptions: boolean;
+  /** Warn about schema constructs that common clients mishandle. */
+  portability: boolean;
+  /** Portability findings accepted on purpose, each with the reason. */
+  allow: { tool: string; path: string; rule: string; why: string }[];
+}
+
 export interface Model {
   paths: ProjectPaths;
+  lint: LintOptions;
   server: ServerModel;
   auth: 'bearer' | 'none';
   scopes: ScopeModel[];
   errors: ErrorModel[];
+  /** Shared shapes, sorted by name. */
+  defs: DefModel[];
   tools: ToolModel[];
   /** The tools' schemas as the loader compiled them; the validators emitter reuses them. */
   schemas: SchemaCompiler;
+  /** What the loader found questionable but not wrong (e.g. a field without a description). */
+  warnings: Problem[];
 }

@@ -17,7 +17,7 @@ export function validatorName(typeName: string, kind: 'Arguments' | 'Result'): s
 export class SchemaCompiler {
   readonly ajv = addFormats(
     new Ajv2020({
-      code: { source: true, esm: true, lines: false, optimize: false },
+      code: { source: true, esm: true, lines: true, optimize: false },
       allErrors: true,
       strict: true,
       strictTypes: false,
@@ -50,8 +50,8 @@ export class SchemaCompiler {
     return Object.keys(this.exports).sort();
   }
 
-  /** ESM source of every compiled schema, one export each. */
-  standaloneCode(): string {
-    return this.exportNames().length ? standalone(this.ajv, this.exports) : '';
+  /** ESM source of the named compiled schemas (default: all), one export each. */
+  standaloneCode(names: readonly string[] = this.exportNames()): string {
+    return names.length ? standalone(this.ajv, Object.fromEntries(names.map((n) => [n, this.exports[n]!]))) : '';
   }
 }

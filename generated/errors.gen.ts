@@ -2,378 +2,279 @@
 import type { ErrorCatalog } from '../runtime/definition.ts';
 /** Every error this server can produce, keyed by its stable code. */
 export const errorCatalog: ErrorCatalog = {
-  "ACCOUNT_CLAIM_INVALID": {
-    "message": "service_account_id claim missing or invalid",
-    "surface": "auth",
-    "status": 401,
-    "rpcCode": -32001,
-    "params": []
+  ACCOUNT_CLAIM_INVALID: {
+    message: 'service_account_id claim missing or invalid',
+    surface: 'auth',
+    status: 401,
+    rpcCode: -32001,
+    params: [],
   },
-  "AUTH_HEADER_MISSING": {
-    "message": "Authorization header is required in MCP server config",
-    "surface": "auth",
-    "status": 401,
-    "rpcCode": -32001,
-    "params": []
+  AUTH_HEADER_MISSING: {
+    message: 'Authorization header is required in MCP server config',
+    surface: 'auth',
+    status: 401,
+    rpcCode: -32001,
+    params: [],
   },
-  "BODY_TOO_LARGE": {
-    "message": "Request body is larger than {{limit}} bytes",
-    "surface": "http",
-    "status": 413,
-    "rpcCode": -32600,
-    "params": [
-      "limit"
-    ]
+  BODY_TOO_LARGE: {
+    message: 'Request body is larger than {{limit}} bytes',
+    surface: 'http',
+    status: 413,
+    rpcCode: -32600,
+    params: ['limit'],
   },
-  "CAMPAIGN_ARCHIVED": {
-    "message": "Campaign {{campaign_id}} is archived and can no longer be changed",
-    "surface": "tool",
-    "params": [
-      "campaign_id"
-    ]
+  CAMPAIGN_ARCHIVED: {
+    message: 'Campaign {{campaign_id}} is archived and can no longer be changed',
+    surface: 'tool',
+    params: ['campaign_id'],
   },
-  "CAMPAIGN_HAS_NO_LEADS": {
-    "message": "Cannot start campaign {{campaign_id}}: it has no leads; add some with add_leads first",
-    "surface": "tool",
-    "params": [
-      "campaign_id"
-    ]
+  CAMPAIGN_HAS_NO_LEADS: {
+    message: 'Cannot start campaign {{campaign_id}}: it has no leads; add some with add_leads first',
+    surface: 'tool',
+    params: ['campaign_id'],
   },
-  "CAMPAIGN_HAS_NO_STEPS": {
-    "message": "Cannot start campaign {{campaign_id}}: it has no steps; add one with add_step first",
-    "surface": "tool",
-    "params": [
-      "campaign_id"
-    ]
+  CAMPAIGN_HAS_NO_STEPS: {
+    message: 'Cannot start campaign {{campaign_id}}: it has no steps; add one with add_step first',
+    surface: 'tool',
+    params: ['campaign_id'],
   },
-  "CAMPAIGN_NOT_FOUND": {
-    "message": "Campaign {{campaign_id}} was not found for profile {{service_profile_id}}; call list_campaigns to see this profile's campaigns",
-    "surface": "tool",
-    "params": [
-      "campaign_id",
-      "service_profile_id"
-    ]
+  CAMPAIGN_NOT_FOUND: {
+    message: "Campaign {{campaign_id}} was not found for profile {{service_profile_id}}; call list_campaigns to see this profile's campaigns",
+    surface: 'tool',
+    params: ['campaign_id', 'service_profile_id'],
   },
-  "CONVERSATION_NOT_FOUND": {
-    "message": "Conversation {{conversation_id}} was not found for profile {{service_profile_id}}; call list_conversations to see this profile's conversations",
-    "surface": "tool",
-    "params": [
-      "conversation_id",
-      "service_profile_id"
-    ]
+  CONVERSATION_NOT_FOUND: {
+    message: "Conversation {{conversation_id}} was not found for profile {{service_profile_id}}; call list_conversations to see this profile's conversations",
+    surface: 'tool',
+    params: ['conversation_id', 'service_profile_id'],
   },
-  "DAILY_LIMIT_REACHED": {
-    "message": "Profile {{service_profile_id}} has reached its daily limit of {{limit}} messages; the limit resets at {{resets_at}} (midnight in {{timezone}})",
-    "surface": "tool",
-    "params": [
-      "service_profile_id",
-      "limit",
-      "resets_at",
-      "timezone"
-    ]
+  DAILY_LIMIT_REACHED: {
+    message: 'Profile {{service_profile_id}} has reached its daily limit of {{limit}} messages; the limit resets at {{resets_at}} (midnight in {{timezone}})',
+    surface: 'tool',
+    params: ['service_profile_id', 'limit', 'resets_at', 'timezone'],
   },
-  "FALLBACK_HAS_PLACEHOLDER": {
-    "message": "Step {{step}} ('{{step_name}}') has placeholders in fallback_text ({{placeholders}}); fallback_text must be plain text that fits any lead",
-    "surface": "tool",
-    "params": [
-      "step",
-      "step_name",
-      "placeholders"
-    ]
+  FALLBACK_HAS_PLACEHOLDER: {
+    message: "Step {{step}} ('{{step_name}}') has placeholders in fallback_text ({{placeholders}}); fallback_text must be plain text that fits any lead",
+    surface: 'tool',
+    params: ['step', 'step_name', 'placeholders'],
   },
-  "FORBIDDEN_HOST": {
-    "message": "Host {{host}} is not allowed",
-    "surface": "http",
-    "status": 403,
-    "rpcCode": -32000,
-    "params": [
-      "host"
-    ]
+  FORBIDDEN_HOST: {
+    message: 'Host {{host}} is not allowed',
+    surface: 'http',
+    status: 403,
+    rpcCode: -32000,
+    params: ['host'],
   },
-  "FORBIDDEN_ORIGIN": {
-    "message": "Origin {{origin}} is not allowed",
-    "surface": "http",
-    "status": 403,
-    "rpcCode": -32000,
-    "params": [
-      "origin"
-    ]
+  FORBIDDEN_ORIGIN: {
+    message: 'Origin {{origin}} is not allowed',
+    surface: 'http',
+    status: 403,
+    rpcCode: -32000,
+    params: ['origin'],
   },
-  "HEADER_MISMATCH": {
-    "message": "Header mismatch: {{detail}}",
-    "surface": "protocol",
-    "status": 400,
-    "rpcCode": -32020,
-    "params": [
-      "detail"
-    ]
+  HEADER_MISMATCH: {
+    message: 'Header mismatch: {{detail}}',
+    surface: 'protocol',
+    status: 400,
+    rpcCode: -32020,
+    params: ['detail'],
   },
-  "ILLEGAL_TRANSITION": {
-    "message": "Cannot {{action}} campaign {{campaign_id}}: it is {{current}}, and {{action}} is allowed only when it is {{allowed}}",
-    "surface": "tool",
-    "params": [
-      "action",
-      "campaign_id",
-      "current",
-      "allowed"
-    ]
+  ILLEGAL_TRANSITION: {
+    message: 'Cannot {{action}} campaign {{campaign_id}}: it is {{current}}, and {{action}} is allowed only when it is {{allowed}}',
+    surface: 'tool',
+    params: ['action', 'campaign_id', 'current', 'allowed'],
   },
-  "INSUFFICIENT_SCOPE": {
-    "message": "Missing required scope(s): {{scopes}}",
-    "surface": "auth",
-    "status": 403,
-    "rpcCode": -32003,
-    "params": [
-      "scopes"
-    ]
+  INSUFFICIENT_SCOPE: {
+    message: 'Missing required scope(s): {{scopes}}',
+    surface: 'auth',
+    status: 403,
+    rpcCode: -32003,
+    params: ['scopes'],
   },
-  "INTERNAL_ERROR": {
-    "message": "Tool {{tool}} failed unexpectedly (reference {{reference}}); the error was logged",
-    "surface": "tool",
-    "params": [
-      "tool",
-      "reference"
-    ]
+  INTERNAL_ERROR: {
+    message: 'Tool {{tool}} failed unexpectedly (reference {{reference}}); the error was logged',
+    surface: 'tool',
+    params: ['tool', 'reference'],
   },
-  "INVALID_ARGUMENTS": {
-    "message": "Invalid arguments for tool {{tool}}: {{detail}}",
-    "surface": "tool",
-    "params": [
-      "tool",
-      "detail"
-    ]
+  INVALID_ARGUMENTS: {
+    message: 'Invalid arguments for tool {{tool}}: {{detail}}',
+    surface: 'tool',
+    params: ['tool', 'detail'],
   },
-  "INVALID_CURSOR": {
-    "message": "The cursor is invalid or expired; call {{tool}} again without a cursor",
-    "surface": "tool",
-    "params": [
-      "tool"
-    ]
+  INVALID_CURSOR: {
+    message: 'The cursor is invalid or expired; call {{tool}} again without a cursor',
+    surface: 'tool',
+    params: ['tool'],
   },
-  "INVALID_DATE_RANGE": {
-    "message": "from ({{from}}) must not be after to ({{to}})",
-    "surface": "tool",
-    "params": [
-      "from",
-      "to"
-    ]
+  INVALID_DATE_RANGE: {
+    message: 'from ({{from}}) must not be after to ({{to}})',
+    surface: 'tool',
+    params: ['from', 'to'],
   },
-  "INVALID_PARAMS": {
-    "message": "Invalid params: {{detail}}",
-    "surface": "protocol",
-    "rpcCode": -32602,
-    "params": [
-      "detail"
-    ]
+  INVALID_PARAMS: {
+    message: 'Invalid params: {{detail}}',
+    surface: 'protocol',
+    rpcCode: -32602,
+    params: ['detail'],
   },
-  "INVALID_REQUEST": {
-    "message": "Invalid request: {{detail}}",
-    "surface": "protocol",
-    "status": 400,
-    "rpcCode": -32600,
-    "params": [
-      "detail"
-    ]
+  INVALID_REQUEST: {
+    message: 'Invalid request: {{detail}}',
+    surface: 'protocol',
+    status: 400,
+    rpcCode: -32600,
+    params: ['detail'],
   },
-  "INVALID_REQUEST_META": {
-    "message": "Invalid params: {{detail}}",
-    "surface": "protocol",
-    "status": 400,
-    "rpcCode": -32602,
-    "params": [
-      "detail"
-    ]
+  INVALID_REQUEST_META: {
+    message: 'Invalid params: {{detail}}',
+    surface: 'protocol',
+    status: 400,
+    rpcCode: -32602,
+    params: ['detail'],
   },
-  "INVALID_RESULT": {
-    "message": "Tool {{tool}} produced a result that does not match its output schema: {{detail}}",
-    "surface": "tool",
-    "params": [
-      "tool",
-      "detail"
-    ]
+  INVALID_RESULT: {
+    message: 'Tool {{tool}} produced a result that does not match its output schema: {{detail}}',
+    surface: 'tool',
+    params: ['tool', 'detail'],
   },
-  "INVALID_TOKEN": {
-    "message": "Invalid MCP token",
-    "surface": "auth",
-    "status": 401,
-    "rpcCode": -32001,
-    "params": []
+  INVALID_TOKEN: {
+    message: 'Invalid MCP token',
+    surface: 'auth',
+    status: 401,
+    rpcCode: -32001,
+    params: [],
   },
-  "LEADS_NOT_ACCEPTED": {
-    "message": "Cannot add leads to campaign {{campaign_id}} while it is {{current}}; leads can be added while it is draft, active or paused",
-    "surface": "tool",
-    "params": [
-      "campaign_id",
-      "current"
-    ]
+  LEADS_NOT_ACCEPTED: {
+    message: 'Cannot add leads to campaign {{campaign_id}} while it is {{current}}; leads can be added while it is draft, active or paused',
+    surface: 'tool',
+    params: ['campaign_id', 'current'],
   },
-  "LEAD_NOT_FOUND": {
-    "message": "Lead {{lead_id}} was not found for profile {{service_profile_id}}; call list_leads to see a campaign's leads",
-    "surface": "tool",
-    "params": [
-      "lead_id",
-      "service_profile_id"
-    ]
+  LEAD_NOT_FOUND: {
+    message: "Lead {{lead_id}} was not found for profile {{service_profile_id}}; call list_leads to see a campaign's leads",
+    surface: 'tool',
+    params: ['lead_id', 'service_profile_id'],
   },
-  "LEAD_NOT_IDENTIFIABLE": {
-    "message": "Lead {{index}} (counting from 0) has none of email, profile_url or first_name; each lead needs at least one of them",
-    "surface": "tool",
-    "params": [
-      "index"
-    ]
+  LEAD_NOT_IDENTIFIABLE: {
+    message: 'Lead {{index}} (counting from 0) has none of email, profile_url or first_name; each lead needs at least one of them',
+    surface: 'tool',
+    params: ['index'],
   },
-  "MESSAGE_FALLBACK_HAS_PLACEHOLDER": {
-    "message": "The message's fallback_text has placeholders ({{placeholders}}); fallback_text must be plain text that fits any lead",
-    "surface": "tool",
-    "params": [
-      "placeholders"
-    ]
+  MESSAGE_FALLBACK_HAS_PLACEHOLDER: {
+    message: "The message's fallback_text has placeholders ({{placeholders}}); fallback_text must be plain text that fits any lead",
+    surface: 'tool',
+    params: ['placeholders'],
   },
-  "MESSAGE_FALLBACK_MISSING": {
-    "message": "The message references variables like {name} or {company} but has no fallback_text",
-    "surface": "tool",
-    "params": []
+  MESSAGE_FALLBACK_MISSING: {
+    message: 'The message references variables like {name} or {company} but has no fallback_text',
+    surface: 'tool',
+    params: [],
   },
-  "MESSAGE_TARGET_INVALID": {
-    "message": "send_message needs exactly one of lead_id or conversation_id",
-    "surface": "tool",
-    "params": []
+  MESSAGE_TARGET_INVALID: {
+    message: 'send_message needs exactly one of lead_id or conversation_id',
+    surface: 'tool',
+    params: [],
   },
-  "MESSAGE_UNKNOWN_PLACEHOLDER": {
-    "message": "The message uses the unknown placeholder {{placeholder}}; known placeholders: {{known}}",
-    "surface": "tool",
-    "params": [
-      "placeholder",
-      "known"
-    ]
+  MESSAGE_UNKNOWN_PLACEHOLDER: {
+    message: 'The message uses the unknown placeholder {{placeholder}}; known placeholders: {{known}}',
+    surface: 'tool',
+    params: ['placeholder', 'known'],
   },
-  "METHOD_NOT_ALLOWED": {
-    "message": "Method not allowed",
-    "surface": "http",
-    "status": 405,
-    "rpcCode": -32000,
-    "params": []
+  METHOD_NOT_ALLOWED: {
+    message: 'Method not allowed',
+    surface: 'http',
+    status: 405,
+    rpcCode: -32000,
+    params: [],
   },
-  "METHOD_NOT_FOUND": {
-    "message": "Method not found: {{method}}",
-    "surface": "protocol",
-    "status": 404,
-    "rpcCode": -32601,
-    "params": [
-      "method"
-    ]
+  METHOD_NOT_FOUND: {
+    message: 'Method not found: {{method}}',
+    surface: 'protocol',
+    status: 404,
+    rpcCode: -32601,
+    params: ['method'],
   },
-  "NOT_ACCEPTABLE": {
-    "message": "Accept must include application/json and text/event-stream",
-    "surface": "http",
-    "status": 406,
-    "rpcCode": -32600,
-    "params": []
+  NOT_ACCEPTABLE: {
+    message: 'Accept must include application/json and text/event-stream',
+    surface: 'http',
+    status: 406,
+    rpcCode: -32600,
+    params: [],
   },
-  "PARSE_ERROR": {
-    "message": "Parse error: the body is not valid JSON",
-    "surface": "protocol",
-    "status": 400,
-    "rpcCode": -32700,
-    "params": []
+  PARSE_ERROR: {
+    message: 'Parse error: the body is not valid JSON',
+    surface: 'protocol',
+    status: 400,
+    rpcCode: -32700,
+    params: [],
   },
-  "PREVIEW_TARGET_INVALID": {
-    "message": "preview_message needs either text, or campaign_id with step_id or step_position",
-    "surface": "tool",
-    "params": []
+  PREVIEW_TARGET_INVALID: {
+    message: 'preview_message needs either text, or campaign_id with step_id or step_position',
+    surface: 'tool',
+    params: [],
   },
-  "PROFILE_NOT_ACTIVE": {
-    "message": "Profile {{service_profile_id}} is {{status}} and cannot send messages; reconnect or resume it in the app",
-    "surface": "tool",
-    "params": [
-      "service_profile_id",
-      "status"
-    ]
+  PROFILE_NOT_ACTIVE: {
+    message: 'Profile {{service_profile_id}} is {{status}} and cannot send messages; reconnect or resume it in the app',
+    surface: 'tool',
+    params: ['service_profile_id', 'status'],
   },
-  "PROFILE_NOT_FOUND": {
-    "message": "Profile {{service_profile_id}} was not found in this account; call the profiles tool and pass one of its ids as service_profile_id",
-    "surface": "tool",
-    "params": [
-      "service_profile_id"
-    ]
+  PROFILE_NOT_FOUND: {
+    message: 'Profile {{service_profile_id}} was not found in this account; call the profiles tool and pass one of its ids as service_profile_id',
+    surface: 'tool',
+    params: ['service_profile_id'],
   },
-  "STEPS_LOCKED": {
-    "message": "Cannot change the steps of campaign {{campaign_id}} while it is {{current}}; steps can change only while it is draft or paused",
-    "surface": "tool",
-    "params": [
-      "campaign_id",
-      "current"
-    ]
+  STEPS_LOCKED: {
+    message: 'Cannot change the steps of campaign {{campaign_id}} while it is {{current}}; steps can change only while it is draft or paused',
+    surface: 'tool',
+    params: ['campaign_id', 'current'],
   },
-  "STEP_FALLBACK_MISSING": {
-    "message": "Step {{step}} ('{{step_name}}') references variables like {name} or {company} but has no fallback_text",
-    "surface": "tool",
-    "params": [
-      "step",
-      "step_name"
-    ]
+  STEP_FALLBACK_MISSING: {
+    message: "Step {{step}} ('{{step_name}}') references variables like {name} or {company} but has no fallback_text",
+    surface: 'tool',
+    params: ['step', 'step_name'],
   },
-  "STEP_NOT_FOUND": {
-    "message": "Step {{step_id}} is not a step of campaign {{campaign_id}}; call get_campaign to see its steps",
-    "surface": "tool",
-    "params": [
-      "step_id",
-      "campaign_id"
-    ]
+  STEP_NOT_FOUND: {
+    message: 'Step {{step_id}} is not a step of campaign {{campaign_id}}; call get_campaign to see its steps',
+    surface: 'tool',
+    params: ['step_id', 'campaign_id'],
   },
-  "TOKEN_REJECTED": {
-    "message": "Invalid service access token: {{detail}}",
-    "surface": "auth",
-    "status": 401,
-    "rpcCode": -32001,
-    "params": [
-      "detail"
-    ]
+  TOKEN_REJECTED: {
+    message: 'Invalid service access token: {{detail}}',
+    surface: 'auth',
+    status: 401,
+    rpcCode: -32001,
+    params: ['detail'],
   },
-  "TOO_MANY_AUTH_FAILURES": {
-    "message": "Too many requests with a token this server refuses, from this address; try again in {{seconds}} seconds",
-    "surface": "http",
-    "status": 429,
-    "rpcCode": -32000,
-    "params": [
-      "seconds"
-    ]
+  TOO_MANY_AUTH_FAILURES: {
+    message: 'Too many requests with a token this server refuses, from this address; try again in {{seconds}} seconds',
+    surface: 'http',
+    status: 429,
+    rpcCode: -32000,
+    params: ['seconds'],
   },
-  "UNKNOWN_PLACEHOLDER": {
-    "message": "Step {{step}} ('{{step_name}}') uses the unknown placeholder {{placeholder}}; known placeholders: {{known}}",
-    "surface": "tool",
-    "params": [
-      "step",
-      "step_name",
-      "placeholder",
-      "known"
-    ]
+  UNKNOWN_PLACEHOLDER: {
+    message: "Step {{step}} ('{{step_name}}') uses the unknown placeholder {{placeholder}}; known placeholders: {{known}}",
+    surface: 'tool',
+    params: ['step', 'step_name', 'placeholder', 'known'],
   },
-  "UNKNOWN_TOOL": {
-    "message": "Unknown tool: {{tool}}",
-    "surface": "protocol",
-    "rpcCode": -32602,
-    "params": [
-      "tool"
-    ]
+  UNKNOWN_TOOL: {
+    message: 'Unknown tool: {{tool}}',
+    surface: 'protocol',
+    rpcCode: -32602,
+    params: ['tool'],
   },
-  "UNSUPPORTED_MEDIA_TYPE": {
-    "message": "Content-Type must be application/json",
-    "surface": "http",
-    "status": 415,
-    "rpcCode": -32600,
-    "params": []
+  UNSUPPORTED_MEDIA_TYPE: {
+    message: 'Content-Type must be application/json',
+    surface: 'http',
+    status: 415,
+    rpcCode: -32600,
+    params: [],
   },
-  "UNSUPPORTED_PROTOCOL_VERSION": {
-    "message": "Unsupported protocol version: {{version}} (supported: {{supported}})",
-    "surface": "protocol",
-    "status": 400,
-    "rpcCode": -32022,
-    "params": [
-      "version",
-      "supported"
-    ]
-  }
+  UNSUPPORTED_PROTOCOL_VERSION: {
+    message: 'Unsupported protocol version: {{version}} (supported: {{supported}})',
+    surface: 'protocol',
+    status: 400,
+    rpcCode: -32022,
+    params: ['version', 'supported'],
+  },
 };
 
 /** The parameters each error message template takes. */
@@ -427,4 +328,51 @@ export interface ErrorParams {
   UNSUPPORTED_PROTOCOL_VERSION: { version: string; supported: string };
 }
 
-export type ErrorCode = 'ACCOUNT_CLAIM_INVALID' | 'AUTH_HEADER_MISSING' | 'BODY_TOO_LARGE' | 'CAMPAIGN_ARCHIVED' | 'CAMPAIGN_HAS_NO_LEADS' | 'CAMPAIGN_HAS_NO_STEPS' | 'CAMPAIGN_NOT_FOUND' | 'CONVERSATION_NOT_FOUND' | 'DAILY_LIMIT_REACHED' | 'FALLBACK_HAS_PLACEHOLDER' | 'FORBIDDEN_HOST' | 'FORBIDDEN_ORIGIN' | 'HEADER_MISMATCH' | 'ILLEGAL_TRANSITION' | 'INSUFFICIENT_SCOPE' | 'INTERNAL_ERROR' | 'INVALID_ARGUMENTS' | 'INVALID_CURSOR' | 'INVALID_DATE_RANGE' | 'INVALID_PARAMS' | 'INVALID_REQUEST' | 'INVALID_REQUEST_META' | 'INVALID_RESULT' | 'INVALID_TOKEN' | 'LEADS_NOT_ACCEPTED' | 'LEAD_NOT_FOUND' | 'LEAD_NOT_IDENTIFIABLE' | 'MESSAGE_FALLBACK_HAS_PLACEHOLDER' | 'MESSAGE_FALLBACK_MISSING' | 'MESSAGE_TARGET_INVALID' | 'MESSAGE_UNKNOWN_PLACEHOLDER' | 'METHOD_NOT_ALLOWED' | 'METHOD_NOT_FOUND' | 'NOT_ACCEPTABLE' | 'PARSE_ERROR' | 'PREVIEW_TARGET_INVALID' | 'PROFILE_NOT_ACTIVE' | 'PROFILE_NOT_FOUND' | 'STEPS_LOCKED' | 'STEP_FALLBACK_MISSING' | 'STEP_NOT_FOUND' | 'TOKEN_REJECTED' | 'TOO_MANY_AUTH_FAILURES' | 'UNKNOWN_PLACEHOLDER' | 'UNKNOWN_TOOL' | 'UNSUPPORTED_MEDIA_TYPE' | 'UNSUPPORTED_PROTOCOL_VERSION';
+export type ErrorCode =
+  | 'ACCOUNT_CLAIM_INVALID'
+  | 'AUTH_HEADER_MISSING'
+  | 'BODY_TOO_LARGE'
+  | 'CAMPAIGN_ARCHIVED'
+  | 'CAMPAIGN_HAS_NO_LEADS'
+  | 'CAMPAIGN_HAS_NO_STEPS'
+  | 'CAMPAIGN_NOT_FOUND'
+  | 'CONVERSATION_NOT_FOUND'
+  | 'DAILY_LIMIT_REACHED'
+  | 'FALLBACK_HAS_PLACEHOLDER'
+  | 'FORBIDDEN_HOST'
+  | 'FORBIDDEN_ORIGIN'
+  | 'HEADER_MISMATCH'
+  | 'ILLEGAL_TRANSITION'
+  | 'INSUFFICIENT_SCOPE'
+  | 'INTERNAL_ERROR'
+  | 'INVALID_ARGUMENTS'
+  | 'INVALID_CURSOR'
+  | 'INVALID_DATE_RANGE'
+  | 'INVALID_PARAMS'
+  | 'INVALID_REQUEST'
+  | 'INVALID_REQUEST_META'
+  | 'INVALID_RESULT'
+  | 'INVALID_TOKEN'
+  | 'LEADS_NOT_ACCEPTED'
+  | 'LEAD_NOT_FOUND'
+  | 'LEAD_NOT_IDENTIFIABLE'
+  | 'MESSAGE_FALLBACK_HAS_PLACEHOLDER'
+  | 'MESSAGE_FALLBACK_MISSING'
+  | 'MESSAGE_TARGET_INVALID'
+  | 'MESSAGE_UNKNOWN_PLACEHOLDER'
+  | 'METHOD_NOT_ALLOWED'
+  | 'METHOD_NOT_FOUND'
+  | 'NOT_ACCEPTABLE'
+  | 'PARSE_ERROR'
+  | 'PREVIEW_TARGET_INVALID'
+  | 'PROFILE_NOT_ACTIVE'
+  | 'PROFILE_NOT_FOUND'
+  | 'STEPS_LOCKED'
+  | 'STEP_FALLBACK_MISSING'
+  | 'STEP_NOT_FOUND'
+  | 'TOKEN_REJECTED'
+  | 'TOO_MANY_AUTH_FAILURES'
+  | 'UNKNOWN_PLACEHOLDER'
+  | 'UNKNOWN_TOOL'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'UNSUPPORTED_PROTOCOL_VERSION';

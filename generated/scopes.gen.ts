@@ -3,87 +3,46 @@ import type { ScopeDefinition } from '../runtime/definition.ts';
 /** Every OAuth scope the server knows; `default` scopes are pre-selected on the consent screen. */
 export const scopes: readonly ScopeDefinition[] = [
   {
-    "name": "mcp:read",
-    "description": "Read operations (list and read profiles, campaigns, leads, conversations, statistics).",
-    "default": true
+    name: 'mcp:read',
+    description: 'Read operations (list and read profiles, campaigns, leads, conversations, statistics).',
+    default: true,
   },
   {
-    "name": "mcp:write",
-    "description": "Operations that write data (create or update a campaign, add leads, send a message).",
-    "default": true
+    name: 'mcp:write',
+    description: 'Operations that write data (create or update a campaign, add leads, send a message).',
+    default: true,
   },
   {
-    "name": "profile",
-    "description": "Access to the user's sender profiles.",
-    "default": true
+    name: 'profile',
+    description: "Access to the user's sender profiles.",
+    default: true,
   },
   {
-    "name": "service_account_id",
-    "description": "Puts the account-id claim (service_account_id) into the token; required by every call.",
-    "default": true
-  }
+    name: 'service_account_id',
+    description: 'Puts the account-id claim (service_account_id) into the token; required by every call.',
+    default: true,
+  },
 ];
 /** The scopes a token needs to call each tool (all of them). */
 export const toolScopes: Readonly<Record<string, readonly string[]>> = {
-  "add_leads": [
-    "mcp:write"
-  ],
-  "add_step": [
-    "mcp:write"
-  ],
-  "archive_campaign": [
-    "mcp:write"
-  ],
-  "campaign_stats": [
-    "mcp:read"
-  ],
-  "create_campaign": [
-    "mcp:write"
-  ],
-  "delete_step": [
-    "mcp:write"
-  ],
-  "get_campaign": [
-    "mcp:read"
-  ],
-  "get_conversation": [
-    "mcp:read"
-  ],
-  "get_lead": [
-    "mcp:read"
-  ],
-  "list_campaigns": [
-    "mcp:read"
-  ],
-  "list_conversations": [
-    "mcp:read"
-  ],
-  "list_leads": [
-    "mcp:read"
-  ],
-  "pause_campaign": [
-    "mcp:write"
-  ],
-  "preview_message": [
-    "mcp:read"
-  ],
-  "profiles": [
-    "mcp:read",
-    "profile"
-  ],
-  "remove_lead": [
-    "mcp:write"
-  ],
-  "send_message": [
-    "mcp:write"
-  ],
-  "start_campaign": [
-    "mcp:write"
-  ],
-  "update_campaign": [
-    "mcp:write"
-  ],
-  "update_step": [
-    "mcp:write"
-  ]
+  add_leads: ['mcp:write'],
+  add_step: ['mcp:write'],
+  archive_campaign: ['mcp:write'],
+  campaign_stats: ['mcp:read'],
+  create_campaign: ['mcp:write'],
+  delete_step: ['mcp:write'],
+  get_campaign: ['mcp:read'],
+  get_conversation: ['mcp:read'],
+  get_lead: ['mcp:read'],
+  list_campaigns: ['mcp:read'],
+  list_conversations: ['mcp:read'],
+  list_leads: ['mcp:read'],
+  pause_campaign: ['mcp:write'],
+  preview_message: ['mcp:read'],
+  profiles: ['mcp:read', 'profile'],
+  remove_lead: ['mcp:write'],
+  send_message: ['mcp:write'],
+  start_campaign: ['mcp:write'],
+  update_campaign: ['mcp:write'],
+  update_step: ['mcp:write'],
 };

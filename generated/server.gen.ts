@@ -3,159 +3,223 @@ import type { ServerDefinition } from '../runtime/definition.ts';
 import { errorCatalog } from './errors.gen.ts';
 import { scopes } from './scopes.gen.ts';
 import { toolsList } from './tools-list.gen.ts';
-import * as validators from './validators.gen.js';
+import { validateAddLeadsArguments, validateAddLeadsResult } from './validators/add_leads.gen.js';
+import { validateAddStepArguments, validateAddStepResult } from './validators/add_step.gen.js';
+import { validateArchiveCampaignArguments, validateArchiveCampaignResult } from './validators/archive_campaign.gen.js';
+import { validateCampaignStatsArguments, validateCampaignStatsResult } from './validators/campaign_stats.gen.js';
+import { validateCreateCampaignArguments, validateCreateCampaignResult } from './validators/create_campaign.gen.js';
+import { validateDeleteStepArguments, validateDeleteStepResult } from './validators/delete_step.gen.js';
+import { validateGetCampaignArguments, validateGetCampaignResult } from './validators/get_campaign.gen.js';
+import { validateGetConversationArguments, validateGetConversationResult } from './validators/get_conversation.gen.js';
+import { validateGetLeadArguments, validateGetLeadResult } from './validators/get_lead.gen.js';
+import { validateListCampaignsArguments, validateListCampaignsResult } from './validators/list_campaigns.gen.js';
+import { validateListConversationsArguments, validateListConversationsResult } from './validators/list_conversations.gen.js';
+import { validateListLeadsArguments, validateListLeadsResult } from './validators/list_leads.gen.js';
+import { validatePauseCampaignArguments, validatePauseCampaignResult } from './validators/pause_campaign.gen.js';
+import { validatePreviewMessageArguments, validatePreviewMessageResult } from './validators/preview_message.gen.js';
+import { validateProfilesArguments, validateProfilesResult } from './validators/profiles.gen.js';
+import { validateRemoveLeadArguments, validateRemoveLeadResult } from './validators/remove_lead.gen.js';
+import { validateSendMessageArguments, validateSendMessageResult } from './validators/send_message.gen.js';
+import { validateStartCampaignArguments, validateStartCampaignResult } from './validators/start_campaign.gen.js';
+import { validateUpdateCampaignArguments, validateUpdateCampaignResult } from './validators/update_campaign.gen.js';
+import { validateUpdateStepArguments, validateUpdateStepResult } from './validators/update_step.gen.js';
 /** The outreach-mcp server as declared in tools.yaml. */
 export const serverDefinition: ServerDefinition = {
   info: {
-    "name": "outreach-mcp",
-    "version": "0.1.0",
-    "title": "Outreach"
+    name: 'outreach-mcp',
+    version: '0.1.0',
+    title: 'Outreach',
   },
-  instructions: "Tools to run outreach for the signed-in user. Call `profiles` first and pass the chosen\nprofile's `id` as `service_profile_id` to every other tool. A started campaign sends its steps\nby itself (within its schedule and daily limits); follow it with `get_campaign`, `list_leads`\nand `campaign_stats`.\n",
-  auth: "bearer",
+  instructions:
+    "Tools to run outreach for the signed-in user. Call `profiles` first and pass the chosen\nprofile's `id` as `service_profile_id` to every other tool. A started campaign sends its steps\nby itself (within its schedule and daily limits); follow it with `get_campaign`, `list_leads`\nand `campaign_stats`.\n",
+  auth: 'bearer',
   scopes,
   errors: errorCatalog,
   toolsList,
   tools: {
-    "add_leads": {
-      name: "add_leads",
-      scopes: ["mcp:write"],
-      errors: ["CAMPAIGN_NOT_FOUND", "LEADS_NOT_ACCEPTED", "LEAD_NOT_IDENTIFIABLE", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validateAddLeadsArguments,
-      validateResult: validators.validateAddLeadsResult,
+    add_leads: {
+      name: 'add_leads',
+      scopes: ['mcp:write'],
+      errors: ['CAMPAIGN_NOT_FOUND', 'LEADS_NOT_ACCEPTED', 'LEAD_NOT_IDENTIFIABLE', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateAddLeadsArguments,
+      validateResult: validateAddLeadsResult,
     },
-    "add_step": {
-      name: "add_step",
-      scopes: ["mcp:write"],
-      errors: ["CAMPAIGN_ARCHIVED", "CAMPAIGN_NOT_FOUND", "FALLBACK_HAS_PLACEHOLDER", "PROFILE_NOT_FOUND", "STEPS_LOCKED", "STEP_FALLBACK_MISSING", "UNKNOWN_PLACEHOLDER"],
-      validateArguments: validators.validateAddStepArguments,
-      validateResult: validators.validateAddStepResult,
+    add_step: {
+      name: 'add_step',
+      scopes: ['mcp:write'],
+      errors: [
+        'CAMPAIGN_ARCHIVED',
+        'CAMPAIGN_NOT_FOUND',
+        'FALLBACK_HAS_PLACEHOLDER',
+        'PROFILE_NOT_FOUND',
+        'STEPS_LOCKED',
+        'STEP_FALLBACK_MISSING',
+        'UNKNOWN_PLACEHOLDER',
+      ],
+      validateArguments: validateAddStepArguments,
+      validateResult: validateAddStepResult,
     },
-    "archive_campaign": {
-      name: "archive_campaign",
-      scopes: ["mcp:write"],
-      errors: ["CAMPAIGN_NOT_FOUND", "ILLEGAL_TRANSITION", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validateArchiveCampaignArguments,
-      validateResult: validators.validateArchiveCampaignResult,
+    archive_campaign: {
+      name: 'archive_campaign',
+      scopes: ['mcp:write'],
+      errors: ['CAMPAIGN_NOT_FOUND', 'ILLEGAL_TRANSITION', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateArchiveCampaignArguments,
+      validateResult: validateArchiveCampaignResult,
     },
-    "campaign_stats": {
-      name: "campaign_stats",
-      scopes: ["mcp:read"],
-      errors: ["CAMPAIGN_NOT_FOUND", "INVALID_DATE_RANGE", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validateCampaignStatsArguments,
-      validateResult: validators.validateCampaignStatsResult,
+    campaign_stats: {
+      name: 'campaign_stats',
+      scopes: ['mcp:read'],
+      errors: ['CAMPAIGN_NOT_FOUND', 'INVALID_DATE_RANGE', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateCampaignStatsArguments,
+      validateResult: validateCampaignStatsResult,
     },
-    "create_campaign": {
-      name: "create_campaign",
-      scopes: ["mcp:write"],
-      errors: ["FALLBACK_HAS_PLACEHOLDER", "PROFILE_NOT_FOUND", "STEP_FALLBACK_MISSING", "UNKNOWN_PLACEHOLDER"],
-      validateArguments: validators.validateCreateCampaignArguments,
-      validateResult: validators.validateCreateCampaignResult,
+    create_campaign: {
+      name: 'create_campaign',
+      scopes: ['mcp:write'],
+      errors: ['FALLBACK_HAS_PLACEHOLDER', 'PROFILE_NOT_FOUND', 'STEP_FALLBACK_MISSING', 'UNKNOWN_PLACEHOLDER'],
+      validateArguments: validateCreateCampaignArguments,
+      validateResult: validateCreateCampaignResult,
     },
-    "delete_step": {
-      name: "delete_step",
-      scopes: ["mcp:write"],
-      errors: ["CAMPAIGN_ARCHIVED", "CAMPAIGN_NOT_FOUND", "PROFILE_NOT_FOUND", "STEPS_LOCKED", "STEP_NOT_FOUND"],
-      validateArguments: validators.validateDeleteStepArguments,
-      validateResult: validators.validateDeleteStepResult,
+    delete_step: {
+      name: 'delete_step',
+      scopes: ['mcp:write'],
+      errors: ['CAMPAIGN_ARCHIVED', 'CAMPAIGN_NOT_FOUND', 'PROFILE_NOT_FOUND', 'STEPS_LOCKED', 'STEP_NOT_FOUND'],
+      validateArguments: validateDeleteStepArguments,
+      validateResult: validateDeleteStepResult,
     },
-    "get_campaign": {
-      name: "get_campaign",
-      scopes: ["mcp:read"],
-      errors: ["CAMPAIGN_NOT_FOUND", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validateGetCampaignArguments,
-      validateResult: validators.validateGetCampaignResult,
+    get_campaign: {
+      name: 'get_campaign',
+      scopes: ['mcp:read'],
+      errors: ['CAMPAIGN_NOT_FOUND', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateGetCampaignArguments,
+      validateResult: validateGetCampaignResult,
     },
-    "get_conversation": {
-      name: "get_conversation",
-      scopes: ["mcp:read"],
-      errors: ["CONVERSATION_NOT_FOUND", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validateGetConversationArguments,
-      validateResult: validators.validateGetConversationResult,
+    get_conversation: {
+      name: 'get_conversation',
+      scopes: ['mcp:read'],
+      errors: ['CONVERSATION_NOT_FOUND', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateGetConversationArguments,
+      validateResult: validateGetConversationResult,
     },
-    "get_lead": {
-      name: "get_lead",
-      scopes: ["mcp:read"],
-      errors: ["LEAD_NOT_FOUND", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validateGetLeadArguments,
-      validateResult: validators.validateGetLeadResult,
+    get_lead: {
+      name: 'get_lead',
+      scopes: ['mcp:read'],
+      errors: ['LEAD_NOT_FOUND', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateGetLeadArguments,
+      validateResult: validateGetLeadResult,
     },
-    "list_campaigns": {
-      name: "list_campaigns",
-      scopes: ["mcp:read"],
-      errors: ["INVALID_CURSOR", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validateListCampaignsArguments,
-      validateResult: validators.validateListCampaignsResult,
+    list_campaigns: {
+      name: 'list_campaigns',
+      scopes: ['mcp:read'],
+      errors: ['INVALID_CURSOR', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateListCampaignsArguments,
+      validateResult: validateListCampaignsResult,
     },
-    "list_conversations": {
-      name: "list_conversations",
-      scopes: ["mcp:read"],
-      errors: ["INVALID_CURSOR", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validateListConversationsArguments,
-      validateResult: validators.validateListConversationsResult,
+    list_conversations: {
+      name: 'list_conversations',
+      scopes: ['mcp:read'],
+      errors: ['INVALID_CURSOR', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateListConversationsArguments,
+      validateResult: validateListConversationsResult,
     },
-    "list_leads": {
-      name: "list_leads",
-      scopes: ["mcp:read"],
-      errors: ["CAMPAIGN_NOT_FOUND", "INVALID_CURSOR", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validateListLeadsArguments,
-      validateResult: validators.validateListLeadsResult,
+    list_leads: {
+      name: 'list_leads',
+      scopes: ['mcp:read'],
+      errors: ['CAMPAIGN_NOT_FOUND', 'INVALID_CURSOR', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateListLeadsArguments,
+      validateResult: validateListLeadsResult,
     },
-    "pause_campaign": {
-      name: "pause_campaign",
-      scopes: ["mcp:write"],
-      errors: ["CAMPAIGN_NOT_FOUND", "ILLEGAL_TRANSITION", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validatePauseCampaignArguments,
-      validateResult: validators.validatePauseCampaignResult,
+    pause_campaign: {
+      name: 'pause_campaign',
+      scopes: ['mcp:write'],
+      errors: ['CAMPAIGN_NOT_FOUND', 'ILLEGAL_TRANSITION', 'PROFILE_NOT_FOUND'],
+      validateArguments: validatePauseCampaignArguments,
+      validateResult: validatePauseCampaignResult,
     },
-    "preview_message": {
-      name: "preview_message",
-      scopes: ["mcp:read"],
-      errors: ["CAMPAIGN_NOT_FOUND", "LEAD_NOT_FOUND", "MESSAGE_FALLBACK_HAS_PLACEHOLDER", "MESSAGE_FALLBACK_MISSING", "MESSAGE_UNKNOWN_PLACEHOLDER", "PREVIEW_TARGET_INVALID", "PROFILE_NOT_FOUND", "STEP_NOT_FOUND"],
-      validateArguments: validators.validatePreviewMessageArguments,
-      validateResult: validators.validatePreviewMessageResult,
+    preview_message: {
+      name: 'preview_message',
+      scopes: ['mcp:read'],
+      errors: [
+        'CAMPAIGN_NOT_FOUND',
+        'LEAD_NOT_FOUND',
+        'MESSAGE_FALLBACK_HAS_PLACEHOLDER',
+        'MESSAGE_FALLBACK_MISSING',
+        'MESSAGE_UNKNOWN_PLACEHOLDER',
+        'PREVIEW_TARGET_INVALID',
+        'PROFILE_NOT_FOUND',
+        'STEP_NOT_FOUND',
+      ],
+      validateArguments: validatePreviewMessageArguments,
+      validateResult: validatePreviewMessageResult,
     },
-    "profiles": {
-      name: "profiles",
-      scopes: ["mcp:read", "profile"],
+    profiles: {
+      name: 'profiles',
+      scopes: ['mcp:read', 'profile'],
       errors: [],
-      validateArguments: validators.validateProfilesArguments,
-      validateResult: validators.validateProfilesResult,
+      validateArguments: validateProfilesArguments,
+      validateResult: validateProfilesResult,
     },
-    "remove_lead": {
-      name: "remove_lead",
-      scopes: ["mcp:write"],
-      errors: ["LEAD_NOT_FOUND", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validateRemoveLeadArguments,
-      validateResult: validators.validateRemoveLeadResult,
+    remove_lead: {
+      name: 'remove_lead',
+      scopes: ['mcp:write'],
+      errors: ['LEAD_NOT_FOUND', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateRemoveLeadArguments,
+      validateResult: validateRemoveLeadResult,
     },
-    "send_message": {
-      name: "send_message",
-      scopes: ["mcp:write"],
-      errors: ["CONVERSATION_NOT_FOUND", "DAILY_LIMIT_REACHED", "LEAD_NOT_FOUND", "MESSAGE_FALLBACK_HAS_PLACEHOLDER", "MESSAGE_FALLBACK_MISSING", "MESSAGE_TARGET_INVALID", "MESSAGE_UNKNOWN_PLACEHOLDER", "PROFILE_NOT_ACTIVE", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validateSendMessageArguments,
-      validateResult: validators.validateSendMessageResult,
+    send_message: {
+      name: 'send_message',
+      scopes: ['mcp:write'],
+      errors: [
+        'CONVERSATION_NOT_FOUND',
+        'DAILY_LIMIT_REACHED',
+        'LEAD_NOT_FOUND',
+        'MESSAGE_FALLBACK_HAS_PLACEHOLDER',
+        'MESSAGE_FALLBACK_MISSING',
+        'MESSAGE_TARGET_INVALID',
+        'MESSAGE_UNKNOWN_PLACEHOLDER',
+        'PROFILE_NOT_ACTIVE',
+        'PROFILE_NOT_FOUND',
+      ],
+      validateArguments: validateSendMessageArguments,
+      validateResult: validateSendMessageResult,
     },
-    "start_campaign": {
-      name: "start_campaign",
-      scopes: ["mcp:write"],
-      errors: ["CAMPAIGN_HAS_NO_LEADS", "CAMPAIGN_HAS_NO_STEPS", "CAMPAIGN_NOT_FOUND", "ILLEGAL_TRANSITION", "PROFILE_NOT_FOUND"],
-      validateArguments: validators.validateStartCampaignArguments,
-      validateResult: validators.validateStartCampaignResult,
+    start_campaign: {
+      name: 'start_campaign',
+      scopes: ['mcp:write'],
+      errors: ['CAMPAIGN_HAS_NO_LEADS', 'CAMPAIGN_HAS_NO_STEPS', 'CAMPAIGN_NOT_FOUND', 'ILLEGAL_TRANSITION', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateStartCampaignArguments,
+      validateResult: validateStartCampaignResult,
     },
-    "update_campaign": {
-      name: "update_campaign",
-      scopes: ["mcp:write"],
-      errors: ["CAMPAIGN_ARCHIVED", "CAMPAIGN_NOT_FOUND", "FALLBACK_HAS_PLACEHOLDER", "PROFILE_NOT_FOUND", "STEPS_LOCKED", "STEP_FALLBACK_MISSING", "UNKNOWN_PLACEHOLDER"],
-      validateArguments: validators.validateUpdateCampaignArguments,
-      validateResult: validators.validateUpdateCampaignResult,
+    update_campaign: {
+      name: 'update_campaign',
+      scopes: ['mcp:write'],
+      errors: [
+        'CAMPAIGN_ARCHIVED',
+        'CAMPAIGN_NOT_FOUND',
+        'FALLBACK_HAS_PLACEHOLDER',
+        'PROFILE_NOT_FOUND',
+        'STEPS_LOCKED',
+        'STEP_FALLBACK_MISSING',
+        'UNKNOWN_PLACEHOLDER',
+      ],
+      validateArguments: validateUpdateCampaignArguments,
+      validateResult: validateUpdateCampaignResult,
     },
-    "update_step": {
-      name: "update_step",
-      scopes: ["mcp:write"],
-      errors: ["CAMPAIGN_ARCHIVED", "CAMPAIGN_NOT_FOUND", "FALLBACK_HAS_PLACEHOLDER", "PROFILE_NOT_FOUND", "STEPS_LOCKED", "STEP_FALLBACK_MISSING", "STEP_NOT_FOUND", "UNKNOWN_PLACEHOLDER"],
-      validateArguments: validators.validateUpdateStepArguments,
-      validateResult: validators.validateUpdateStepResult,
+    update_step: {
+      name: 'update_step',
+      scopes: ['mcp:write'],
+      errors: [
+        'CAMPAIGN_ARCHIVED',
+        'CAMPAIGN_NOT_FOUND',
+        'FALLBACK_HAS_PLACEHOLDER',
+        'PROFILE_NOT_FOUND',
+        'STEPS_LOCKED',
+        'STEP_FALLBACK_MISSING',
+        'STEP_NOT_FOUND',
+        'UNKNOWN_PLACEHOLDER',
+      ],
+      validateArguments: validateUpdateStepArguments,
+      validateResult: validateUpdateStepResult,
     },
   },
 };

@@ -13,15 +13,9 @@ export interface NewProfile {
   daily_limit: number;
 }
 
-export interface Profile {
-  id: string;
-  name: string;
-  channel: ProfilesTable['channel'];
-  status: ProfilesTable['status'];
-  timezone: string;
-  daily_limit: number;
-  sent_today: number;
-}
+import type { Profile } from '../../generated/types.gen.ts';
+
+export type { Profile };
 
 export interface CreatedAccount {
   accountId: string;

@@ -14,61 +14,13 @@ import { systemClock, type Clock } from '../clock.ts';
 import type { CampaignsTable, CampaignStatus, Database, SequenceStatus, StepsTable } from './schema.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 
-export interface NewStep {
-  name: string;
-  type: string;
-  text: string;
-  subject?: string;
-  delay_days?: number;
-  fallback_text?: string;
-  auto_fallback?: boolean;
-}
+import type { Campaign, CampaignSettings, CampaignSummary, Schedule, Step, StepInput } from '../../generated/types.gen.ts';
 
+// The store speaks the tools' shapes: the types generated from tools.yaml's $defs.
+export type { Campaign, CampaignSummary, Schedule, Step, StepType, Weekday } from '../../generated/types.gen.ts';
+export type NewStep = StepInput;
+export type Settings = CampaignSettings;
 export type StepPatch = Partial<Omit<NewStep, 'subject' | 'fallback_text'>> & { subject?: string | null; fallback_text?: string | null };
-
-export interface Step {
-  id: string;
-  position: number;
-  name: string;
-  type: string;
-  text: string;
-  subject?: string;
-  delay_days: number;
-  fallback_text?: string;
-  auto_fallback: boolean;
-}
-
-export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
-
-export interface Schedule {
-  timezone?: string;
-  days?: Weekday[];
-  start_hour?: number;
-  end_hour?: number;
-}
-
-export interface Settings {
-  stop_on_reply?: boolean;
-  daily_limit?: number;
-}
-
-export interface CampaignSummary {
-  id: string;
-  name: string;
-  status: CampaignStatus;
-  service_profile_id: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface Campaign extends CampaignSummary {
-  schedule?: Schedule;
-  settings?: Settings;
-  steps: Step[];
-  lead_counts: { total: number; active: number; replied: number };
-  /** Leads by their place in the sequence (removed leads are not counted). */
-  sequence: Record<Exclude<SequenceStatus, 'removed'>, number>;
-}
 
 export function toStep(row: StepsTable): Step {
   return {

@@ -6,34 +6,17 @@ import { decodeCursor, encodeCursor } from './cursor.ts';
 import { assertCampaign } from './ownership.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
-import type { Database, LeadsTable, SequenceStatus } from './schema.ts';
+import type { Database, LeadsTable } from './schema.ts';
 
 export const LEAD_FIELDS = ['first_name', 'last_name', 'company', 'position', 'title', 'location', 'industry', 'email', 'profile_url'] as const;
 export type LeadField = (typeof LEAD_FIELDS)[number];
 
 export type NewLead = Partial<Record<LeadField, string>> & { custom_fields?: Record<string, string | undefined> };
 
-/** Where a lead is in its campaign's sequence (see SequenceStatus). */
-export interface LeadSequence {
-  status: Exclude<SequenceStatus, 'removed'>;
-  /** Steps behind the lead: sent (or, for a step inserted behind it while paused, skipped). */
-  steps_sent: number;
-  /** The position of the step it waits for (pending and waiting leads). */
-  next_step?: number;
-  /** When that step becomes due; it goes out in the campaign's next sending window after that, within the daily limits. */
-  next_step_due_at?: string;
-  last_sent_at?: string;
-  /** Why the sequence failed. */
-  error?: string;
-}
+// A lead's steps_sent counts the steps behind it: sent, or (for a step inserted behind it while paused) skipped.
+import type { Lead, LeadSequence } from '../../generated/types.gen.ts';
 
-export interface Lead extends NewLead {
-  id: string;
-  campaign_id: string;
-  status: 'active' | 'replied';
-  created_at: string;
-  sequence: LeadSequence;
-}
+export type { Lead, LeadSequence };
 
 export type AddLeadResult = { index: number; status: 'added'; lead_id: string } | { index: number; status: 'duplicate'; lead_id: string; matched_on: string };
 

@@ -27,29 +27,9 @@ export class ProfileNotActiveError extends DomainError {
   }
 }
 
-export interface Message {
-  id: string;
-  conversation_id: string;
-  direction: MessagesTable['direction'];
-  status: MessagesTable['status'];
-  subject?: string;
-  text: string;
-  lead_id?: string;
-  step_id?: string;
-  idempotency_key?: string;
-  created_at: string;
-  delivered_at?: string;
-  error?: string;
-}
+import type { ConversationSummary, Message } from '../../generated/types.gen.ts';
 
-export interface ConversationSummary {
-  id: string;
-  lead_id?: string;
-  campaign_id?: string;
-  created_at: string;
-  last_message_at: string;
-  message_count: number;
-}
+export type { ConversationSummary, Message };
 
 export function toMessage(row: MessagesTable): Message {
   return {

@@ -1,5 +1,6 @@
 /** The database tables, as Kysely sees them. Timestamps are ISO-8601 text on both back-ends. */
 import type { Generated } from 'kysely';
+import type { StepType } from '../../generated/types.gen.ts';
 
 export interface AccountsTable {
   id: string;
@@ -137,7 +138,7 @@ export interface StepsTable {
   campaign_id: string;
   position: number;
   name: string;
-  type: string;
+  type: StepType;
   text: string;
   subject: string | null;
   delay_days: number;

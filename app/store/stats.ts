@@ -2,26 +2,9 @@
 import { assertCampaign } from './ownership.ts';
 import type { Db } from './database.ts';
 
-export interface DayStats {
-  day: string;
-  sent: number;
-  delivered: number;
-  failed: number;
-  replies: number;
-}
+import type { CampaignStats, DayStats } from '../../generated/types.gen.ts';
 
-export interface CampaignStats {
-  campaign_id: string;
-  leads: number;
-  contacted: number;
-  replied: number;
-  reply_rate: number;
-  sent: number;
-  delivered: number;
-  failed: number;
-  replies: number;
-  per_day: DayStats[];
-}
+export type { CampaignStats, DayStats } from '../../generated/types.gen.ts';
 
 export class StatsStore {
   constructor(private readonly db: Db) {}

@@ -5,6 +5,7 @@ import type { Model } from '../model.ts';
 import type { OutputFile } from './output.ts';
 import { literal, renderSource } from './ts-source.ts';
 import { validatorName } from '../schemas.ts';
+import { toolValidators } from './validators.ts';
 
 const inlineList = (items: readonly string[]) => `[${items.map((i) => JSON.stringify(i)).join(', ')}]`;
 
@@ -15,8 +16,8 @@ export function emitServer(model: Model): OutputFile {
         `name: ${literal(t.name)}`,
         `scopes: ${inlineList(t.scopes)}`,
         `errors: ${inlineList(t.errors)}`,
-        `validateArguments: validators.${validatorName(t.typeName, 'Arguments')}`,
-        ...(t.output ? [`validateResult: validators.${validatorName(t.typeName, 'Result')}`] : []),
+        `validateArguments: ${validatorName(t.typeName, 'Arguments')}`,
+        ...(t.output ? [`validateResult: ${validatorName(t.typeName, 'Result')}`] : []),
       ];
       return `    ${literal(t.name)}: {\n${lines.map((l) => `      ${l},`).join('\n')}\n    },`;
     })
@@ -43,7 +44,11 @@ export function emitServer(model: Model): OutputFile {
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './errors.gen.ts', namedImports: ['errorCatalog'] },
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './scopes.gen.ts', namedImports: ['scopes'] },
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './tools-list.gen.ts', namedImports: ['toolsList'] },
-    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './validators.gen.js', namespaceImport: 'validators' },
+    ...model.tools.map((t) => ({
+      kind: StructureKind.ImportDeclaration as const,
+      moduleSpecifier: `./validators/${t.name}.gen.js`,
+      namedImports: toolValidators(t),
+    })),
     {
       kind: StructureKind.VariableStatement,
       isExported: true,

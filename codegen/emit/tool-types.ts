@@ -6,6 +6,7 @@ import path from 'node:path';
 import { StructureKind } from 'ts-morph';
 import type { Model, ToolModel } from '../model.ts';
 import type { ToolTypes } from '../type-compiler.ts';
+import { directDefs } from '../defs.ts';
 import type { OutputFile } from './output.ts';
 import { renderSource } from './ts-source.ts';
 
@@ -20,6 +21,7 @@ export function emitToolTypes(model: Model, tool: ToolModel, types: ToolTypes): 
   const argTypes = types.args;
   const resultTypes = types.result ?? `export type ${result} = ContentResult;`;
   const runtime = `../${model.paths.runtimeImport}`;
+  const shared = [...new Set([tool.input, tool.output].flatMap((s) => (s ? directDefs(s) : [])))].sort();
   const codes = tool.errors.map((c) => `'${c}'`).join(' | ') || 'never';
   const content = renderSource([
     {
@@ -30,6 +32,7 @@ export function emitToolTypes(model: Model, tool: ToolModel, types: ToolTypes): 
     },
     { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: `${runtime}/errors.ts`, namedImports: ['ToolErrors'] },
     { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: '../errors.gen.ts', namedImports: ['ErrorParams'] },
+    ...(shared.length ? [{ kind: StructureKind.ImportDeclaration as const, isTypeOnly: true, moduleSpecifier: '../types.gen.ts', namedImports: shared }] : []),
     argTypes,
     resultTypes,
     {

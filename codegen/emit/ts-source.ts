@@ -1,6 +1,5 @@
 /** Renders TypeScript source with ts-morph, in memory; one project is reused for every file. */
 import { printStructure, type SourceFileStructure, StructureKind } from 'ts-morph';
-import { reindent } from './indent.ts';
 import { tsBanner } from './output.ts';
 
 /**
@@ -13,8 +12,8 @@ export function renderSource(statements: SourceFileStructure['statements'], extr
     { kind: StructureKind.SourceFile, statements },
     { indentNumberOfSpaces: 2, newLine: '\n', useSingleQuote: true, insertSpaceAfterOpeningAndBeforeClosingNonemptyBraces: true },
   );
-  // One indentation style throughout, including the JSON literals and json-schema-to-typescript's output.
-  return tsBanner + extraLeading + reindent(text);
+  // Indentation and line breaks are prettier's job (format.ts), as for the rest of the code base.
+  return tsBanner + extraLeading + text;
 }
 
 /** A JSON value as a TypeScript literal (deterministic: keys keep their declared order). */

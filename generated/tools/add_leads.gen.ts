@@ -2,58 +2,51 @@
 import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
+import type { CampaignId, LeadInput, ProfileId } from '../types.gen.ts';
 export interface AddLeadsArguments {
+  service_profile_id: ProfileId;
+  campaign_id: CampaignId;
   /**
-   * The id of one of the user's profiles, as returned by `profiles`.
-   */
-  service_profile_id: string
-  /**
-   * The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).
-   */
-  campaign_id: string
-  /**
+   * The leads to add, 1 to 500.
+   *
    * @minItems 1
    * @maxItems 500
-   *
-   * Items: A person to contact. At least one of email, profile_url or first_name identifies the lead.
    */
-  leads: {
-    first_name?: string
-    last_name?: string
-    company?: string
-    position?: string
-    title?: string
-    location?: string
-    industry?: string
-    email?: string
-    profile_url?: string
-    /**
-     * Extra values, used in text as {custom.<field>}.
-     */
-    custom_fields?: {
-      [k: string]: string | undefined
-    }
-  }[]
+  leads: LeadInput[];
 }
 
 export interface AddLeadsResult {
-  added: number
-  duplicates: number
+  /**
+   * Leads added.
+   */
+  added: number;
+  /**
+   * Leads not added because they were already there.
+   */
+  duplicates: number;
+  /**
+   * One entry per lead of the request, in its order.
+   *
+   * Items: What happened to one lead of the request.
+   */
   results: {
     /**
      * Position of the lead in the request, from 0.
      */
-    index: number
-    status: ("added" | "duplicate")
+    index: number;
+    /**
+     * added, or duplicate (not added).
+     */
+    status: 'added' | 'duplicate';
     /**
      * The new lead, or the existing one it duplicates.
      */
-    lead_id: string
+    lead_id: string;
     /**
      * For duplicates: what matched (email, profile_url, name and company).
      */
-    matched_on?: string
-  }[]
+    matched_on?: string;
+  }[];
 }
 
 /** The catalog errors add_leads may raise. */

@@ -2,38 +2,21 @@
 import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
+import type { CampaignId, CampaignStats, ProfileId } from '../types.gen.ts';
 export interface CampaignStatsArguments {
+  service_profile_id: ProfileId;
+  campaign_id: CampaignId;
   /**
-   * The id of one of the user's profiles, as returned by `profiles`.
+   * First UTC day counted, YYYY-MM-DD (default: the first message).
    */
-  service_profile_id: string
+  from?: string;
   /**
-   * The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).
+   * Last UTC day counted, inclusive, YYYY-MM-DD (default: today).
    */
-  campaign_id: string
-  from?: string
-  to?: string
+  to?: string;
 }
 
-export interface CampaignStatsResult {
-  campaign_id: string
-  leads: number
-  contacted: number
-  replied: number
-  reply_rate: number
-  sent: number
-  delivered: number
-  failed: number
-  replies: number
-  per_day: {
-    day: string
-    sent: number
-    delivered: number
-    failed: number
-    replies: number
-  }[]
-}
-
+export type CampaignStatsResult = CampaignStats;
 /** The catalog errors campaign_stats may raise. */
 export type CampaignStatsErrorCode = 'CAMPAIGN_NOT_FOUND' | 'INVALID_DATE_RANGE' | 'PROFILE_NOT_FOUND';
 /** The handler of tool campaign_stats; export it as `handler` from its handler file. */

@@ -2,39 +2,17 @@
 import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
+import type { Conversation, ProfileId } from '../types.gen.ts';
 export interface GetConversationArguments {
+  service_profile_id: ProfileId;
   /**
-   * The id of one of the user's profiles, as returned by `profiles`.
+   * The id of a conversation (from `list_conversations`).
    */
-  service_profile_id: string
-  conversation_id: string
+  conversation_id: string;
 }
 
 export interface GetConversationResult {
-  conversation: {
-    id: string
-    lead_id?: string
-    campaign_id?: string
-    created_at: string
-    last_message_at: string
-    messages: {
-      id: string
-      conversation_id: string
-      direction: ("outbound" | "inbound")
-      /**
-       * Outbound: queued -> delivered or failed. Inbound: received.
-       */
-      status: ("queued" | "delivered" | "failed" | "received")
-      subject?: string
-      text: string
-      lead_id?: string
-      step_id?: string
-      idempotency_key?: string
-      created_at: string
-      delivered_at?: string
-      error?: string
-    }[]
-  }
+  conversation: Conversation;
 }
 
 /** The catalog errors get_conversation may raise. */

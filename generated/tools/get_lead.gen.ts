@@ -2,62 +2,10 @@
 import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-export interface GetLeadArguments {
-  /**
-   * The id of one of the user's profiles, as returned by `profiles`.
-   */
-  service_profile_id: string
-  /**
-   * The id of a lead (from `list_leads` or `add_leads`).
-   */
-  lead_id: string
-}
-
+import type { Lead, LeadRef } from '../types.gen.ts';
+export type GetLeadArguments = LeadRef;
 export interface GetLeadResult {
-  lead: {
-    id: string
-    campaign_id: string
-    status: ("active" | "replied")
-    created_at: string
-    /**
-     * Where the lead is in the campaign's sequence.
-     */
-    sequence: {
-      /**
-       * pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error).
-       */
-      status: ("pending" | "waiting" | "finished" | "replied" | "failed")
-      /**
-       * Steps behind the lead.
-       */
-      steps_sent: number
-      /**
-       * The position of the step the lead waits for.
-       */
-      next_step?: number
-      /**
-       * When that step is due; it goes out in the campaign's next sending window after that, within the daily limits.
-       */
-      next_step_due_at?: string
-      last_sent_at?: string
-      /**
-       * Why the sequence failed.
-       */
-      error?: string
-    }
-    first_name?: string
-    last_name?: string
-    company?: string
-    position?: string
-    title?: string
-    location?: string
-    industry?: string
-    email?: string
-    profile_url?: string
-    custom_fields?: {
-      [k: string]: string | undefined
-    }
-  }
+  lead: Lead;
 }
 
 /** The catalog errors get_lead may raise. */

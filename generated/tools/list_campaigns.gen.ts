@@ -2,40 +2,25 @@
 import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
+import type { CampaignStatus, CampaignSummary, Cursor, NextCursor, PageSize, ProfileId } from '../types.gen.ts';
 export interface ListCampaignsArguments {
+  service_profile_id: ProfileId;
   /**
-   * The id of one of the user's profiles, as returned by `profiles`.
-   */
-  service_profile_id: string
-  /**
-   * Only campaigns in these states.
+   * Only campaigns in these states (default all).
    *
    * @minItems 1
    */
-  status?: ("draft" | "active" | "paused" | "completed" | "archived")[]
-  /**
-   * Page size (1-100, default 20).
-   */
-  limit?: number
-  /**
-   * The `next_cursor` of the previous page; omit for the first page.
-   */
-  cursor?: string
+  status?: CampaignStatus[];
+  limit?: PageSize;
+  cursor?: Cursor;
 }
 
 export interface ListCampaignsResult {
-  campaigns: {
-    id: string
-    name: string
-    status: ("draft" | "active" | "paused" | "completed" | "archived")
-    service_profile_id: string
-    created_at: string
-    updated_at: string
-  }[]
   /**
-   * Pass as `cursor` to get the next page.
+   * This page of campaigns, newest first.
    */
-  next_cursor?: string
+  campaigns: CampaignSummary[];
+  next_cursor?: NextCursor;
 }
 
 /** The catalog errors list_campaigns may raise. */

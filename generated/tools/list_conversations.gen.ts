@@ -2,36 +2,27 @@
 import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
+import type { CampaignId, ConversationSummary, Cursor, LeadId, NextCursor, PageSize, ProfileId } from '../types.gen.ts';
 export interface ListConversationsArguments {
+  service_profile_id: ProfileId;
   /**
-   * The id of one of the user's profiles, as returned by `profiles`.
+   * Only conversations with leads of this campaign.
    */
-  service_profile_id: string
+  campaign_id?: CampaignId;
   /**
-   * The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).
+   * Only the conversation with this lead.
    */
-  campaign_id?: string
-  lead_id?: string
-  /**
-   * Page size (1-100, default 20).
-   */
-  limit?: number
-  /**
-   * The `next_cursor` of the previous page; omit for the first page.
-   */
-  cursor?: string
+  lead_id?: LeadId;
+  limit?: PageSize;
+  cursor?: Cursor;
 }
 
 export interface ListConversationsResult {
-  conversations: {
-    id: string
-    lead_id?: string
-    campaign_id?: string
-    created_at: string
-    last_message_at: string
-    message_count: number
-  }[]
-  next_cursor?: string
+  /**
+   * This page of conversations, most recent activity first.
+   */
+  conversations: ConversationSummary[];
+  next_cursor?: NextCursor;
 }
 
 /** The catalog errors list_conversations may raise. */

@@ -2,73 +2,28 @@
 import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
+import type { CampaignId, Cursor, Lead, LeadStatus, NextCursor, PageSize, ProfileId } from '../types.gen.ts';
 export interface ListLeadsArguments {
+  service_profile_id: ProfileId;
+  campaign_id: CampaignId;
   /**
-   * The id of one of the user's profiles, as returned by `profiles`.
+   * Only leads with this status.
    */
-  service_profile_id: string
+  status?: LeadStatus;
   /**
-   * The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).
+   * Only leads whose name, company or email contains this text (case-insensitive).
    */
-  campaign_id: string
-  status?: ("active" | "replied")
-  search?: string
-  /**
-   * Page size (1-100, default 20).
-   */
-  limit?: number
-  /**
-   * The `next_cursor` of the previous page; omit for the first page.
-   */
-  cursor?: string
+  search?: string;
+  limit?: PageSize;
+  cursor?: Cursor;
 }
 
 export interface ListLeadsResult {
-  leads: {
-    id: string
-    campaign_id: string
-    status: ("active" | "replied")
-    created_at: string
-    /**
-     * Where the lead is in the campaign's sequence.
-     */
-    sequence: {
-      /**
-       * pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error).
-       */
-      status: ("pending" | "waiting" | "finished" | "replied" | "failed")
-      /**
-       * Steps behind the lead.
-       */
-      steps_sent: number
-      /**
-       * The position of the step the lead waits for.
-       */
-      next_step?: number
-      /**
-       * When that step is due; it goes out in the campaign's next sending window after that, within the daily limits.
-       */
-      next_step_due_at?: string
-      last_sent_at?: string
-      /**
-       * Why the sequence failed.
-       */
-      error?: string
-    }
-    first_name?: string
-    last_name?: string
-    company?: string
-    position?: string
-    title?: string
-    location?: string
-    industry?: string
-    email?: string
-    profile_url?: string
-    custom_fields?: {
-      [k: string]: string | undefined
-    }
-  }[]
-  next_cursor?: string
+  /**
+   * This page of leads, in the order they were added.
+   */
+  leads: Lead[];
+  next_cursor?: NextCursor;
 }
 
 /** The catalog errors list_leads may raise. */

@@ -2,93 +2,9 @@
 import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-export interface PauseCampaignArguments {
-  /**
-   * The id of one of the user's profiles, as returned by `profiles`.
-   */
-  service_profile_id: string
-  /**
-   * The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).
-   */
-  campaign_id: string
-}
-
-export interface PauseCampaignResult {
-  campaign: {
-    id: string
-    name: string
-    /**
-     * draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence.
-     */
-    status: ("draft" | "active" | "paused" | "completed" | "archived")
-    service_profile_id: string
-    created_at: string
-    updated_at: string
-    /**
-     * When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.
-     */
-    schedule?: {
-      /**
-       * IANA time zone, e.g. "Europe/Paris" (default: the profile's).
-       */
-      timezone?: string
-      /**
-       * Days it may send (default: every day).
-       *
-       * @minItems 1
-       */
-      days?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[]
-      /**
-       * First hour it may send, local time (default 0).
-       */
-      start_hour?: number
-      /**
-       * Hour it stops sending, local time, exclusive (default 24): 9 to 17 sends from 09:00 to 16:59.
-       */
-      end_hour?: number
-    }
-    settings?: {
-      /**
-       * Stop the sequence for a lead once they reply (default true); false sends them the remaining steps anyway.
-       */
-      stop_on_reply?: boolean
-      /**
-       * At most this many sequence messages per local day; the profile's daily limit applies too (the lower one wins). What is held back goes out on the next allowed day, in order.
-       */
-      daily_limit?: number
-    }
-    steps: {
-      id: string
-      /**
-       * The step's place in the campaign, from 1.
-       */
-      position: number
-      name: string
-      type: string
-      text: string
-      subject?: string
-      delay_days: number
-      fallback_text?: string
-      auto_fallback: boolean
-    }[]
-    lead_counts: {
-      total: number
-      active: number
-      replied: number
-    }
-    /**
-     * Leads by their place in the sequence: pending (the campaign has not started them), waiting for their next step, finished (every step sent), replied (stopped by their reply), failed (a message could not be delivered).
-     */
-    sequence: {
-      pending: number
-      waiting: number
-      finished: number
-      replied: number
-      failed: number
-    }
-  }
-}
-
+import type { CampaignRef, CampaignResult } from '../types.gen.ts';
+export type PauseCampaignArguments = CampaignRef;
+export type PauseCampaignResult = CampaignResult;
 /** The catalog errors pause_campaign may raise. */
 export type PauseCampaignErrorCode = 'CAMPAIGN_NOT_FOUND' | 'ILLEGAL_TRANSITION' | 'PROFILE_NOT_FOUND';
 /** The handler of tool pause_campaign; export it as `handler` from its handler file. */

@@ -2,42 +2,57 @@
 import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
+import type { AutoFallback, CampaignId, FallbackText, LeadId, MessageText, ProfileId, StepId } from '../types.gen.ts';
 export interface PreviewMessageArguments {
+  service_profile_id: ProfileId;
   /**
-   * The id of one of the user's profiles, as returned by `profiles`.
+   * The campaign of the step to preview.
    */
-  service_profile_id: string
+  campaign_id?: CampaignId;
   /**
-   * The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).
+   * The step to preview (with campaign_id).
    */
-  campaign_id?: string
-  step_id?: string
-  step_position?: number
-  text?: string
-  fallback_text?: string
-  auto_fallback?: boolean
+  step_id?: StepId;
+  /**
+   * The position of the step to preview, from 1 (with campaign_id, instead of step_id).
+   */
+  step_position?: number;
+  /**
+   * A draft text to preview, instead of a step.
+   */
+  text?: MessageText;
+  fallback_text?: FallbackText;
+  auto_fallback?: AutoFallback;
   /**
    * Render for this lead; omit for the generic version.
    */
-  lead_id?: string
+  lead_id?: LeadId;
 }
 
 export interface PreviewMessageResult {
   /**
    * What would be sent.
    */
-  text: string
+  text: string;
   /**
    * personalized: every placeholder had a value.
    */
-  source: ("personalized" | "fallback_text" | "auto_fallback")
+  source: 'personalized' | 'fallback_text' | 'auto_fallback';
   /**
    * Placeholders without a value for this lead, e.g. "{company}".
    */
-  unresolved: string[]
+  unresolved: string[];
 }
 
 /** The catalog errors preview_message may raise. */
-export type PreviewMessageErrorCode = 'CAMPAIGN_NOT_FOUND' | 'LEAD_NOT_FOUND' | 'MESSAGE_FALLBACK_HAS_PLACEHOLDER' | 'MESSAGE_FALLBACK_MISSING' | 'MESSAGE_UNKNOWN_PLACEHOLDER' | 'PREVIEW_TARGET_INVALID' | 'PROFILE_NOT_FOUND' | 'STEP_NOT_FOUND';
+export type PreviewMessageErrorCode =
+  | 'CAMPAIGN_NOT_FOUND'
+  | 'LEAD_NOT_FOUND'
+  | 'MESSAGE_FALLBACK_HAS_PLACEHOLDER'
+  | 'MESSAGE_FALLBACK_MISSING'
+  | 'MESSAGE_UNKNOWN_PLACEHOLDER'
+  | 'PREVIEW_TARGET_INVALID'
+  | 'PROFILE_NOT_FOUND'
+  | 'STEP_NOT_FOUND';
 /** The handler of tool preview_message; export it as `handler` from its handler file. */
 export type PreviewMessageHandler = ToolHandler<PreviewMessageArguments, PreviewMessageResult, ToolErrors<ErrorParams, PreviewMessageErrorCode>>;

@@ -2,35 +2,17 @@
 import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-export interface ProfilesArguments {
-
-}
+import type { Profile } from '../types.gen.ts';
+export interface ProfilesArguments {}
 
 /**
  * The account's sender profiles.
  */
 export interface ProfilesResult {
-  profiles: {
-    /**
-     * Pass this as service_profile_id to the other tools.
-     */
-    id: string
-    name: string
-    channel: ("linkedin" | "email")
-    status: ("active" | "paused" | "disconnected")
-    /**
-     * IANA time zone of the profile's sending day.
-     */
-    timezone: string
-    /**
-     * Messages the profile may send per day.
-     */
-    daily_limit: number
-    /**
-     * Messages sent today (the day resets at local midnight).
-     */
-    sent_today: number
-  }[]
+  /**
+   * The profiles, in the order they were created.
+   */
+  profiles: Profile[];
 }
 
 /** The catalog errors profiles may raise. */

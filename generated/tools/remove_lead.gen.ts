@@ -2,20 +2,17 @@
 import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-export interface RemoveLeadArguments {
-  /**
-   * The id of one of the user's profiles, as returned by `profiles`.
-   */
-  service_profile_id: string
-  /**
-   * The id of a lead (from `list_leads` or `add_leads`).
-   */
-  lead_id: string
-}
-
+import type { LeadRef } from '../types.gen.ts';
+export type RemoveLeadArguments = LeadRef;
 export interface RemoveLeadResult {
-  removed: true
-  lead_id: string
+  /**
+   * Always true.
+   */
+  removed: true;
+  /**
+   * The lead that was removed.
+   */
+  lead_id: string;
 }
 
 /** The catalog errors remove_lead may raise. */

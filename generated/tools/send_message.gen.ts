@@ -2,54 +2,45 @@
 import type { ToolHandler } from '../../runtime/handler.ts';
 import type { ToolErrors } from '../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
+import type { AutoFallback, FallbackText, LeadId, Message, MessageText, ProfileId, Subject } from '../types.gen.ts';
 export interface SendMessageArguments {
-  /**
-   * The id of one of the user's profiles, as returned by `profiles`.
-   */
-  service_profile_id: string
+  service_profile_id: ProfileId;
   /**
    * Write to this lead (a conversation is started if needed).
    */
-  lead_id?: string
+  lead_id?: LeadId;
   /**
    * Answer in this conversation.
    */
-  conversation_id?: string
-  text: string
-  subject?: string
-  fallback_text?: string
-  auto_fallback?: boolean
+  conversation_id?: string;
+  text: MessageText;
+  subject?: Subject;
+  fallback_text?: FallbackText;
+  auto_fallback?: AutoFallback;
   /**
    * The same key returns the first result instead of sending again.
    */
-  idempotency_key?: string
+  idempotency_key?: string;
 }
 
 export interface SendMessageResult {
-  message: {
-    id: string
-    conversation_id: string
-    direction: ("outbound" | "inbound")
-    /**
-     * Outbound: queued -> delivered or failed. Inbound: received.
-     */
-    status: ("queued" | "delivered" | "failed" | "received")
-    subject?: string
-    text: string
-    lead_id?: string
-    step_id?: string
-    idempotency_key?: string
-    created_at: string
-    delivered_at?: string
-    error?: string
-  }
+  message: Message;
   /**
    * True when this key was used before and nothing new was sent.
    */
-  replayed: boolean
+  replayed: boolean;
 }
 
 /** The catalog errors send_message may raise. */
-export type SendMessageErrorCode = 'CONVERSATION_NOT_FOUND' | 'DAILY_LIMIT_REACHED' | 'LEAD_NOT_FOUND' | 'MESSAGE_FALLBACK_HAS_PLACEHOLDER' | 'MESSAGE_FALLBACK_MISSING' | 'MESSAGE_TARGET_INVALID' | 'MESSAGE_UNKNOWN_PLACEHOLDER' | 'PROFILE_NOT_ACTIVE' | 'PROFILE_NOT_FOUND';
+export type SendMessageErrorCode =
+  | 'CONVERSATION_NOT_FOUND'
+  | 'DAILY_LIMIT_REACHED'
+  | 'LEAD_NOT_FOUND'
+  | 'MESSAGE_FALLBACK_HAS_PLACEHOLDER'
+  | 'MESSAGE_FALLBACK_MISSING'
+  | 'MESSAGE_TARGET_INVALID'
+  | 'MESSAGE_UNKNOWN_PLACEHOLDER'
+  | 'PROFILE_NOT_ACTIVE'
+  | 'PROFILE_NOT_FOUND';
 /** The handler of tool send_message; export it as `handler` from its handler file. */
 export type SendMessageHandler = ToolHandler<SendMessageArguments, SendMessageResult, ToolErrors<ErrorParams, SendMessageErrorCode>>;

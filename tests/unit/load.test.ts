@@ -140,6 +140,7 @@ describe('parseToolsYaml: a valid file', () => {
       source: FILE,
       generated: path.join(dir, 'generated'),
       handlers: path.join(dir, 'tools'),
+      contract: path.join(dir, 'tools.contract.json'),
       runtimeImport: '../runtime',
     });
     assert.equal(model.auth, 'bearer');
@@ -151,7 +152,7 @@ describe('parseToolsYaml: a valid file', () => {
       yaml(`
         server: { name: s, version: '1' }
         auth: none
-        codegen: { generated: out/gen, handlers: handlers, docs: ../docs/ref.md, runtime: ../../rt }
+        codegen: { generated: out/gen, handlers: handlers, docs: ../docs/ref.md, runtime: ../../rt, contract: api/published.json }
         scopes: {}
         tools: {}
       `),
@@ -163,6 +164,7 @@ describe('parseToolsYaml: a valid file', () => {
       generated: path.join(dir, 'out', 'gen'),
       handlers: path.join(dir, 'handlers'),
       docs: path.join(dir, '..', 'docs', 'ref.md'),
+      contract: path.join(dir, 'api', 'published.json'),
       runtimeImport: '../../rt',
     });
     assert.equal(m.auth, 'none');
@@ -290,8 +292,8 @@ describe('parseToolsYaml: problems', () => {
     // The last example is valid and is not blamed.
     assert.ok(!err.problems.some((p) => p.line >= 46), err.message);
 
-    // The message lists every problem as file:line:col, sorted by position.
-    const lines = err.message.split('\n');
+    // The message lists every problem as file:line:col, sorted by position (each followed by its source line and a caret).
+    const lines = err.message.split('\n').filter((l, i) => i === 0 || l.startsWith(`  ${DISPLAY}:`));
     assert.equal(lines[0], `${DISPLAY}: 9 problems`);
     assert.equal(lines.length, 10);
     assert.equal(lines[1], `  ${DISPLAY}:10:7: error OOPS declares parameter extra, but its message never uses {{extra}}`);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, test } from 'node:test';
 import { errorCatalog } from '../../generated/errors.gen.ts';
-import { validateCreateCampaignArguments } from '../../generated/validators.gen.js';
+import { validateCreateCampaignArguments } from '../../generated/validators/create_campaign.gen.js';
 import { META, resolveEra } from '../../runtime/era.ts';
 import { CatalogError, ErrorFactory } from '../../runtime/errors.ts';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../runtime/jsonrpc.ts';

@@ -2,200 +2,164 @@
 import type { ErrorCatalog } from '../../../runtime/definition.ts';
 /** Every error this server can produce, keyed by its stable code. */
 export const errorCatalog: ErrorCatalog = {
-  "ACCOUNT_CLAIM_INVALID": {
-    "message": "service_account_id claim missing or invalid",
-    "surface": "auth",
-    "status": 401,
-    "rpcCode": -32001,
-    "params": []
+  ACCOUNT_CLAIM_INVALID: {
+    message: 'service_account_id claim missing or invalid',
+    surface: 'auth',
+    status: 401,
+    rpcCode: -32001,
+    params: [],
   },
-  "AUTH_HEADER_MISSING": {
-    "message": "Authorization header is required in MCP server config",
-    "surface": "auth",
-    "status": 401,
-    "rpcCode": -32001,
-    "params": []
+  AUTH_HEADER_MISSING: {
+    message: 'Authorization header is required in MCP server config',
+    surface: 'auth',
+    status: 401,
+    rpcCode: -32001,
+    params: [],
   },
-  "BODY_TOO_LARGE": {
-    "message": "Request body is larger than {{limit}} bytes",
-    "surface": "http",
-    "status": 413,
-    "rpcCode": -32600,
-    "params": [
-      "limit"
-    ]
+  BODY_TOO_LARGE: {
+    message: 'Request body is larger than {{limit}} bytes',
+    surface: 'http',
+    status: 413,
+    rpcCode: -32600,
+    params: ['limit'],
   },
-  "FORBIDDEN_HOST": {
-    "message": "Host {{host}} is not allowed",
-    "surface": "http",
-    "status": 403,
-    "rpcCode": -32000,
-    "params": [
-      "host"
-    ]
+  FORBIDDEN_HOST: {
+    message: 'Host {{host}} is not allowed',
+    surface: 'http',
+    status: 403,
+    rpcCode: -32000,
+    params: ['host'],
   },
-  "FORBIDDEN_ORIGIN": {
-    "message": "Origin {{origin}} is not allowed",
-    "surface": "http",
-    "status": 403,
-    "rpcCode": -32000,
-    "params": [
-      "origin"
-    ]
+  FORBIDDEN_ORIGIN: {
+    message: 'Origin {{origin}} is not allowed',
+    surface: 'http',
+    status: 403,
+    rpcCode: -32000,
+    params: ['origin'],
   },
-  "HEADER_MISMATCH": {
-    "message": "Header mismatch: {{detail}}",
-    "surface": "protocol",
-    "status": 400,
-    "rpcCode": -32020,
-    "params": [
-      "detail"
-    ]
+  HEADER_MISMATCH: {
+    message: 'Header mismatch: {{detail}}',
+    surface: 'protocol',
+    status: 400,
+    rpcCode: -32020,
+    params: ['detail'],
   },
-  "INSUFFICIENT_SCOPE": {
-    "message": "Missing required scope(s): {{scopes}}",
-    "surface": "auth",
-    "status": 403,
-    "rpcCode": -32003,
-    "params": [
-      "scopes"
-    ]
+  INSUFFICIENT_SCOPE: {
+    message: 'Missing required scope(s): {{scopes}}',
+    surface: 'auth',
+    status: 403,
+    rpcCode: -32003,
+    params: ['scopes'],
   },
-  "INTERNAL_ERROR": {
-    "message": "Tool {{tool}} failed unexpectedly (reference {{reference}}); the error was logged",
-    "surface": "tool",
-    "params": [
-      "tool",
-      "reference"
-    ]
+  INTERNAL_ERROR: {
+    message: 'Tool {{tool}} failed unexpectedly (reference {{reference}}); the error was logged',
+    surface: 'tool',
+    params: ['tool', 'reference'],
   },
-  "INVALID_ARGUMENTS": {
-    "message": "Invalid arguments for tool {{tool}}: {{detail}}",
-    "surface": "tool",
-    "params": [
-      "tool",
-      "detail"
-    ]
+  INVALID_ARGUMENTS: {
+    message: 'Invalid arguments for tool {{tool}}: {{detail}}',
+    surface: 'tool',
+    params: ['tool', 'detail'],
   },
-  "INVALID_PARAMS": {
-    "message": "Invalid params: {{detail}}",
-    "surface": "protocol",
-    "rpcCode": -32602,
-    "params": [
-      "detail"
-    ]
+  INVALID_PARAMS: {
+    message: 'Invalid params: {{detail}}',
+    surface: 'protocol',
+    rpcCode: -32602,
+    params: ['detail'],
   },
-  "INVALID_REQUEST": {
-    "message": "Invalid request: {{detail}}",
-    "surface": "protocol",
-    "status": 400,
-    "rpcCode": -32600,
-    "params": [
-      "detail"
-    ]
+  INVALID_REQUEST: {
+    message: 'Invalid request: {{detail}}',
+    surface: 'protocol',
+    status: 400,
+    rpcCode: -32600,
+    params: ['detail'],
   },
-  "INVALID_REQUEST_META": {
-    "message": "Invalid params: {{detail}}",
-    "surface": "protocol",
-    "status": 400,
-    "rpcCode": -32602,
-    "params": [
-      "detail"
-    ]
+  INVALID_REQUEST_META: {
+    message: 'Invalid params: {{detail}}',
+    surface: 'protocol',
+    status: 400,
+    rpcCode: -32602,
+    params: ['detail'],
   },
-  "INVALID_RESULT": {
-    "message": "Tool {{tool}} produced a result that does not match its output schema: {{detail}}",
-    "surface": "tool",
-    "params": [
-      "tool",
-      "detail"
-    ]
+  INVALID_RESULT: {
+    message: 'Tool {{tool}} produced a result that does not match its output schema: {{detail}}',
+    surface: 'tool',
+    params: ['tool', 'detail'],
   },
-  "INVALID_TOKEN": {
-    "message": "Invalid MCP token",
-    "surface": "auth",
-    "status": 401,
-    "rpcCode": -32001,
-    "params": []
+  INVALID_TOKEN: {
+    message: 'Invalid MCP token',
+    surface: 'auth',
+    status: 401,
+    rpcCode: -32001,
+    params: [],
   },
-  "METHOD_NOT_ALLOWED": {
-    "message": "Method not allowed",
-    "surface": "http",
-    "status": 405,
-    "rpcCode": -32000,
-    "params": []
+  METHOD_NOT_ALLOWED: {
+    message: 'Method not allowed',
+    surface: 'http',
+    status: 405,
+    rpcCode: -32000,
+    params: [],
   },
-  "METHOD_NOT_FOUND": {
-    "message": "Method not found: {{method}}",
-    "surface": "protocol",
-    "status": 404,
-    "rpcCode": -32601,
-    "params": [
-      "method"
-    ]
+  METHOD_NOT_FOUND: {
+    message: 'Method not found: {{method}}',
+    surface: 'protocol',
+    status: 404,
+    rpcCode: -32601,
+    params: ['method'],
   },
-  "NOT_ACCEPTABLE": {
-    "message": "Accept must include application/json and text/event-stream",
-    "surface": "http",
-    "status": 406,
-    "rpcCode": -32600,
-    "params": []
+  NOT_ACCEPTABLE: {
+    message: 'Accept must include application/json and text/event-stream',
+    surface: 'http',
+    status: 406,
+    rpcCode: -32600,
+    params: [],
   },
-  "PARSE_ERROR": {
-    "message": "Parse error: the body is not valid JSON",
-    "surface": "protocol",
-    "status": 400,
-    "rpcCode": -32700,
-    "params": []
+  PARSE_ERROR: {
+    message: 'Parse error: the body is not valid JSON',
+    surface: 'protocol',
+    status: 400,
+    rpcCode: -32700,
+    params: [],
   },
-  "TEST_ERROR": {
-    "message": "This tool intentionally returns an error for testing",
-    "surface": "tool",
-    "params": []
+  TEST_ERROR: {
+    message: 'This tool intentionally returns an error for testing',
+    surface: 'tool',
+    params: [],
   },
-  "TOKEN_REJECTED": {
-    "message": "Invalid service access token: {{detail}}",
-    "surface": "auth",
-    "status": 401,
-    "rpcCode": -32001,
-    "params": [
-      "detail"
-    ]
+  TOKEN_REJECTED: {
+    message: 'Invalid service access token: {{detail}}',
+    surface: 'auth',
+    status: 401,
+    rpcCode: -32001,
+    params: ['detail'],
   },
-  "TOO_MANY_AUTH_FAILURES": {
-    "message": "Too many requests with a token this server refuses, from this address; try again in {{seconds}} seconds",
-    "surface": "http",
-    "status": 429,
-    "rpcCode": -32000,
-    "params": [
-      "seconds"
-    ]
+  TOO_MANY_AUTH_FAILURES: {
+    message: 'Too many requests with a token this server refuses, from this address; try again in {{seconds}} seconds',
+    surface: 'http',
+    status: 429,
+    rpcCode: -32000,
+    params: ['seconds'],
   },
-  "UNKNOWN_TOOL": {
-    "message": "Unknown tool: {{tool}}",
-    "surface": "protocol",
-    "rpcCode": -32602,
-    "params": [
-      "tool"
-    ]
+  UNKNOWN_TOOL: {
+    message: 'Unknown tool: {{tool}}',
+    surface: 'protocol',
+    rpcCode: -32602,
+    params: ['tool'],
   },
-  "UNSUPPORTED_MEDIA_TYPE": {
-    "message": "Content-Type must be application/json",
-    "surface": "http",
-    "status": 415,
-    "rpcCode": -32600,
-    "params": []
+  UNSUPPORTED_MEDIA_TYPE: {
+    message: 'Content-Type must be application/json',
+    surface: 'http',
+    status: 415,
+    rpcCode: -32600,
+    params: [],
   },
-  "UNSUPPORTED_PROTOCOL_VERSION": {
-    "message": "Unsupported protocol version: {{version}} (supported: {{supported}})",
-    "surface": "protocol",
-    "status": 400,
-    "rpcCode": -32022,
-    "params": [
-      "version",
-      "supported"
-    ]
-  }
+  UNSUPPORTED_PROTOCOL_VERSION: {
+    message: 'Unsupported protocol version: {{version}} (supported: {{supported}})',
+    surface: 'protocol',
+    status: 400,
+    rpcCode: -32022,
+    params: ['version', 'supported'],
+  },
 };
 
 /** The parameters each error message template takes. */
@@ -226,4 +190,28 @@ export interface ErrorParams {
   UNSUPPORTED_PROTOCOL_VERSION: { version: string; supported: string };
 }
 
-export type ErrorCode = 'ACCOUNT_CLAIM_INVALID' | 'AUTH_HEADER_MISSING' | 'BODY_TOO_LARGE' | 'FORBIDDEN_HOST' | 'FORBIDDEN_ORIGIN' | 'HEADER_MISMATCH' | 'INSUFFICIENT_SCOPE' | 'INTERNAL_ERROR' | 'INVALID_ARGUMENTS' | 'INVALID_PARAMS' | 'INVALID_REQUEST' | 'INVALID_REQUEST_META' | 'INVALID_RESULT' | 'INVALID_TOKEN' | 'METHOD_NOT_ALLOWED' | 'METHOD_NOT_FOUND' | 'NOT_ACCEPTABLE' | 'PARSE_ERROR' | 'TEST_ERROR' | 'TOKEN_REJECTED' | 'TOO_MANY_AUTH_FAILURES' | 'UNKNOWN_TOOL' | 'UNSUPPORTED_MEDIA_TYPE' | 'UNSUPPORTED_PROTOCOL_VERSION';
+export type ErrorCode =
+  | 'ACCOUNT_CLAIM_INVALID'
+  | 'AUTH_HEADER_MISSING'
+  | 'BODY_TOO_LARGE'
+  | 'FORBIDDEN_HOST'
+  | 'FORBIDDEN_ORIGIN'
+  | 'HEADER_MISMATCH'
+  | 'INSUFFICIENT_SCOPE'
+  | 'INTERNAL_ERROR'
+  | 'INVALID_ARGUMENTS'
+  | 'INVALID_PARAMS'
+  | 'INVALID_REQUEST'
+  | 'INVALID_REQUEST_META'
+  | 'INVALID_RESULT'
+  | 'INVALID_TOKEN'
+  | 'METHOD_NOT_ALLOWED'
+  | 'METHOD_NOT_FOUND'
+  | 'NOT_ACCEPTABLE'
+  | 'PARSE_ERROR'
+  | 'TEST_ERROR'
+  | 'TOKEN_REJECTED'
+  | 'TOO_MANY_AUTH_FAILURES'
+  | 'UNKNOWN_TOOL'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'UNSUPPORTED_PROTOCOL_VERSION';

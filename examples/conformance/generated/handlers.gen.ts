@@ -11,26 +11,26 @@ import type { TestToolWithProgressHandler } from './tools/test_tool_with_progres
 
 /** Every tool of the server with the handler type it needs. */
 export interface Handlers {
-  "json_schema_2020_12_tool": JsonSchema202012ToolHandler;
-  "test_audio_content": TestAudioContentHandler;
-  "test_embedded_resource": TestEmbeddedResourceHandler;
-  "test_error_handling": TestErrorHandlingHandler;
-  "test_image_content": TestImageContentHandler;
-  "test_multiple_content_types": TestMultipleContentTypesHandler;
-  "test_simple_text": TestSimpleTextHandler;
-  "test_tool_with_logging": TestToolWithLoggingHandler;
-  "test_tool_with_progress": TestToolWithProgressHandler;
+  json_schema_2020_12_tool: JsonSchema202012ToolHandler;
+  test_audio_content: TestAudioContentHandler;
+  test_embedded_resource: TestEmbeddedResourceHandler;
+  test_error_handling: TestErrorHandlingHandler;
+  test_image_content: TestImageContentHandler;
+  test_multiple_content_types: TestMultipleContentTypesHandler;
+  test_simple_text: TestSimpleTextHandler;
+  test_tool_with_logging: TestToolWithLoggingHandler;
+  test_tool_with_progress: TestToolWithProgressHandler;
 }
 
 /** The handler file of each tool, relative to the handlers folder. */
 export const handlerFiles = {
-  "json_schema_2020_12_tool": "json_schema_2020_12_tool.ts",
-  "test_audio_content": "test_audio_content.ts",
-  "test_embedded_resource": "test_embedded_resource.ts",
-  "test_error_handling": "test_error_handling.ts",
-  "test_image_content": "test_image_content.ts",
-  "test_multiple_content_types": "test_multiple_content_types.ts",
-  "test_simple_text": "test_simple_text.ts",
-  "test_tool_with_logging": "test_tool_with_logging.ts",
-  "test_tool_with_progress": "test_tool_with_progress.ts"
+  json_schema_2020_12_tool: 'json_schema_2020_12_tool.ts',
+  test_audio_content: 'test_audio_content.ts',
+  test_embedded_resource: 'test_embedded_resource.ts',
+  test_error_handling: 'test_error_handling.ts',
+  test_image_content: 'test_image_content.ts',
+  test_multiple_content_types: 'test_multiple_content_types.ts',
+  test_simple_text: 'test_simple_text.ts',
+  test_tool_with_logging: 'test_tool_with_logging.ts',
+  test_tool_with_progress: 'test_tool_with_progress.ts',
 } as const;

@@ -4,13 +4,13 @@ import type { ScopeDefinition } from '../../../runtime/definition.ts';
 export const scopes: readonly ScopeDefinition[] = [];
 /** The scopes a token needs to call each tool (all of them). */
 export const toolScopes: Readonly<Record<string, readonly string[]>> = {
-  "json_schema_2020_12_tool": [],
-  "test_audio_content": [],
-  "test_embedded_resource": [],
-  "test_error_handling": [],
-  "test_image_content": [],
-  "test_multiple_content_types": [],
-  "test_simple_text": [],
-  "test_tool_with_logging": [],
-  "test_tool_with_progress": []
+  json_schema_2020_12_tool: [],
+  test_audio_content: [],
+  test_embedded_resource: [],
+  test_error_handling: [],
+  test_image_content: [],
+  test_multiple_content_types: [],
+  test_simple_text: [],
+  test_tool_with_logging: [],
+  test_tool_with_progress: [],
 };

@@ -3,73 +3,81 @@ import type { ServerDefinition } from '../../../runtime/definition.ts';
 import { errorCatalog } from './errors.gen.ts';
 import { scopes } from './scopes.gen.ts';
 import { toolsList } from './tools-list.gen.ts';
-import * as validators from './validators.gen.js';
+import { validateJsonSchema202012ToolArguments } from './validators/json_schema_2020_12_tool.gen.js';
+import { validateTestAudioContentArguments } from './validators/test_audio_content.gen.js';
+import { validateTestEmbeddedResourceArguments } from './validators/test_embedded_resource.gen.js';
+import { validateTestErrorHandlingArguments } from './validators/test_error_handling.gen.js';
+import { validateTestImageContentArguments } from './validators/test_image_content.gen.js';
+import { validateTestMultipleContentTypesArguments } from './validators/test_multiple_content_types.gen.js';
+import { validateTestSimpleTextArguments } from './validators/test_simple_text.gen.js';
+import { validateTestToolWithLoggingArguments } from './validators/test_tool_with_logging.gen.js';
+import { validateTestToolWithProgressArguments } from './validators/test_tool_with_progress.gen.js';
 /** The conformance-fixture server as declared in tools.yaml. */
 export const serverDefinition: ServerDefinition = {
   info: {
-    "name": "conformance-fixture",
-    "version": "0.1.0",
-    "title": "MCP conformance fixture"
+    name: 'conformance-fixture',
+    version: '0.1.0',
+    title: 'MCP conformance fixture',
   },
-  instructions: "Fixture tools for the MCP conformance suite; not a real service.",
-  auth: "none",
+  instructions: 'Fixture tools for the MCP conformance suite; not a real service.',
+  auth: 'none',
   scopes,
   errors: errorCatalog,
   toolsList,
   tools: {
-    "json_schema_2020_12_tool": {
-      name: "json_schema_2020_12_tool",
+    json_schema_2020_12_tool: {
+      name: 'json_schema_2020_12_tool',
       scopes: [],
       errors: [],
-      validateArguments: validators.validateJsonSchema202012ToolArguments,
+      validateArguments: validateJsonSchema202012ToolArguments,
     },
-    "test_audio_content": {
-      name: "test_audio_content",
+    test_audio_content: {
+      name: 'test_audio_content',
       scopes: [],
       errors: [],
-      validateArguments: validators.validateTestAudioContentArguments,
+      validateArguments: validateTestAudioContentArguments,
     },
-    "test_embedded_resource": {
-      name: "test_embedded_resource",
+    test_embedded_resource: {
+      name: 'test_embedded_resource',
       scopes: [],
       errors: [],
-      validateArguments: validators.validateTestEmbeddedResourceArguments,
+      validateArguments: validateTestEmbeddedResourceArguments,
     },
-    "test_error_handling": {
-      name: "test_error_handling",
+    test_error_handling: {
+      name: 'test_error_handling',
       scopes: [],
-      errors: ["TEST_ERROR"],
-      validateArguments: validators.validateTestErrorHandlingArguments,
+      errors: ['TEST_ERROR'],
+      validateArguments: validateTestErrorHandlingArguments,
     },
-    "test_image_content": {
-      name: "test_image_content",
-      scopes: [],
-      errors: [],
-      validateArguments: validators.validateTestImageContentArguments,
-    },
-    "test_multiple_content_types": {
-      name: "test_multiple_content_types",
+    test_image_content: {
+      name: 'test_image_content',
       scopes: [],
       errors: [],
-      validateArguments: validators.validateTestMultipleContentTypesArguments,
+      validateArguments: validateTestImageContentArguments,
     },
-    "test_simple_text": {
-      name: "test_simple_text",
+    test_multiple_content_types: {
+      name: 'test_multiple_content_types',
       scopes: [],
       errors: [],
-      validateArguments: validators.validateTestSimpleTextArguments,
+      validateArguments: validateTestMultipleContentTypesArguments,
     },
-    "test_tool_with_logging": {
-      name: "test_tool_with_logging",
+    test_simple_text: {
+      name: 'test_simple_text',
       scopes: [],
       errors: [],
-      validateArguments: validators.validateTestToolWithLoggingArguments,
+      validateArguments: validateTestSimpleTextArguments,
     },
-    "test_tool_with_progress": {
-      name: "test_tool_with_progress",
+    test_tool_with_logging: {
+      name: 'test_tool_with_logging',
       scopes: [],
       errors: [],
-      validateArguments: validators.validateTestToolWithProgressArguments,
+      validateArguments: validateTestToolWithLoggingArguments,
+    },
+    test_tool_with_progress: {
+      name: 'test_tool_with_progress',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestToolWithProgressArguments,
     },
   },
 };

@@ -3,132 +3,114 @@ import type { ToolListing } from '../../../runtime/definition.ts';
 /** The tools/list result entries, sorted by name. */
 export const toolsList: readonly ToolListing[] = [
   {
-    "name": "json_schema_2020_12_tool",
-    "description": "Tool with JSON Schema 2020-12 features",
-    "inputSchema": {
-      "$schema": "https://json-schema.org/draft/2020-12/schema",
-      "type": "object",
-      "$defs": {
-        "address": {
-          "type": "object",
-          "properties": {
-            "street": {
-              "type": "string"
+    name: 'json_schema_2020_12_tool',
+    description: 'Tool with JSON Schema 2020-12 features',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: {
+        address: {
+          type: 'object',
+          properties: {
+            street: {
+              type: 'string',
             },
-            "city": {
-              "type": "string"
-            }
-          }
-        }
-      },
-      "properties": {
-        "name": {
-          "type": "string"
+            city: {
+              type: 'string',
+            },
+          },
         },
-        "address": {
-          "$ref": "#/$defs/address"
-        }
       },
-      "additionalProperties": false
+      properties: {
+        name: {
+          type: 'string',
+        },
+        address: {
+          $ref: '#/$defs/address',
+        },
+      },
+      additionalProperties: false,
     },
-    "annotations": {
-      "readOnlyHint": true
-    }
+    annotations: { readOnlyHint: true },
   },
   {
-    "name": "test_audio_content",
-    "description": "Returns an audio content block (a tiny WAV, base64).",
-    "inputSchema": {
-      "type": "object",
-      "properties": {},
-      "additionalProperties": false
+    name: 'test_audio_content',
+    description: 'Returns an audio content block (a tiny WAV, base64).',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
     },
-    "annotations": {
-      "readOnlyHint": true
-    }
+    annotations: { readOnlyHint: true },
   },
   {
-    "name": "test_embedded_resource",
-    "description": "Returns an embedded text resource content block.",
-    "inputSchema": {
-      "type": "object",
-      "properties": {},
-      "additionalProperties": false
+    name: 'test_embedded_resource',
+    description: 'Returns an embedded text resource content block.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
     },
-    "annotations": {
-      "readOnlyHint": true
-    }
+    annotations: { readOnlyHint: true },
   },
   {
-    "name": "test_error_handling",
-    "description": "Always fails with an isError result (TEST_ERROR), for testing error reporting.",
-    "inputSchema": {
-      "type": "object",
-      "properties": {},
-      "additionalProperties": false
+    name: 'test_error_handling',
+    description: 'Always fails with an isError result (TEST_ERROR), for testing error reporting.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
     },
-    "annotations": {
-      "readOnlyHint": true
-    }
+    annotations: { readOnlyHint: true },
   },
   {
-    "name": "test_image_content",
-    "description": "Returns an image content block (a 1x1 PNG, base64).",
-    "inputSchema": {
-      "type": "object",
-      "properties": {},
-      "additionalProperties": false
+    name: 'test_image_content',
+    description: 'Returns an image content block (a 1x1 PNG, base64).',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
     },
-    "annotations": {
-      "readOnlyHint": true
-    }
+    annotations: { readOnlyHint: true },
   },
   {
-    "name": "test_multiple_content_types",
-    "description": "Returns text, image and embedded resource content blocks in one result.",
-    "inputSchema": {
-      "type": "object",
-      "properties": {},
-      "additionalProperties": false
+    name: 'test_multiple_content_types',
+    description: 'Returns text, image and embedded resource content blocks in one result.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
     },
-    "annotations": {
-      "readOnlyHint": true
-    }
+    annotations: { readOnlyHint: true },
   },
   {
-    "name": "test_simple_text",
-    "description": "Returns a simple text content block.",
-    "inputSchema": {
-      "type": "object",
-      "properties": {},
-      "additionalProperties": false
+    name: 'test_simple_text',
+    description: 'Returns a simple text content block.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
     },
-    "annotations": {
-      "readOnlyHint": true
-    }
+    annotations: { readOnlyHint: true },
   },
   {
-    "name": "test_tool_with_logging",
-    "description": "Sends three info log notifications about 50 ms apart while it runs, then returns text.",
-    "inputSchema": {
-      "type": "object",
-      "properties": {},
-      "additionalProperties": false
+    name: 'test_tool_with_logging',
+    description: 'Sends three info log notifications about 50 ms apart while it runs, then returns text.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
     },
-    "annotations": {
-      "readOnlyHint": true
-    }
+    annotations: { readOnlyHint: true },
   },
   {
-    "name": "test_tool_with_progress",
-    "description": "Reports progress 0, 50 and 100 of 100 about 50 ms apart (when the call carries a progressToken), then returns text.",
-    "inputSchema": {
-      "type": "object",
-      "properties": {},
-      "additionalProperties": false
+    name: 'test_tool_with_progress',
+    description: 'Reports progress 0, 50 and 100 of 100 about 50 ms apart (when the call carries a progressToken), then returns text.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
     },
-    "annotations": {
-      "readOnlyHint": true
-    }
-  }
+    annotations: { readOnlyHint: true },
+  },
 ];

@@ -3,16 +3,20 @@ import type { ContentResult, ToolHandler } from '../../../../runtime/handler.ts'
 import type { ToolErrors } from '../../../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
 export interface JsonSchema202012ToolArguments {
-  name?: string
-  address?: Address
+  name?: string;
+  address?: Address;
 }
 export interface Address {
-  street?: string
-  city?: string
+  street?: string;
+  city?: string;
 }
 
 export type JsonSchema202012ToolResult = ContentResult;
 /** The catalog errors json_schema_2020_12_tool may raise. */
 export type JsonSchema202012ToolErrorCode = never;
 /** The handler of tool json_schema_2020_12_tool; export it as `handler` from its handler file. */
-export type JsonSchema202012ToolHandler = ToolHandler<JsonSchema202012ToolArguments, JsonSchema202012ToolResult, ToolErrors<ErrorParams, JsonSchema202012ToolErrorCode>>;
+export type JsonSchema202012ToolHandler = ToolHandler<
+  JsonSchema202012ToolArguments,
+  JsonSchema202012ToolResult,
+  ToolErrors<ErrorParams, JsonSchema202012ToolErrorCode>
+>;

@@ -2,9 +2,7 @@
 import type { ContentResult, ToolHandler } from '../../../../runtime/handler.ts';
 import type { ToolErrors } from '../../../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-export interface TestAudioContentArguments {
-
-}
+export interface TestAudioContentArguments {}
 
 export type TestAudioContentResult = ContentResult;
 /** The catalog errors test_audio_content may raise. */

@@ -2,12 +2,14 @@
 import type { ContentResult, ToolHandler } from '../../../../runtime/handler.ts';
 import type { ToolErrors } from '../../../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-export interface TestEmbeddedResourceArguments {
-
-}
+export interface TestEmbeddedResourceArguments {}
 
 export type TestEmbeddedResourceResult = ContentResult;
 /** The catalog errors test_embedded_resource may raise. */
 export type TestEmbeddedResourceErrorCode = never;
 /** The handler of tool test_embedded_resource; export it as `handler` from its handler file. */
-export type TestEmbeddedResourceHandler = ToolHandler<TestEmbeddedResourceArguments, TestEmbeddedResourceResult, ToolErrors<ErrorParams, TestEmbeddedResourceErrorCode>>;
+export type TestEmbeddedResourceHandler = ToolHandler<
+  TestEmbeddedResourceArguments,
+  TestEmbeddedResourceResult,
+  ToolErrors<ErrorParams, TestEmbeddedResourceErrorCode>
+>;

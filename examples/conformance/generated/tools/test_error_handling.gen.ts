@@ -2,9 +2,7 @@
 import type { ContentResult, ToolHandler } from '../../../../runtime/handler.ts';
 import type { ToolErrors } from '../../../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-export interface TestErrorHandlingArguments {
-
-}
+export interface TestErrorHandlingArguments {}
 
 export type TestErrorHandlingResult = ContentResult;
 /** The catalog errors test_error_handling may raise. */

@@ -2,9 +2,7 @@
 import type { ContentResult, ToolHandler } from '../../../../runtime/handler.ts';
 import type { ToolErrors } from '../../../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-export interface TestImageContentArguments {
-
-}
+export interface TestImageContentArguments {}
 
 export type TestImageContentResult = ContentResult;
 /** The catalog errors test_image_content may raise. */

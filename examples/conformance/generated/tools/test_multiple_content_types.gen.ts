@@ -2,12 +2,14 @@
 import type { ContentResult, ToolHandler } from '../../../../runtime/handler.ts';
 import type { ToolErrors } from '../../../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-export interface TestMultipleContentTypesArguments {
-
-}
+export interface TestMultipleContentTypesArguments {}
 
 export type TestMultipleContentTypesResult = ContentResult;
 /** The catalog errors test_multiple_content_types may raise. */
 export type TestMultipleContentTypesErrorCode = never;
 /** The handler of tool test_multiple_content_types; export it as `handler` from its handler file. */
-export type TestMultipleContentTypesHandler = ToolHandler<TestMultipleContentTypesArguments, TestMultipleContentTypesResult, ToolErrors<ErrorParams, TestMultipleContentTypesErrorCode>>;
+export type TestMultipleContentTypesHandler = ToolHandler<
+  TestMultipleContentTypesArguments,
+  TestMultipleContentTypesResult,
+  ToolErrors<ErrorParams, TestMultipleContentTypesErrorCode>
+>;

@@ -2,9 +2,7 @@
 import type { ContentResult, ToolHandler } from '../../../../runtime/handler.ts';
 import type { ToolErrors } from '../../../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-export interface TestSimpleTextArguments {
-
-}
+export interface TestSimpleTextArguments {}
 
 export type TestSimpleTextResult = ContentResult;
 /** The catalog errors test_simple_text may raise. */

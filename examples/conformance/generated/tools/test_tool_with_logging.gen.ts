@@ -2,12 +2,14 @@
 import type { ContentResult, ToolHandler } from '../../../../runtime/handler.ts';
 import type { ToolErrors } from '../../../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-export interface TestToolWithLoggingArguments {
-
-}
+export interface TestToolWithLoggingArguments {}
 
 export type TestToolWithLoggingResult = ContentResult;
 /** The catalog errors test_tool_with_logging may raise. */
 export type TestToolWithLoggingErrorCode = never;
 /** The handler of tool test_tool_with_logging; export it as `handler` from its handler file. */
-export type TestToolWithLoggingHandler = ToolHandler<TestToolWithLoggingArguments, TestToolWithLoggingResult, ToolErrors<ErrorParams, TestToolWithLoggingErrorCode>>;
+export type TestToolWithLoggingHandler = ToolHandler<
+  TestToolWithLoggingArguments,
+  TestToolWithLoggingResult,
+  ToolErrors<ErrorParams, TestToolWithLoggingErrorCode>
+>;

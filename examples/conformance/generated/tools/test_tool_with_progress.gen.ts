@@ -2,12 +2,14 @@
 import type { ContentResult, ToolHandler } from '../../../../runtime/handler.ts';
 import type { ToolErrors } from '../../../../runtime/errors.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-export interface TestToolWithProgressArguments {
-
-}
+export interface TestToolWithProgressArguments {}
 
 export type TestToolWithProgressResult = ContentResult;
 /** The catalog errors test_tool_with_progress may raise. */
 export type TestToolWithProgressErrorCode = never;
 /** The handler of tool test_tool_with_progress; export it as `handler` from its handler file. */
-export type TestToolWithProgressHandler = ToolHandler<TestToolWithProgressArguments, TestToolWithProgressResult, ToolErrors<ErrorParams, TestToolWithProgressErrorCode>>;
+export type TestToolWithProgressHandler = ToolHandler<
+  TestToolWithProgressArguments,
+  TestToolWithProgressResult,
+  ToolErrors<ErrorParams, TestToolWithProgressErrorCode>
+>;

@@ -1,0 +1,67 @@
+/**
+ * The breaking-change gate of `npm run gen`: the committed snapshot (`tools.contract.json` beside
+ * tools.yaml) is the contract clients rely on. A declaration that keeps it regenerates the
+ * snapshot like any generated file (so additive changes are recorded); one that breaks it is
+ * refused, naming each break, until the maintainer bumps `server.version` to a version that may
+ * break (semver major; minor for 0.x), which accepts the breaks and rewrites the snapshot.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Model } from '../model.ts';
+import type { OutputFile } from '../emit/output.ts';
+import { breakingChanges } from './breaks.ts';
+import { contractOf, parseContract, renderContract, type Break, type Contract } from './snapshot.ts';
+import { acceptsBreakingChanges, nextBreakingVersion } from './versions.ts';
+
+/** A declaration that breaks the published contract without a version that allows it. */
+export class BreakingChangeError extends Error {
+  constructor(
+    readonly breaks: Break[],
+    snapshot: string,
+    version: string,
+  ) {
+    super(
+      `${breaks.length} breaking change${breaks.length === 1 ? '' : 's'} against the published contract ${snapshot} (version ${version}):\n` +
+        breaks.map((b) => `  - ${b.where}: ${b.message}`).join('\n') +
+        `\nExisting clients would fail. Undo the change, or publish it as a new version: set server.version to ${nextBreakingVersion(version)}` +
+        ` (or later) in the tools.yaml and run \`npm run gen\`, which records the new contract.` +
+        `\n(If nothing released ever had it, restore the snapshot of the last release instead: git checkout <release> -- ${snapshot}.)`,
+    );
+    this.name = 'BreakingChangeError';
+  }
+}
+
+/** The contract a model publishes. */
+function currentContract(model: Model): Contract {
+  return contractOf({
+    server: model.server,
+    tools: model.tools.map((t) => ({
+      name: t.name,
+      scopes: t.scopes,
+      inputSchema: t.inputSchema,
+      ...(t.outputSchema && { outputSchema: t.outputSchema }),
+      errors: t.errors,
+    })),
+    errors: model.errors,
+  });
+}
+
+/** The snapshot of the model's contract, written (or checked) with the other outputs. */
+export function emitContract(model: Model): OutputFile {
+  return { path: model.paths.contract, content: renderContract(currentContract(model)) };
+}
+
+/**
+ * Compares the declaration with the committed snapshot, if there is one. Returns the breaks the
+ * new version accepts (none when nothing broke); throws BreakingChangeError for the others.
+ */
+export function checkContract(model: Model): Break[] {
+  const file = model.paths.contract;
+  if (!existsSync(file)) return [];
+  const display = path.relative(process.cwd(), file) || file;
+  const published = parseContract(readFileSync(file, 'utf8'), display);
+  const current = currentContract(model);
+  const breaks = breakingChanges(published, current);
+  if (breaks.length && !acceptsBreakingChanges(published.version, current.version)) throw new BreakingChangeError(breaks, display, published.version);
+  return breaks;
+}

@@ -1,0 +1,189 @@
+/**
+ * The published contract of a tool server — the part of tools.yaml that clients rely on — and the
+ * check that a new declaration keeps it. A snapshot of the contract is committed at each release;
+ * `breakingChanges` compares it with the current declaration so that a change which would break
+ * existing clients needs a version bump that says so.
+ *
+ * Schemas are compared by meaning, not by text: each schema is split into one variant per JSON
+ * type it accepts (so `type: [string, null]` and `anyOf: [{type: string}, {type: null}]` are the
+ * same), and each variant is checked against its counterpart. Arguments may only widen (clients
+ * send what they sent yesterday); results may only narrow (clients parse what they parsed
+ * yesterday), except that new result fields are always allowed.
+ */
+import { canonical, isObject, sortKeys, type Json } from './json.ts';
+import type { JSONSchema } from '../json-schema.ts';
+
+export interface ContractSource {
+  server: { name: string; version: string };
+  tools: { name: string; scopes: string[]; inputSchema: JSONSchema; outputSchema?: JSONSchema; errors: string[] }[];
+  errors: { code: string; message: string; surface: string; status?: number; rpcCode?: number }[];
+}
+
+export interface ToolContract {
+  /** Scopes a token needs, sorted. */
+  scopes: string[];
+  input: JSONSchema;
+  output?: JSONSchema;
+  /** Error codes the tool declares. Recorded for reviewers, never compared: dropping one breaks nobody. */
+  errors: string[];
+}
+
+export interface ErrorContract {
+  message: string;
+  surface: string;
+  status?: number;
+  rpcCode?: number;
+}
+
+/** What clients rely on, as committed in a snapshot file (stable key order, JSON-serialisable). */
+export interface Contract {
+  version: string;
+  server: string;
+  tools: Record<string, ToolContract>;
+  errors: Record<string, ErrorContract>;
+}
+
+export interface Break {
+  where: string;
+  message: string;
+}
+
+/** A contract snapshot file that cannot be read: the file is at fault, not the declaration. */
+export class ContractFileError extends Error {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
+    super(`${file}: ${detail}`);
+    this.name = 'ContractFileError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building the contract
+
+// Annotations tell people and models what a value means; changing them breaks no client.
+export const ANNOTATIONS = new Set(['description', 'title', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly']);
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
+const SCHEMA_VALUES = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+]);
+// Lists whose order means nothing; sorted so that reordering them leaves the snapshot alone.
+const SETS = new Set(['required', 'type', 'enum']);
+
+/** A schema without annotations, walked by structure so that a property named `description` stays. */
+function contractSchema(schema: Json): Json {
+  if (!isObject(schema)) return schema;
+  const entries: [string, Json][] = [];
+  for (const [key, value] of Object.entries(schema)) {
+    if (ANNOTATIONS.has(key) || key.startsWith('x-')) continue;
+    if (SCHEMA_MAPS.has(key) && isObject(value)) entries.push([key, Object.fromEntries(Object.entries(value).map(([k, v]) => [k, contractSchema(v)]))]);
+    else if ((SCHEMA_LISTS.has(key) || SCHEMA_VALUES.has(key)) && Array.isArray(value)) entries.push([key, value.map(contractSchema)]);
+    else if (SCHEMA_VALUES.has(key)) entries.push([key, contractSchema(value)]);
+    else if (SETS.has(key) && Array.isArray(value)) entries.push([key, [...value].sort((a, b) => compareText(canonical(a), canonical(b)))]);
+    else entries.push([key, value]);
+  }
+  return Object.fromEntries(entries);
+}
+
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function sortedUnique(values: string[]): string[] {
+  return [...new Set(values)].sort(compareText);
+}
+
+/** The contract a declaration publishes. */
+export function contractOf(src: ContractSource): Contract {
+  const tools = [...src.tools].sort((a, b) => compareText(a.name, b.name));
+  const errors = [...src.errors].sort((a, b) => compareText(a.code, b.code));
+  return {
+    version: src.server.version,
+    server: src.server.name,
+    tools: Object.fromEntries(
+      tools.map((t): [string, ToolContract] => [
+        t.name,
+        {
+          scopes: sortedUnique(t.scopes),
+          input: contractSchema(t.inputSchema) as JSONSchema,
+          ...(t.outputSchema && { output: contractSchema(t.outputSchema) as JSONSchema }),
+          errors: sortedUnique(t.errors),
+        },
+      ]),
+    ),
+    errors: Object.fromEntries(
+      errors.map((e): [string, ErrorContract] => [
+        e.code,
+        {
+          message: e.message,
+          surface: e.surface,
+          ...(e.status !== undefined && { status: e.status }),
+          ...(e.rpcCode !== undefined && { rpcCode: e.rpcCode }),
+        },
+      ]),
+    ),
+  };
+}
+
+/** Stable, pretty JSON text of a contract for the committed snapshot (sorted keys, 2-space indent, trailing newline). */
+export function renderContract(c: Contract): string {
+  return JSON.stringify(sortKeys(c), null, 2) + '\n';
+}
+
+/** Reads a committed snapshot; throws a ContractFileError naming the file and every problem in its shape. */
+export function parseContract(text: string, file: string): Contract {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new ContractFileError(file, `not valid JSON (${(err as Error).message})`);
+  }
+  const problems = shapeProblems(data);
+  if (problems.length) throw new ContractFileError(file, `not a contract snapshot:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  return data as Contract;
+}
+
+function shapeProblems(data: unknown): string[] {
+  if (!isObject(data)) return ['the top level must be an object with version, server, tools and errors'];
+  const problems: string[] = [];
+  const isStrings = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string');
+  if (typeof data.version !== 'string') problems.push('version must be a string');
+  if (typeof data.server !== 'string') problems.push('server must be a string');
+  if (!isObject(data.tools)) problems.push('tools must be an object of tool name -> tool');
+  else
+    for (const [name, tool] of Object.entries(data.tools)) {
+      if (!isObject(tool)) problems.push(`tools.${name} must be an object`);
+      else {
+        if (!isStrings(tool.scopes)) problems.push(`tools.${name}.scopes must be a list of strings`);
+        if (!isStrings(tool.errors)) problems.push(`tools.${name}.errors must be a list of strings`);
+        if (!isObject(tool.input)) problems.push(`tools.${name}.input must be a JSON Schema object`);
+        if (tool.output !== undefined && !isObject(tool.output)) problems.push(`tools.${name}.output must be a JSON Schema object`);
+      }
+    }
+  if (!isObject(data.errors)) problems.push('errors must be an object of error code -> error');
+  else
+    for (const [code, e] of Object.entries(data.errors)) {
+      if (!isObject(e)) problems.push(`errors.${code} must be an object`);
+      else {
+        if (typeof e.message !== 'string') problems.push(`errors.${code}.message must be a string`);
+        if (typeof e.surface !== 'string') problems.push(`errors.${code}.surface must be a string`);
+        if (e.status !== undefined && typeof e.status !== 'number') problems.push(`errors.${code}.status must be a number`);
+        if (e.rpcCode !== undefined && typeof e.rpcCode !== 'number') problems.push(`errors.${code}.rpcCode must be a number`);
+      }
+    }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schema variants: one per JSON type a schema accepts

@@ -1,0 +1,148 @@
+/**
+ * Shared shapes: the top-level `$defs` of tools.yaml, used from any schema as
+ * `$ref: '#/$defs/<Name>'`. Each becomes one named type; clients get them inlined, because many
+ * cannot resolve `$ref` (the wire form), while each tool's validator gets a self-contained schema
+ * carrying the definitions it uses (the same `#/$defs/...` pointers then resolve inside it).
+ * A schema may also declare its own root `$defs`: its references to those names stay local and
+ * reach clients as declared.
+ */
+import type { JSONSchema } from './json-schema.ts';
+
+const REF_PREFIX = '#/$defs/';
+
+/** Keywords whose values are data, not schemas: a `$ref` key inside them is not a reference. */
+const DATA_KEYWORDS = new Set(['const', 'default', 'enum', 'examples', 'description', 'title', '$comment']);
+/** Keywords whose values map names (of properties, definitions) to schemas: their keys are not keywords. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+export type Defs = Readonly<Record<string, JSONSchema>>;
+type Path = (string | number)[];
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Rebuilds a schema bottom-up: `visit` sees every subschema (after its own subschemas were
+ * rebuilt) with its path, and returns its replacement. Data keywords are copied as they are.
+ */
+function mapSchema(node: unknown, visit: (schema: Record<string, unknown>, path: Path) => unknown, at: Path = []): unknown {
+  if (Array.isArray(node)) return node.map((item, i) => mapSchema(item, visit, [...at, i]));
+  if (!isObject(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (DATA_KEYWORDS.has(key)) out[key] = value;
+    else if (NAME_MAPS.has(key) && isObject(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, mapSchema(sub, visit, [...at, key, name])]));
+    else out[key] = mapSchema(value, visit, [...at, key]);
+  }
+  return visit(out, at);
+}
+
+/** Every `$ref` inside a schema, with where it is (relative to the schema). */
+export function refsIn(schema: unknown, at: Path = []): { ref: unknown; path: Path }[] {
+  const found: { ref: unknown; path: Path }[] = [];
+  mapSchema(
+    schema,
+    (node, p) => {
+      if ('$ref' in node) found.push({ ref: node.$ref, path: [...p, '$ref'] });
+      return node;
+    },
+    at,
+  );
+  return found;
+}
+
+/** The definition name a `$ref` points at, or undefined when it is not of the form `#/$defs/<name>`. */
+export function refName(ref: unknown): string | undefined {
+  if (typeof ref !== 'string' || !ref.startsWith(REF_PREFIX)) return undefined;
+  const name = ref.slice(REF_PREFIX.length);
+  return name && !name.includes('/') ? name : undefined;
+}
+
+/** The names a schema declares in its own root `$defs`. */
+export function localDefNames(schema: unknown): Set<string> {
+  const own = isObject(schema) && isObject(schema.$defs) ? schema.$defs : {};
+  return new Set(Object.keys(own));
+}
+
+/** The shared definition a `$ref` node points at: not one of the schema's own `$defs`. */
+function sharedRef(node: Record<string, unknown>, local: ReadonlySet<string>): string | undefined {
+  const name = refName(node.$ref);
+  return name !== undefined && !local.has(name) ? name : undefined;
+}
+
+/** The shared names a schema refers to, directly. */
+function directRefs(schema: unknown): string[] {
+  const local = localDefNames(schema);
+  return refsIn(schema)
+    .map((r) => refName(r.ref))
+    .filter((n): n is string => n !== undefined && !local.has(n));
+}
+
+/** The definitions a schema needs, transitively, sorted by name. Unknown names are skipped (the loader reports them). */
+export function usedDefs(schema: unknown, defs: Defs): string[] {
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name) || !(name in defs)) return;
+    seen.add(name);
+    directRefs(defs[name]).forEach(visit);
+  };
+  directRefs(schema).forEach(visit);
+  return [...seen].sort();
+}
+
+/** A cycle among the definitions (A -> B -> A), which cannot be inlined for clients; undefined when there is none. */
+export function findCycle(defs: Defs): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (name: string): string[] | undefined => {
+    if (state.get(name) === 'done' || !(name in defs)) return undefined;
+    if (state.get(name) === 'open') return [...stack.slice(stack.indexOf(name)), name];
+    state.set(name, 'open');
+    stack.push(name);
+    for (const next of directRefs(defs[name])) {
+      const cycle = visit(next);
+      if (cycle) return cycle;
+    }
+    stack.pop();
+    state.set(name, 'done');
+    return undefined;
+  };
+  for (const name of Object.keys(defs).sort()) {
+    const cycle = visit(name);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+/** The schema with the definitions it uses attached, so that its `#/$defs/...` references resolve inside it. */
+export function selfContained(schema: JSONSchema, defs: Defs): JSONSchema {
+  const names = usedDefs(schema, defs);
+  if (!names.length) return schema;
+  return { ...schema, $defs: { ...Object.fromEntries(names.map((n) => [n, defs[n]!])), ...(schema.$defs as object | undefined) } };
+}
+
+/**
+ * The schema with every reference replaced by a copy of its definition. Keywords written next to
+ * a `$ref` (a description, a default) override the definition's own. Requires acyclic definitions.
+ */
+export function inlineRefs(schema: JSONSchema, defs: Defs): JSONSchema {
+  return replaceRefs(schema, (name, siblings) =>
+    name in defs ? { ...inlineRefs(defs[name]!, defs), ...siblings } : { $ref: `${REF_PREFIX}${name}`, ...siblings },
+  );
+}
+
+/** The schema with each reference replaced by what `replace` makes of it (given the name and the keywords beside the `$ref`). */
+export function replaceRefs(schema: JSONSchema, replace: (name: string, siblings: Record<string, unknown>) => unknown): JSONSchema {
+  const local = localDefNames(schema);
+  return mapSchema(schema, (node) => {
+    const name = sharedRef(node, local);
+    if (name === undefined) return node;
+    const { $ref: _ref, ...siblings } = node;
+    return replace(name, siblings);
+  }) as JSONSchema;
+}
+
+/** The names a schema refers to directly (not through other definitions), sorted. */
+export function directDefs(schema: unknown): string[] {
+  return [...new Set(directRefs(schema))].sort();
+}

@@ -19,7 +19,7 @@ import type { JSONSchema } from './json-schema.ts';
 type Path = (string | number)[];
 
 interface RawFile {
-  server: { name: string; version: string; title?: string; instructions?: string };
+  server: { name: string; version: string; title?: string; instructions?: string; token_help?: string };
   auth?: 'bearer' | 'none';
   codegen?: { generated?: string; handlers?: string; docs?: string; runtime?: string; contract?: string; lint?: Partial<LintOptions> };
   scopes: Record<string, { description: string; default?: boolean }>;
@@ -176,6 +176,24 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
         atPath([...base, 'examples', i, 'result'], `example result does not match the output schema: ${schemas.ajv.errorsText(output.errors)}`);
       if (ex.error !== undefined && !(tool.errors ?? []).includes(ex.error))
         atPath([...base, 'examples', i, 'error'], `example error ${ex.error} is not among the tool's errors`);
+      const declared = ex.error === undefined ? undefined : errorByCode.get(ex.error);
+      if (ex.error_params !== undefined && !declared) atPath([...base, 'examples', i, 'error_params'], 'error_params needs an error');
+      if (ex.error_params !== undefined && declared) {
+        const missing = declared.params.map((p) => p.name).filter((n) => !(n in ex.error_params!));
+        const unknown = Object.keys(ex.error_params).filter((n) => !declared.params.some((p) => p.name === n));
+        if (missing.length || unknown.length)
+          atPath(
+            [...base, 'examples', i, 'error_params'],
+            `error_params must give exactly the parameters of ${ex.error}'s message (${declared.params.map((p) => p.name).join(', ') || 'none'})` +
+              (missing.length ? `; missing: ${missing.join(', ')}` : '') +
+              (unknown.length ? `; unknown: ${unknown.join(', ')}` : ''),
+          );
+      }
+      if (ex.result === undefined && ex.error === undefined)
+        warnAt(
+          [...base, 'examples', i],
+          `example${ex.title ? ` "${ex.title}"` : ''} of tool ${name} has no result (or error); give one, so the docs show a whole exchange`,
+        );
     });
     tools.push({
       name,

@@ -37,6 +37,8 @@ export interface ToolExample {
   arguments: Record<string, unknown>;
   result?: unknown;
   error?: string;
+  /** Values of the error message's parameters, for the docs to show the message a client gets. */
+  error_params?: Record<string, string | number>;
 }
 
 export interface ToolModel {
@@ -68,6 +70,8 @@ export interface ServerModel {
   version: string;
   title?: string;
   instructions?: string;
+  /** How a client gets its bearer token, for the docs' "Connecting". */
+  token_help?: string;
 }
 
 export interface ProjectPaths {

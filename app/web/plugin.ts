@@ -20,6 +20,7 @@ import { appRoutes } from './app-routes.ts';
 import { authRoutes } from './auth-routes.ts';
 import type { WebContext } from './context.ts';
 import { interactionRoutes } from './interaction-routes.ts';
+import { docsRoutes } from './docs-routes.ts';
 import { mcpDialogRoutes } from './mcp-dialog-routes.ts';
 import { messagePage } from './pages/message.ts';
 import { rateLimitStoreClass } from '../store/rate-limits.ts';
@@ -90,5 +91,6 @@ export async function webApp(app: FastifyInstance, ctx: WebContext): Promise<voi
   await authRoutes(app, ctx);
   await appRoutes(app, ctx);
   await mcpDialogRoutes(app, ctx);
+  await docsRoutes(app, ctx);
   if (ctx.oauth) await interactionRoutes(app, { ...ctx, oauth: ctx.oauth });
 }

@@ -33,7 +33,7 @@ type Viewport = { width: number; height: number };
 const REMOVED = 'Invalid service access token: its authorization was removed; authorize again in the MCP dialog';
 const CONFIGS = ['claude-code', 'cursor', 'vscode', 'generic', 'claude-cli'];
 /** The tab stops of the top bar of a signed-in page, in order. */
-const TOP_BAR = ['a "Skip to content"', 'a "Outreach"', 'a "Dashboard"', 'a "Activity"', 'a "MCP"', 'button "Sign out"'];
+const TOP_BAR = ['a "Skip to content"', 'a "Outreach"', 'a "Dashboard"', 'a "Activity"', 'a "MCP"', 'a "Docs"', 'button "Sign out"'];
 
 const path = (page: Page) => new URL(page.url()).pathname;
 const scopeBox = (page: Page, scope: string) => page.getByRole('checkbox', { name: new RegExp(`^${scope}\\b`) });
@@ -217,10 +217,11 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }
       // Sign-in: the email field has the focus; the skip link and the brand come before it.
       await page.goto(`${server.baseUrl}/signin`);
       assert.equal((await focused(page)).name, 'input#email');
+      assert.equal((await tab(page, true)).name, 'a "Docs"');
       assert.equal((await tab(page, true)).name, 'a "Outreach"');
       const skip = await tab(page, true);
       assert.deepEqual(skip, { name: 'a "Skip to content"', visible: true, ring: true });
-      assert.deepEqual(await tabTo(page, 'input#email'), ['a "Outreach"', 'input#email']);
+      assert.deepEqual(await tabTo(page, 'input#email'), ['a "Outreach"', 'a "Docs"', 'input#email']);
       await keys.type(account.email);
       assert.deepEqual(await tabTo(page, 'input#password'), ['input#password']);
       await keys.type(TEST_PASSWORD);

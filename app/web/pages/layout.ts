@@ -6,7 +6,7 @@ export interface Viewer {
   email: string;
 }
 
-export type Section = 'dashboard' | 'activity' | 'mcp';
+export type Section = 'dashboard' | 'activity' | 'mcp' | 'docs';
 
 export interface PageOptions {
   title: string;
@@ -25,6 +25,7 @@ const NAV: readonly [Section, string, string][] = [
   ['dashboard', 'Dashboard', '/app'],
   ['activity', 'Activity', '/app/activity'],
   ['mcp', 'MCP', '/app/mcp'],
+  ['docs', 'Docs', '/docs'],
 ];
 
 export function page(options: PageOptions): string {
@@ -44,6 +45,13 @@ export function page(options: PageOptions): string {
         <header class="topbar">
           <div class="topbar-inner">
             <a class="brand" href="${viewer ? '/app' : '/'}">${options.appName}</a>
+            ${
+              !viewer &&
+              html`<nav class="topnav" aria-label="Main">
+                <a href="/docs" ${options.section === 'docs' ? html` aria-current="page"` : ''}>Docs</a>
+                ${!options.narrow && html`<a href="/signin">Sign in</a>`}
+              </nav>`
+            }
             ${
               viewer &&
               html`<nav class="topnav" aria-label="Main">

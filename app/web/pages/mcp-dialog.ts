@@ -3,7 +3,8 @@
  * configurations, the connectors the user authorized, and removing authorizations.
  */
 import type { Grant } from '../../store/grants.ts';
-import type { ClientConfig } from '../client-configs.ts';
+import type { ClientConfig } from '../../../runtime/client-configs.ts';
+import { configBlock } from './client-config.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { page, when, type Viewer } from './layout.ts';
 
@@ -38,21 +39,6 @@ function copyField(id: string, label: string, value: string, hint?: string): Saf
     </div>
     <div class="copied" id="${id}-status" role="status" aria-live="polite"></div>
   </div>`;
-}
-
-function configBlock(config: ClientConfig): SafeHtml {
-  const id = `config-${config.id}`;
-  return html`<details>
-    <summary>${config.title}</summary>
-    <div class="copy-block">
-      <div class="copy-block-head">
-        <label for="${id}">${config.where}</label>
-        <button type="button" class="secondary" data-copy="${id}" hidden>Copy</button>
-      </div>
-      <textarea id="${id}" readonly rows="${Math.min(14, config.text.split('\n').length + 1)}" spellcheck="false">${config.text}</textarea>
-      <div class="copied" id="${id}-status" role="status" aria-live="polite"></div>
-    </div>
-  </details>`;
 }
 
 function grantRow(grant: Grant, csrf: string): SafeHtml {

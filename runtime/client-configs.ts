@@ -1,5 +1,5 @@
 /**
- * Ready-to-paste client configurations for the MCP dialog, generated from the server's name, the
+ * Ready-to-paste client configurations (for an MCP dialog, a CLI, the docs), generated from the server's name, the
  * MCP URL and the header value. Each is what that client's documentation asks for.
  */
 

@@ -1,0 +1,319 @@
+/**
+ * `npm run dev [-- ENTRY [ARGS...]]`: the add-a-tool loop. Generates from every tools.yaml listed
+ * under "toolsYaml" in package.json, starts the server (`app/main.ts`, or ENTRY) as a child process,
+ * and on every saved change regenerates (when a tools.yaml changed) and restarts it.
+ *
+ * While a tools.yaml has problems they are printed with their lines, and the server keeps running the
+ * last good version (generation writes nothing until the file is valid); the next good save
+ * regenerates and restarts. The generator itself is loaded once: after editing codegen/, rerun
+ * `npm run dev`. PORT=0 picks one free port for the whole session, so the URL survives restarts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { generate } from './generate.ts';
+import { formatProblems, ToolsYamlError } from './problems.ts';
+
+const DEBOUNCE_MS = 100;
+/** How long a stopped server gets to finish in-flight requests before it is killed. */
+const STOP_GRACE_MS = 5000;
+/** Folders of code the server runs, watched recursively (the handler folders are added once known). */
+const CODE_DIRS = ['app', 'runtime', 'codegen'];
+const IGNORED_SEGMENTS = new Set(['node_modules', '.git', 'generated']);
+/** TypeScript only: what the server's code is made of (static assets and generator output in other formats are not). */
+const WATCHED_FILE = /\.[cm]?ts$/;
+/** The line a server prints once it accepts connections (Fastify's log, our banners). */
+const READY_LINE = /listening/i;
+
+const root = process.cwd();
+const rel = (p: string) => path.relative(root, p) || '.';
+const say = (line: string) => console.log(`[dev] ${line}`);
+
+const [entryArg, ...entryArgs] = process.argv.slice(2);
+const entry = entryArg ?? 'app/main.ts';
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { toolsYaml?: string[] };
+const yamlFiles = (pkg.toolsYaml ?? ['tools.yaml']).map((f) => path.resolve(root, f));
+const dataDir = path.resolve(root, process.env.DATA_DIR ?? 'data');
+
+/** Generator output on disk, by path, with the mtime it had when written: its watch events are ours, not the user's. */
+const written = new Map<string, number>();
+const handlerDirs = new Set<string>();
+
+/** Errors that mean a bug in the generator rather than a problem in the file: printed with their stack. */
+const BUG_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'ReferenceError', 'SyntaxError', 'AggregateError']);
+
+/** Runs the generator for these tools.yaml files; prints any file's problems. */
+async function regenerate(files: string[]): Promise<{ ok: boolean; files: number; ms: number }> {
+  const started = performance.now();
+  let ok = true;
+  let count = 0;
+  for (const file of files) {
+    try {
+      const result = await generate(file, false);
+      for (const p of result.changed) written.set(p, mtime(p));
+      count += result.changed.length + result.removed.length;
+      handlerDirs.add(result.model.paths.handlers);
+      for (const w of result.warnings) say(w);
+    } catch (err) {
+      ok = false;
+      const header = `\n[dev] ${rel(file)} has problems; fix them and save (the server keeps running the last good version)`;
+      if (err instanceof ToolsYamlError) {
+        console.error(header);
+        console.error(`${formatProblems(err.file, err.problems, err.source ?? readText(file))}\n`);
+      } else if (err instanceof Error && !BUG_ERRORS.has(err.name)) {
+        // A named error class is the generator refusing the file on purpose (e.g. a breaking change): its message says why.
+        console.error(header);
+        console.error(`${err.message}\n`);
+      } else {
+        console.error(`\n[dev] generating from ${rel(file)} failed (the server keeps running the last good version):`, err, '\n');
+      }
+    }
+  }
+  return { ok, files: count, ms: Math.round(performance.now() - started) };
+}
+
+function mtime(p: string): number {
+  try {
+    return statSync(p).mtimeMs;
+  } catch {
+    return -1;
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+// --- the server child process -------------------------------------------------------------
+
+let child: ChildProcess | undefined;
+
+/** Servers we asked to stop: their exit is not a crash to report. */
+const stopping = new WeakSet<ChildProcess>();
+
+/** Starts the server; `onReady` runs when it prints its listening line. */
+function startServer(env: NodeJS.ProcessEnv, onReady: () => void): ChildProcess {
+  // Its own process group: a terminal's Ctrl-C reaches only us, and we stop it exactly once.
+  const proc = spawn(process.execPath, ['--import', 'tsx', entry, ...entryArgs], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  child = proc;
+  let ready = false;
+  let seen = '';
+  proc.stdout!.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    if (ready) return;
+    seen = (seen + chunk.toString('utf8')).slice(-4096);
+    if (READY_LINE.test(seen)) {
+      ready = true;
+      onReady();
+    }
+  });
+  proc.on('exit', (code, signal) => {
+    if (child === proc) child = undefined;
+    if (stopping.has(proc)) return;
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    say(`the server ${how}${ready ? '' : ' before it was ready'}; fix the error above and save a file to restart it`);
+  });
+  return proc;
+}
+
+/** Stops the server (SIGTERM to its group, SIGKILL after a grace period) and waits until it has exited. */
+async function stopServer(): Promise<void> {
+  const proc = child;
+  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+  stopping.add(proc);
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  signalGroup(proc, 'SIGTERM');
+  const timer = setTimeout(() => signalGroup(proc, 'SIGKILL'), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+function signalGroup(proc: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-proc.pid!, signal);
+  } catch {
+    proc.kill(signal);
+  }
+}
+
+// --- the cycle: change -> (regenerate) -> restart --------------------------------------------
+
+let changes = new Map<string, number>();
+let busy = false;
+let shuttingDown = false;
+let debounce: NodeJS.Timeout | undefined;
+let serverEnv: NodeJS.ProcessEnv = process.env;
+
+const isYaml = (p: string) => yamlFiles.includes(p);
+const inside = (p: string, dir: string) => p === dir || p.startsWith(dir + path.sep);
+
+/** One cycle over the changes seen so far; cycles never overlap, so there is never more than one server. */
+async function cycle(first: boolean): Promise<void> {
+  const batch = changes;
+  changes = new Map();
+  const since = Math.min(performance.now(), ...batch.values());
+  const paths = [...batch.keys()];
+  const generatorChanged = paths.filter((p) => inside(p, path.join(root, 'codegen')));
+  if (generatorChanged.length) say(`${generatorChanged.map(rel).join(', ')} changed: the generator is loaded once, rerun \`npm run dev\` to use the new one`);
+  const serverPaths = paths.filter((p) => !generatorChanged.includes(p));
+  if (!first && !serverPaths.length) return;
+
+  // The tools.yaml files that changed; all of them at the start or when a handler file disappeared (its stub is written again).
+  const handlerGone = serverPaths.some((p) => [...handlerDirs].some((d) => inside(p, d)) && !existsSync(p));
+  const regen = first || handlerGone ? yamlFiles : serverPaths.filter(isYaml);
+  let generated: Awaited<ReturnType<typeof regenerate>> | undefined;
+  if (regen.length) {
+    generated = await regenerate(regen);
+    watchHandlerDirs();
+    // Only the YAML changed and it is invalid: nothing new to run.
+    if (!generated.ok && !first && serverPaths.every(isYaml)) return;
+  }
+  if (shuttingDown) return;
+
+  await stopServer();
+  if (shuttingDown) return;
+  const what = first ? 'started' : 'restarted';
+  const trigger = first ? '' : `${summarize(serverPaths)}: `;
+  const gen = generated?.ok
+    ? `${first ? 'generated' : 'regenerated'} (${generated.files ? plural(generated.files, 'file') : 'no changes'}, ${generated.ms} ms) and `
+    : '';
+  // The status comes when the server says it listens; the next cycle need not wait for it.
+  let reported = false;
+  const report = (suffix = '') => {
+    if (reported) return;
+    reported = true;
+    clearTimeout(slow);
+    say(`${trigger}${gen}${what} in ${Math.round(performance.now() - since)} ms${suffix}`);
+  };
+  const proc = startServer(serverEnv, () => report());
+  const slow = setTimeout(() => child === proc && report(' (it has not printed a "listening" line yet)'), 15_000);
+  slow.unref();
+}
+
+function summarize(paths: string[]): string {
+  const names = paths.map(rel);
+  return names.length <= 3 ? `${names.join(', ')} changed` : `${names.slice(0, 2).join(', ')} and ${names.length - 2} more changed`;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function schedule(): void {
+  clearTimeout(debounce);
+  debounce = setTimeout(() => void kick(), DEBOUNCE_MS);
+}
+
+/** Runs cycles until no change is left; a change during a cycle waits for it to finish. */
+async function kick(first = false): Promise<void> {
+  if (busy || shuttingDown) return;
+  busy = true;
+  try {
+    await cycle(first);
+  } catch (err) {
+    console.error('[dev] unexpected failure; still watching:', err);
+  } finally {
+    busy = false;
+  }
+  if (changes.size && !shuttingDown) schedule();
+}
+
+// --- watching ---------------------------------------------------------------------------------
+
+const watchers = new Map<string, FSWatcher>();
+
+function onEvent(dir: string, name: string | null): void {
+  if (!name || shuttingDown) return;
+  const full = path.join(dir, name);
+  if (!isYaml(full)) {
+    if (!WATCHED_FILE.test(name)) return;
+    if (full.split(path.sep).some((s) => IGNORED_SEGMENTS.has(s)) || inside(full, dataDir)) return;
+  }
+  // Our own writes (stubs, or any generator output in a watched folder) are not changes to react to.
+  const ours = written.get(full);
+  if (ours !== undefined) {
+    if (ours === mtime(full)) return;
+    written.delete(full);
+  }
+  if (!changes.has(full)) changes.set(full, performance.now());
+  schedule();
+}
+
+/** Watches a folder (recursively or only its own files) unless it is already covered. */
+function watchDir(dir: string, recursive: boolean): void {
+  const key = `${recursive ? 'r' : 'n'}:${dir}`;
+  if (watchers.has(key) || !existsSync(dir)) return;
+  if ([...watchers.keys()].some((k) => k.startsWith('r:') && inside(dir, k.slice(2)))) return;
+  try {
+    const w = watch(dir, { recursive }, (_event, name) => onEvent(dir, name));
+    w.on('error', (err) => say(`stopped watching ${rel(dir)}: ${err.message}`));
+    watchers.set(key, w);
+  } catch (err) {
+    say(`cannot watch ${rel(dir)}: ${(err as Error).message}`);
+  }
+}
+
+function watchHandlerDirs(): void {
+  for (const dir of handlerDirs) watchDir(dir, true);
+}
+
+function watchAll(): void {
+  for (const dir of CODE_DIRS) watchDir(path.join(root, dir), true);
+  watchHandlerDirs();
+  // The YAML files' and the entry's own folders, not their subfolders (examples/ holds a node_modules).
+  for (const file of [...yamlFiles, path.resolve(root, entry)]) watchDir(path.dirname(file), false);
+}
+
+// --- start and stop ---------------------------------------------------------------------------
+
+/** One free port for the whole session, so that PORT=0 keeps its URL across restarts. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let shutdownAt = 0;
+
+async function shutdown(signal: string): Promise<void> {
+  if (shuttingDown) {
+    // npm forwards the terminal's Ctrl-C too, so one press can arrive twice; a later one means "now".
+    if (performance.now() - shutdownAt < 1000) return;
+    if (child) signalGroup(child, 'SIGKILL');
+    process.exit(1);
+  }
+  shuttingDown = true;
+  shutdownAt = performance.now();
+  say(`${signal}: stopping the server`);
+  clearTimeout(debounce);
+  for (const w of watchers.values()) w.close();
+  await stopServer();
+  process.exit(0);
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(path.resolve(root, entry))) {
+    console.error(`[dev] no such entry: ${entry}\nusage: npm run dev [-- ENTRY [ARGS...]]   (default entry: app/main.ts)`);
+    process.exit(2);
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // Whatever happens to us, the server must not outlive us.
+  process.on('exit', () => {
+    if (child) signalGroup(child, 'SIGKILL');
+  });
+  if (process.env.PORT === '0') serverEnv = { ...process.env, PORT: String(await freePort(process.env.HOST ?? '127.0.0.1')) };
+  watchAll();
+  say(`watching ${[...watchers.keys()].map((k) => rel(k.slice(2)) + (k.startsWith('r:') ? '/' : '')).join(', ')}; Ctrl-C to stop`);
+  await kick(true);
+}
+
+void main();

@@ -34,4 +34,22 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  {
+    // The framework's public surface is runtime/index.ts: the service, the examples and the
+    // benchmarks use only that, so the runtime can change inside without breaking them.
+    files: ['app/**/*.ts', 'examples/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/runtime/*', '!**/runtime/index.ts'],
+              message: 'Import the framework from runtime/index.ts (its public surface); export what you need there.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -1,4 +1,4 @@
-/** The operational settings, from the environment (DESIGN section 8), validated once at start. */
+/** The operational settings, from the environment (the README's "Configuration" table), validated once at start. */
 import path from 'node:path';
 
 export interface AppConfig {

@@ -1,6 +1,6 @@
 /** `npm start`: the outreach MCP server with embedded defaults (SQLite in ./data, 127.0.0.1:3000). */
 import { ConfigError, loadConfig } from './config.ts';
-import { freePort } from './free-port.ts';
+import { freePort } from '../runtime/index.ts';
 import { DEMO, retirePublishedDemoPassword, seedDemo } from './seed.ts';
 import { buildServer } from './server.ts';
 

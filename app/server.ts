@@ -3,11 +3,9 @@
  * generated from tools.yaml; the OAuth authorization server for connectors; the web app with the
  * MCP dialog; and the supporting routes (resource metadata, JWKS, health, inbound webhook).
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { serverDefinition } from '../generated/server.gen.ts';
-import { handlerFiles } from '../generated/handlers.gen.ts';
+import { handlers } from '../generated/handlers.gen.ts';
 import { Challenges, createJwtAuthenticator, ErrorFactory, mcpHttp, resourceMetadata, resourceMetadataUrl, type Authenticator } from '../runtime/index.ts';
 import { ActivityRecorder } from './activity/recorder.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -20,12 +18,11 @@ import { SigningKeys } from './auth/signing-keys.ts';
 import type { AppConfig } from './config.ts';
 import { LogDeliveryAdapter, WebhookDeliveryAdapter } from './delivery/adapter.ts';
 import { OutboxWorker } from './delivery/outbox-worker.ts';
-import { loadHandlers } from './handlers.ts';
 import { Housekeeping } from './housekeeping.ts';
 import { inboundWebhook } from './inbound-webhook.ts';
 import { OAuthServer, oauthRoutes } from './oauth/plugin.ts';
 import { createOAuthProvider } from './oauth/provider.ts';
-import './services.ts';
+import type { Services } from './services.ts';
 import { AccountStore } from './store/accounts.ts';
 import { ActivityStore } from './store/activity.ts';
 import { CampaignStore } from './store/campaigns.ts';
@@ -40,8 +37,6 @@ import { webApp } from './web/plugin.ts';
 import { Metrics } from './ops/metrics.ts';
 import { requestLog } from './ops/request-log.ts';
 import { sql } from 'kysely';
-
-const HANDLERS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'tools');
 
 export interface BuildOptions {
   logger?: boolean;
@@ -139,7 +134,6 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   const metrics = new Metrics(db, pool);
   metrics.attach(app, config.metricsToken);
   if (config.logRequests) requestLog(app);
-  const handlers = await loadHandlers(HANDLERS_DIR, handlerFiles);
   const adapter = config.deliveryWebhookUrl
     ? new WebhookDeliveryAdapter(config.deliveryWebhookUrl)
     : new LogDeliveryAdapter((obj, msg) => app.log.info(obj, msg));
@@ -151,10 +145,11 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     onQueued: () => void outbox.drain().catch((err: unknown) => app.log.error({ err }, 'outbox drain failed')),
   });
 
-  await app.register(mcpHttp, {
+  const services: Services = { accounts, campaigns, leads, messages, stats, outbox };
+  await app.register(mcpHttp<Services>, {
     definition: serverDefinition,
     handlers,
-    services: { accounts, campaigns, leads, messages, stats, outbox },
+    services,
     authenticator,
     publicUrl: config.publicUrl,
     allowedOrigins: config.allowedOrigins,

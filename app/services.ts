@@ -1,4 +1,4 @@
-/** What the outreach handlers receive as `ctx.services`. */
+/** What the outreach handlers receive as `ctx.services` (named in tools.yaml, `codegen.services`). */
 import type { OutboxWorker } from './delivery/outbox-worker.ts';
 import type { AccountStore } from './store/accounts.ts';
 import type { CampaignStore } from './store/campaigns.ts';
@@ -6,16 +6,12 @@ import type { LeadStore } from './store/leads.ts';
 import type { MessageStore } from './store/messages.ts';
 import type { StatsStore } from './store/stats.ts';
 
-declare module '../runtime/handler.ts' {
-  interface Services {
-    accounts: AccountStore;
-    campaigns: CampaignStore;
-    leads: LeadStore;
-    messages: MessageStore;
-    stats: StatsStore;
-    /** Delivers queued messages; send_message asks it to try at once, after its transaction. */
-    outbox: OutboxWorker;
-  }
+export interface Services {
+  accounts: AccountStore;
+  campaigns: CampaignStore;
+  leads: LeadStore;
+  messages: MessageStore;
+  stats: StatsStore;
+  /** Delivers queued messages; send_message asks it to try at once, after its transaction. */
+  outbox: OutboxWorker;
 }
-
-export {};

@@ -18,7 +18,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { freePort } from '../app/free-port.ts';
+import { freePort } from '../runtime/index.ts';
 import { createPostgresDatabase, POSTGRES_ADMIN_URL } from '../tests/helpers/databases.ts';
 import { addAsyncCleanup, spawnChild, type Child } from './lib/children.ts';
 import { BASE_HEADERS, check, HOST, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';

@@ -10,8 +10,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
+import { freePort } from '../runtime/free-port.ts';
 import { generate } from './generate.ts';
 import { formatProblems, ToolsYamlError } from './problems.ts';
 
@@ -269,18 +269,6 @@ function watchAll(): void {
 
 // --- start and stop ---------------------------------------------------------------------------
 
-/** One free port for the whole session, so that PORT=0 keeps its URL across restarts. */
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 let shutdownAt = 0;
 
 async function shutdown(signal: string): Promise<void> {
@@ -310,6 +298,7 @@ async function main(): Promise<void> {
   process.on('exit', () => {
     if (child) signalGroup(child, 'SIGKILL');
   });
+  // One free port for the whole session, so that PORT=0 keeps its URL across restarts.
   if (process.env.PORT === '0') serverEnv = { ...process.env, PORT: String(await freePort(process.env.HOST ?? '127.0.0.1')) };
   watchAll();
   say(`watching ${[...watchers.keys()].map((k) => rel(k.slice(2)) + (k.startsWith('r:') ? '/' : '')).join(', ')}; Ctrl-C to stop`);

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import { frameworkErrors } from './framework-errors.ts';
+import { frameworkErrors } from '../runtime/framework-errors.ts';
 import { findCycle, inlineRefs, localDefNames, refName, refsIn, selfContained, type Defs } from './defs.ts';
 import { hint } from './did-you-mean.ts';
 import { SchemaCompiler, validatorName } from './schemas.ts';
@@ -21,7 +21,15 @@ type Path = (string | number)[];
 interface RawFile {
   server: { name: string; version: string; title?: string; instructions?: string; token_help?: string };
   auth?: 'bearer' | 'none';
-  codegen?: { generated?: string; handlers?: string; docs?: string; runtime?: string; contract?: string; lint?: Partial<LintOptions> };
+  codegen?: {
+    generated?: string;
+    handlers?: string;
+    docs?: string;
+    runtime?: string;
+    contract?: string;
+    services?: { import: string; type: string };
+    lint?: Partial<LintOptions>;
+  };
   scopes: Record<string, { description: string; default?: boolean }>;
   $defs: Record<string, JSONSchema>;
   errors?: Record<string, RawError>;
@@ -221,6 +229,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
       ...(cg.docs && { docs: path.resolve(dir, cg.docs) }),
       contract: path.resolve(dir, cg.contract ?? `${path.basename(file).replace(/\.ya?ml$/, '')}.contract.json`),
       runtimeImport: cg.runtime ?? '../runtime',
+      ...(cg.services && { services: { file: path.resolve(dir, cg.services.import), type: cg.services.type } }),
     },
     lint: { descriptions: cg.lint?.descriptions ?? true, portability: cg.lint?.portability ?? true, allow: cg.lint?.allow ?? [] },
     server: data.server,

@@ -2,9 +2,10 @@
 import type { JSONSchema } from './json-schema.ts';
 import type { Problem } from './problems.ts';
 import type { SchemaCompiler } from './schemas.ts';
+import type { ErrorSurface } from '../runtime/definition.ts';
+import type { ParamType } from '../runtime/framework-errors.ts';
 
-export type ErrorSurface = 'auth' | 'http' | 'protocol' | 'tool';
-export type ParamType = 'string' | 'number' | 'integer';
+export type { ErrorSurface, ParamType };
 
 export interface ErrorModel {
   code: string;
@@ -87,6 +88,8 @@ export interface ProjectPaths {
   contract: string;
   /** Import specifier of the runtime folder as seen from the generated folder. */
   runtimeImport: string;
+  /** The application's services type handed to every handler (`ctx.services`), if it names one. */
+  services?: { file: string; type: string };
 }
 
 /** Which of the loader's advisory checks run (both by default). */

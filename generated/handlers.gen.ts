@@ -19,6 +19,26 @@ import type { SendMessageHandler } from './tools/send_message.gen.ts';
 import type { StartCampaignHandler } from './tools/start_campaign.gen.ts';
 import type { UpdateCampaignHandler } from './tools/update_campaign.gen.ts';
 import type { UpdateStepHandler } from './tools/update_step.gen.ts';
+import { handler as addLeadsHandler } from '../app/tools/add_leads.ts';
+import { handler as addStepHandler } from '../app/tools/add_step.ts';
+import { handler as archiveCampaignHandler } from '../app/tools/archive_campaign.ts';
+import { handler as campaignStatsHandler } from '../app/tools/campaign_stats.ts';
+import { handler as createCampaignHandler } from '../app/tools/create_campaign.ts';
+import { handler as deleteStepHandler } from '../app/tools/delete_step.ts';
+import { handler as getCampaignHandler } from '../app/tools/get_campaign.ts';
+import { handler as getConversationHandler } from '../app/tools/get_conversation.ts';
+import { handler as getLeadHandler } from '../app/tools/get_lead.ts';
+import { handler as listCampaignsHandler } from '../app/tools/list_campaigns.ts';
+import { handler as listConversationsHandler } from '../app/tools/list_conversations.ts';
+import { handler as listLeadsHandler } from '../app/tools/list_leads.ts';
+import { handler as pauseCampaignHandler } from '../app/tools/pause_campaign.ts';
+import { handler as previewMessageHandler } from '../app/tools/preview_message.ts';
+import { handler as profilesHandler } from '../app/tools/profiles.ts';
+import { handler as removeLeadHandler } from '../app/tools/remove_lead.ts';
+import { handler as sendMessageHandler } from '../app/tools/send_message.ts';
+import { handler as startCampaignHandler } from '../app/tools/start_campaign.ts';
+import { handler as updateCampaignHandler } from '../app/tools/update_campaign.ts';
+import { handler as updateStepHandler } from '../app/tools/update_step.ts';
 
 /** Every tool of the server with the handler type it needs. */
 export interface Handlers {
@@ -44,26 +64,26 @@ export interface Handlers {
   update_step: UpdateStepHandler;
 }
 
-/** The handler file of each tool, relative to the handlers folder. */
-export const handlerFiles = {
-  add_leads: 'add_leads.ts',
-  add_step: 'add_step.ts',
-  archive_campaign: 'archive_campaign.ts',
-  campaign_stats: 'campaign_stats.ts',
-  create_campaign: 'create_campaign.ts',
-  delete_step: 'delete_step.ts',
-  get_campaign: 'get_campaign.ts',
-  get_conversation: 'get_conversation.ts',
-  get_lead: 'get_lead.ts',
-  list_campaigns: 'list_campaigns.ts',
-  list_conversations: 'list_conversations.ts',
-  list_leads: 'list_leads.ts',
-  pause_campaign: 'pause_campaign.ts',
-  preview_message: 'preview_message.ts',
-  profiles: 'profiles.ts',
-  remove_lead: 'remove_lead.ts',
-  send_message: 'send_message.ts',
-  start_campaign: 'start_campaign.ts',
-  update_campaign: 'update_campaign.ts',
-  update_step: 'update_step.ts',
-} as const;
+/** Every tool's handler (the `handler` export of its file), for the runtime. */
+export const handlers = {
+  add_leads: addLeadsHandler,
+  add_step: addStepHandler,
+  archive_campaign: archiveCampaignHandler,
+  campaign_stats: campaignStatsHandler,
+  create_campaign: createCampaignHandler,
+  delete_step: deleteStepHandler,
+  get_campaign: getCampaignHandler,
+  get_conversation: getConversationHandler,
+  get_lead: getLeadHandler,
+  list_campaigns: listCampaignsHandler,
+  list_conversations: listConversationsHandler,
+  list_leads: listLeadsHandler,
+  pause_campaign: pauseCampaignHandler,
+  preview_message: previewMessageHandler,
+  profiles: profilesHandler,
+  remove_lead: removeLeadHandler,
+  send_message: sendMessageHandler,
+  start_campaign: startCampaignHandler,
+  update_campaign: updateCampaignHandler,
+  update_step: updateStepHandler,
+} satisfies Handlers;

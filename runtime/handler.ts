@@ -1,12 +1,5 @@
 /** The contract between the runtime and a tool handler. */
 
-/**
- * Application services handed to every handler (store, clock, ...). Empty here: an app adds
- * its own by declaration merging, `declare module '.../runtime/handler.ts' { interface Services { store: Store } }`.
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface Services {}
-
 /** Who is calling: the verified token's claims. */
 export interface Principal {
   /** The user (`sub`). */
@@ -22,7 +15,11 @@ export interface Principal {
 
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
-export interface ToolContext<Errors> {
+/**
+ * What a handler gets besides its arguments. `Services` is the application's own (its stores,
+ * clock, ...), named in tools.yaml (`codegen.services`) so the generated handler types carry it.
+ */
+export interface ToolContext<Errors, Services = unknown> {
   readonly tool: string;
   readonly principal: Principal;
   readonly services: Services;
@@ -53,7 +50,7 @@ export interface ContentResult {
   isError?: boolean;
 }
 
-export type ToolHandler<Args, Result, Errors> = (args: Args, ctx: ToolContext<Errors>) => Result | Promise<Result>;
+export type ToolHandler<Args, Result, Errors, Services = unknown> = (args: Args, ctx: ToolContext<Errors, Services>) => Result | Promise<Result>;
 
-/** Handlers by tool name, as the runtime receives them. */
-export type HandlerMap = Readonly<Record<string, ToolHandler<never, unknown, never>>>;
+/** Handlers by tool name, as the runtime receives them (the generated registry is one). */
+export type HandlerMap<Services = unknown> = Readonly<Record<string, ToolHandler<never, unknown, never, Services>>>;

@@ -9,17 +9,24 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { anonymousPrincipal, Challenges, type Authenticator } from './auth.ts';
 import type { ServerDefinition } from './definition.ts';
 import { CatalogError, ErrorFactory, FrameworkConfigError } from './errors.ts';
-import type { HandlerMap, LogLevel, Principal, Services } from './handler.ts';
+import { frameworkErrors } from './framework-errors.ts';
+import type { HandlerMap, LogLevel, Principal } from './handler.ts';
 import { classify, errorMessage, type RequestId } from './jsonrpc.ts';
 import { checkOrigin, defaultOriginPolicy } from './origin-guard.ts';
 import { McpProtocol, rpcError } from './protocol.ts';
 import { ResponseChannel } from './response-channel.ts';
 import { ToolRunner, type ToolCallObserver } from './tool-runner.ts';
 
-export interface McpHttpOptions {
+/**
+ * `Services` is whatever the handlers get as `ctx.services` (the type tools.yaml names under
+ * `codegen.services`); a server whose handlers use none leaves it out.
+ */
+export type McpHttpOptions<Services = unknown> = McpHttpCommonOptions<Services> & (unknown extends Services ? { services?: Services } : { services: Services });
+
+interface McpHttpCommonOptions<Services> {
   definition: ServerDefinition;
-  handlers: HandlerMap;
-  services: Services;
+  /** The handlers of the definition's tools. */
+  handlers: HandlerMap<Services>;
   /** Required unless the definition says `auth: none`. */
   authenticator?: Authenticator;
   /** Canonical base URL; the resource metadata URL and the default allowed host derive from it. */
@@ -45,31 +52,7 @@ export interface McpHttpOptions {
 }
 
 /** Codes the runtime raises itself; checked against the catalog at start. */
-const RUNTIME_CODES = [
-  'AUTH_HEADER_MISSING',
-  'INVALID_TOKEN',
-  'TOKEN_REJECTED',
-  'ACCOUNT_CLAIM_INVALID',
-  'INSUFFICIENT_SCOPE',
-  'METHOD_NOT_ALLOWED',
-  'FORBIDDEN_ORIGIN',
-  'FORBIDDEN_HOST',
-  'TOO_MANY_AUTH_FAILURES',
-  'BODY_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-  'NOT_ACCEPTABLE',
-  'PARSE_ERROR',
-  'INVALID_REQUEST',
-  'INVALID_REQUEST_META',
-  'METHOD_NOT_FOUND',
-  'INVALID_PARAMS',
-  'UNKNOWN_TOOL',
-  'UNSUPPORTED_PROTOCOL_VERSION',
-  'HEADER_MISMATCH',
-  'INVALID_ARGUMENTS',
-  'INTERNAL_ERROR',
-  'INVALID_RESULT',
-];
+const RUNTIME_CODES = Object.keys(frameworkErrors);
 
 const PARSE_FAILED = Symbol('parse failed');
 
@@ -112,7 +95,7 @@ function acceptsType(accept: string | undefined): { json: boolean; sse: boolean 
   return { json: wildcard || accept.includes('application/json'), sse: accept.includes('text/event-stream') };
 }
 
-export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Promise<void> {
+export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOptions<Services>): Promise<void> {
   const { definition } = options;
   const path = options.path ?? '/mcp';
   const errors = new ErrorFactory(definition.errors);
@@ -120,7 +103,7 @@ export async function mcpHttp(app: FastifyInstance, options: McpHttpOptions): Pr
   if (definition.auth === 'bearer' && !options.authenticator)
     throw new FrameworkConfigError('This server declares auth: bearer but no authenticator was given');
   const challenges = new Challenges(resourceMetadataUrl(options.publicUrl, path));
-  const runner = new ToolRunner(definition, options.handlers, options.services, errors, {
+  const runner = new ToolRunner(definition, options.handlers, options.services as Services, errors, {
     validateResults: options.validateResults ?? false,
     logger: app.log,
     onToolCall: options.onToolCall,

@@ -1,9 +1,39 @@
-/** The framework's public surface, for apps built on it. */
+/**
+ * The framework's public surface: what apps, examples and generated code may import. Everything
+ * else under runtime/ is internal (an eslint rule keeps app/ and examples/ out of it).
+ */
+
+// Serving MCP over HTTP.
 export { mcpHttp, resourceMetadataUrl, type McpHttpOptions } from './http.ts';
 export { resourceMetadata, type ResourceMetadataOptions } from './resource-metadata.ts';
-export { createJwtAuthenticator, Challenges, TokenRejectedError, type Authenticator, type JwtAuthOptions } from './auth.ts';
-export { CatalogError, ErrorFactory, FrameworkConfigError, renderTemplate } from './errors.ts';
-export type { ScopeDefinition, ServerDefinition, ToolDefinition } from './definition.ts';
-export type { ContentResult, HandlerMap, Principal, Services, ToolContext, ToolHandler } from './handler.ts';
-export { SUPPORTED_VERSIONS, STATELESS_VERSION, HANDSHAKE_VERSIONS } from './versions.ts';
+export { freePort } from './free-port.ts';
+
+// Authentication.
+export { anonymousPrincipal, createJwtAuthenticator, Challenges, TokenRejectedError, type Authenticator, type JwtAuthOptions } from './auth.ts';
+
+// Errors: the catalog, raising its errors, and the runtime's own entries.
+export { CatalogError, ErrorFactory, FrameworkConfigError, renderTemplate, type ErrorParamValues, type ToolErrors } from './errors.ts';
+export { frameworkErrors, type FrameworkError, type ParamType } from './framework-errors.ts';
+
+// What the generator hands the runtime.
+export type {
+  ErrorCatalog,
+  ErrorDefinition,
+  ErrorSurface,
+  ScopeDefinition,
+  ServerDefinition,
+  ToolDefinition,
+  ToolListing,
+  ValidationErrorObject,
+  Validator,
+} from './definition.ts';
+
+// What a handler sees.
+export type { ContentBlock, ContentResult, HandlerMap, LogLevel, Principal, ToolContext, ToolHandler } from './handler.ts';
 export type { ToolCallEvent, ToolCallObserver } from './tool-runner.ts';
+
+// Protocol versions.
+export { SUPPORTED_VERSIONS, STATELESS_VERSION, HANDSHAKE_VERSIONS } from './versions.ts';
+
+// Client configurations for a server (an MCP dialog, a CLI, docs).
+export { clientConfigs, type ClientConfig, type ClientConfigInput } from './client-configs.ts';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerDefinition, ToolDefinition, ValidationErrorObject } from './definition.ts';
 import { CatalogError, type ErrorFactory, toolErrorConstructors } from './errors.ts';
-import type { ContentResult, HandlerMap, LogLevel, Principal, Services, ToolContext } from './handler.ts';
+import type { ContentResult, HandlerMap, LogLevel, Principal, ToolContext } from './handler.ts';
 import { FrameworkConfigError } from './errors.ts';
 
 export interface CallToolResult {
@@ -101,12 +101,12 @@ function pathWithNul(root: unknown): string | undefined {
   return undefined;
 }
 
-export class ToolRunner {
+export class ToolRunner<Services = unknown> {
   private readonly tools = new Map<string, PreparedTool>();
 
   constructor(
     definition: ServerDefinition,
-    handlers: HandlerMap,
+    handlers: HandlerMap<Services>,
     private readonly services: Services,
     private readonly errors: ErrorFactory,
     private readonly options: { validateResults: boolean; logger: ServerLogger; onToolCall?: ToolCallObserver | undefined },

@@ -12,11 +12,11 @@ const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 process.env.PASSWORD_SCRYPT_LOG_N ??= '12';
 const quick = process.argv.includes('--quick');
 
-function step(title: string, cmd: string, args: string[]): void {
+function step(title: string, cmd: string, args: string[], failure = `${title} failed`): void {
   console.log(`\n> ${title}`);
   const r = spawnSync(cmd, args, { stdio: 'inherit' });
   if (r.status !== 0) {
-    console.error(`${title} failed`);
+    console.error(failure);
     process.exit(r.status ?? 1);
   }
 }
@@ -35,4 +35,10 @@ if (!files.length) {
   console.error(`no test files match ${filters.join(', ')}`);
   process.exit(1);
 }
-step(`${files.length} test files`, process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files]);
+step(
+  `${files.length} test files`,
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],
+  // The runner's own summary above counts the failures; each one is a "not ok" line.
+  'tests failed: the "# fail" count above says how many; search the output for "not ok"',
+);

@@ -3,7 +3,7 @@
  * declares, filling in the ids the caller passed so that each message says what to do next.
  * A domain failure whose code the tool does not declare is a bug: it surfaces as an internal error.
  */
-import { CatalogError } from '../../runtime/errors.ts';
+import { CatalogError } from '../../runtime/index.ts';
 import { CannotStartError, IllegalStateError, NotFoundError } from '../domain/errors.ts';
 import { InvalidCursorError } from '../store/cursor.ts';
 import { DailyLimitError, ProfileNotActiveError } from '../store/messages.ts';

@@ -1,6 +1,6 @@
 /** Every tool but `profiles` acts as one profile of the token's account; another account's profile is not found. */
-import type { CatalogError } from '../../runtime/errors.ts';
-import type { Principal, Services } from '../../runtime/handler.ts';
+import type { CatalogError, Principal } from '../../runtime/index.ts';
+import type { Services } from '../services.ts';
 
 interface ProfileContext {
   principal: Principal;

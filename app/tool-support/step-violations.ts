@@ -1,5 +1,5 @@
 /** Turns a placeholder-rule violation into the catalog error the interface names. */
-import type { CatalogError } from '../../runtime/errors.ts';
+import type { CatalogError } from '../../runtime/index.ts';
 import { checkStep, type StepText, type StepViolation } from '../domain/placeholders.ts';
 import { KNOWN_PLACEHOLDERS } from '../domain/placeholders.ts';
 

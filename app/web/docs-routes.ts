@@ -1,6 +1,6 @@
 /** The public reference page (/docs), for anyone connecting a client; signed-in users see the usual navigation. */
 import type { FastifyInstance } from 'fastify';
-import { clientConfigs } from '../../runtime/client-configs.ts';
+import { clientConfigs } from '../../runtime/index.ts';
 import { referenceHtml, referenceTitle } from '../../generated/docs.gen.ts';
 import { currentUser, viewerOf, type WebContext } from './context.ts';
 import { docsPage } from './pages/docs.ts';

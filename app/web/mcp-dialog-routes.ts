@@ -4,7 +4,7 @@
  * authorization or all of them.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { clientConfigs } from '../../runtime/client-configs.ts';
+import { clientConfigs } from '../../runtime/index.ts';
 import { chosenScopes, signedIn, viewerOf, type WebContext } from './context.ts';
 import { consentPage } from './pages/consent.ts';
 import { mcpDialogPage, type ShownToken } from './pages/mcp-dialog.ts';

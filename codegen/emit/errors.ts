@@ -24,7 +24,7 @@ export function emitErrors(model: Model): OutputFile {
     {
       kind: StructureKind.ImportDeclaration,
       isTypeOnly: true,
-      moduleSpecifier: `${model.paths.runtimeImport}/definition.ts`,
+      moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
       namedImports: ['ErrorCatalog'],
     },
     {

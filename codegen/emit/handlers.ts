@@ -3,12 +3,20 @@
  * handler file for every tool that has none yet (written once, never overwritten).
  */
 import path from 'node:path';
-import { StructureKind } from 'ts-morph';
+import { StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { Model, ToolModel } from '../model.ts';
 import type { OutputFile } from './output.ts';
 import { importPath, renderSource } from './ts-source.ts';
 import { toolTypesPath } from './tool-types.ts';
 
+/** The local name of a tool's imported handler: `add_leads` -> `addLeadsHandler`. */
+const handlerBinding = (tool: ToolModel) => `${tool.typeName[0]!.toLowerCase()}${tool.typeName.slice(1)}Handler`;
+
+/**
+ * The static handler registry: each handler file imported by name and checked against the type
+ * its tool needs (`satisfies Handlers`), so a missing, mistyped or misnamed handler fails the
+ * type-check instead of the start.
+ */
 export function emitHandlers(model: Model): OutputFile {
   const content = renderSource([
     ...model.tools.map((t) => ({
@@ -17,6 +25,11 @@ export function emitHandlers(model: Model): OutputFile {
       moduleSpecifier: `./tools/${t.name}.gen.ts`,
       namedImports: [`${t.typeName}Handler`],
     })),
+    ...model.tools.map((t) => ({
+      kind: StructureKind.ImportDeclaration as const,
+      moduleSpecifier: importPath(model.paths.generated, handlerPath(model, t), path.relative),
+      namedImports: [{ name: 'handler', alias: handlerBinding(t) }],
+    })),
     {
       kind: StructureKind.Interface,
       isExported: true,
@@ -24,11 +37,18 @@ export function emitHandlers(model: Model): OutputFile {
       docs: ['Every tool of the server with the handler type it needs.'],
       properties: model.tools.map((t) => ({ name: JSON.stringify(t.name), type: `${t.typeName}Handler` })),
     },
-    `/** The handler file of each tool, relative to the handlers folder. */\nexport const handlerFiles = ${JSON.stringify(
-      Object.fromEntries(model.tools.map((t) => [t.name, `${t.name}.ts`])),
-      null,
-      2,
-    )} as const;`,
+    {
+      kind: StructureKind.VariableStatement,
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: ["Every tool's handler (the `handler` export of its file), for the runtime."],
+      declarations: [
+        {
+          name: 'handlers',
+          initializer: `{\n${model.tools.map((t) => `  ${JSON.stringify(t.name)}: ${handlerBinding(t)},`).join('\n')}\n} satisfies Handlers`,
+        },
+      ],
+    },
   ]);
   return { path: path.join(model.paths.generated, 'handlers.gen.ts'), content };
 }

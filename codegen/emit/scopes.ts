@@ -10,7 +10,7 @@ export function emitScopes(model: Model): OutputFile {
     {
       kind: StructureKind.ImportDeclaration,
       isTypeOnly: true,
-      moduleSpecifier: `${model.paths.runtimeImport}/definition.ts`,
+      moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
       namedImports: ['ScopeDefinition'],
     },
     {

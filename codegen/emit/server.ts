@@ -38,7 +38,7 @@ export function emitServer(model: Model): OutputFile {
     {
       kind: StructureKind.ImportDeclaration,
       isTypeOnly: true,
-      moduleSpecifier: `${model.paths.runtimeImport}/definition.ts`,
+      moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
       namedImports: ['ServerDefinition'],
     },
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './errors.gen.ts', namedImports: ['errorCatalog'] },

@@ -8,7 +8,7 @@ import type { Model, ToolModel } from '../model.ts';
 import type { ToolTypes } from '../type-compiler.ts';
 import { directDefs } from '../defs.ts';
 import type { OutputFile } from './output.ts';
-import { renderSource } from './ts-source.ts';
+import { importPath, renderSource } from './ts-source.ts';
 
 export function toolTypesPath(model: Model, tool: ToolModel): string {
   return path.join(model.paths.generated, 'tools', `${tool.name}.gen.ts`);
@@ -20,17 +20,27 @@ export function emitToolTypes(model: Model, tool: ToolModel, types: ToolTypes): 
   const result = `${tool.typeName}Result`;
   const argTypes = types.args;
   const resultTypes = types.result ?? `export type ${result} = ContentResult;`;
-  const runtime = `../${model.paths.runtimeImport}`;
+  const runtime = `../${model.paths.runtimeImport}/index.ts`;
+  const services = model.paths.services;
   const shared = [...new Set([tool.input, tool.output].flatMap((s) => (s ? directDefs(s) : [])))].sort();
   const codes = tool.errors.map((c) => `'${c}'`).join(' | ') || 'never';
   const content = renderSource([
     {
       kind: StructureKind.ImportDeclaration,
       isTypeOnly: true,
-      moduleSpecifier: `${runtime}/handler.ts`,
-      namedImports: tool.output ? ['ToolHandler'] : ['ContentResult', 'ToolHandler'],
+      moduleSpecifier: runtime,
+      namedImports: tool.output ? ['ToolErrors', 'ToolHandler'] : ['ContentResult', 'ToolErrors', 'ToolHandler'],
     },
-    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: `${runtime}/errors.ts`, namedImports: ['ToolErrors'] },
+    ...(services
+      ? [
+          {
+            kind: StructureKind.ImportDeclaration as const,
+            isTypeOnly: true,
+            moduleSpecifier: importPath(path.dirname(toolTypesPath(model, tool)), services.file, path.relative),
+            namedImports: [services.type],
+          },
+        ]
+      : []),
     { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: '../errors.gen.ts', namedImports: ['ErrorParams'] },
     ...(shared.length ? [{ kind: StructureKind.ImportDeclaration as const, isTypeOnly: true, moduleSpecifier: '../types.gen.ts', namedImports: shared }] : []),
     argTypes,
@@ -47,7 +57,7 @@ export function emitToolTypes(model: Model, tool: ToolModel, types: ToolTypes): 
       isExported: true,
       name: `${tool.typeName}Handler`,
       docs: [`The handler of tool ${tool.name}; export it as \`handler\` from its handler file.`],
-      type: `ToolHandler<${args}, ${result}, ToolErrors<ErrorParams, ${tool.typeName}ErrorCode>>`,
+      type: `ToolHandler<${args}, ${result}, ToolErrors<ErrorParams, ${tool.typeName}ErrorCode>${services ? `, ${services.type}` : ''}>`,
     },
   ]);
   return { path: toolTypesPath(model, tool), content };

@@ -77,7 +77,7 @@ export function emitToolsList(model: Model): OutputFile {
     {
       kind: StructureKind.ImportDeclaration,
       isTypeOnly: true,
-      moduleSpecifier: `${model.paths.runtimeImport}/definition.ts`,
+      moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
       namedImports: ['ToolListing'],
     },
     ...definitionOrder(model).map((name) => ({

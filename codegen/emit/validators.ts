@@ -22,7 +22,7 @@ export function emitValidators(model: Model): OutputFile[] {
     const names = toolValidators(tool);
     const js = `${tsBanner}// @ts-nocheck\n${esmImports(model.schemas.standaloneCode(names))}\n`;
     const dts =
-      `${tsBanner}import type { Validator } from '../${model.paths.runtimeImport}/definition.ts';\n\n` +
+      `${tsBanner}import type { Validator } from '../${model.paths.runtimeImport}/index.ts';\n\n` +
       names.map((n) => `export declare const ${n}: Validator;\n`).join('');
     return [
       { path: validatorsPath(model, tool), content: js },

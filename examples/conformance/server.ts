@@ -7,14 +7,10 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify, { LogController } from 'fastify';
-import { freePort } from '../../app/free-port.ts';
-import { loadHandlers } from '../../app/handlers.ts';
-import type { Services } from '../../runtime/handler.ts';
-import { mcpHttp } from '../../runtime/http.ts';
-import { handlerFiles } from './generated/handlers.gen.ts';
+import { freePort, mcpHttp } from '../../runtime/index.ts';
+import { handlers } from './generated/handlers.gen.ts';
 import { serverDefinition } from './generated/server.gen.ts';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
 const HOST = '127.0.0.1';
 
 export interface ConformanceServer {
@@ -35,10 +31,7 @@ export async function startConformanceServer(port?: number): Promise<Conformance
   });
   await app.register(mcpHttp, {
     definition: serverDefinition,
-    handlers: await loadHandlers(path.join(HERE, 'tools'), handlerFiles),
-    // The fixture handlers use no application services; the cast covers the outreach app's
-    // Services augmentation, which is visible to the type-checker project-wide.
-    services: {} as Services,
+    handlers,
     publicUrl: baseUrl,
     validateResults: true,
   });

@@ -1,6 +1,6 @@
 /**
  * Authentication and authorization on /mcp over real HTTP: every auth message of the interface
- * (spec section 7), the WWW-Authenticate challenges, scopes, and the discovery documents.
+ * (as published), the WWW-Authenticate challenges, scopes, and the discovery documents.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

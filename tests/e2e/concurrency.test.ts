@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { loadConfig } from '../../app/config.ts';
-import { freePort } from '../../app/free-port.ts';
+import { freePort } from '../../runtime/index.ts';
 import { openService } from '../../app/server.ts';
 import type { Db } from '../../app/store/database.ts';
 import { ALL_SCOPES, postMcp, startTestServer, type TestServer } from '../helpers/server.ts';

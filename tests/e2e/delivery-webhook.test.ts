@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { freePort } from '../../app/free-port.ts';
+import { freePort } from '../../runtime/index.ts';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
 import { accountWithToken, assertToolResult, bearer, callTool } from './support.ts';
 

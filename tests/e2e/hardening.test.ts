@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT, importJWK, type JWK } from 'jose';
-import { freePort } from '../../app/free-port.ts';
+import { freePort } from '../../runtime/index.ts';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
 import { assertNothingWritten, serverBackends, spawnServer } from './outreach-support.ts';
 import { accountWithToken, bearer, callTool, initializeRequest, modernRequest, request } from './support.ts';

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { freePort } from '../../app/free-port.ts';
+import { freePort } from '../../runtime/index.ts';
 import { postMcp, startTestServer } from '../helpers/server.ts';
 import { spawnServer } from './outreach-support.ts';
 import { accountWithToken, bearer, callTool } from './support.ts';

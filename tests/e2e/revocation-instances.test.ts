@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { freePort } from '../../app/free-port.ts';
+import { freePort } from '../../runtime/index.ts';
 import { createPostgresDatabase, postgresBackend } from '../helpers/databases.ts';
 import { postMcp, startTestServer, TEST_PASSWORD } from '../helpers/server.ts';
 import { csrfOf, inputValue, signIn, WebClient } from '../helpers/web-client.ts';

@@ -193,10 +193,13 @@ export function clipboardText(page: Page): Promise<string> {
   return page.evaluate(() => navigator.clipboard.readText());
 }
 
-/** A full-page screenshot in test-artifacts/screenshots/<name>.png. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * A screenshot in test-artifacts/screenshots/<name>.png: the full page, or only what the window
+ * shows (for very long pages, whose full capture takes Chromium many seconds on a small machine).
+ */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage });
 }
 
 /** Clicks (or presses, with the keyboard) and waits until the next page has loaded. */

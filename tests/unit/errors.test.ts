@@ -85,7 +85,7 @@ describe('ErrorFactory', () => {
 describe('the error catalog', () => {
   const factory = new ErrorFactory(errorCatalog);
 
-  /** Every row of the interface's section 7, variable parts filled in, byte for byte. */
+  /** Every message of the published interface, variable parts filled in, byte for byte. */
   const interfaceMessages: { code: string; params: Record<string, string | number>; expected: string; status: number }[] = [
     { code: 'AUTH_HEADER_MISSING', params: {}, expected: 'Authorization header is required in MCP server config', status: 401 },
     { code: 'INVALID_TOKEN', params: {}, expected: 'Invalid MCP token', status: 401 },

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { demoAllowed, isLoopback, randomPassword } from '../../app/seed.ts';
-import { clientConfigs } from '../../runtime/client-configs.ts';
+import { clientConfigs } from '../../runtime/index.ts';
 import { chosenScopes, safeNext } from '../../app/web/context.ts';
 import { html, raw } from '../../app/web/html.ts';
 import { consentPolicy } from '../../app/web/security.ts';

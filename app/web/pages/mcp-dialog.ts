@@ -3,7 +3,7 @@
  * configurations, the connectors the user authorized, and removing authorizations.
  */
 import type { Grant } from '../../store/grants.ts';
-import type { ClientConfig } from '../../../runtime/client-configs.ts';
+import type { ClientConfig } from '../../../runtime/index.ts';
 import { configBlock } from './client-config.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { page, when, type Viewer } from './layout.ts';

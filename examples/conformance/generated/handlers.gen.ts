@@ -8,6 +8,15 @@ import type { TestMultipleContentTypesHandler } from './tools/test_multiple_cont
 import type { TestSimpleTextHandler } from './tools/test_simple_text.gen.ts';
 import type { TestToolWithLoggingHandler } from './tools/test_tool_with_logging.gen.ts';
 import type { TestToolWithProgressHandler } from './tools/test_tool_with_progress.gen.ts';
+import { handler as jsonSchema202012ToolHandler } from '../tools/json_schema_2020_12_tool.ts';
+import { handler as testAudioContentHandler } from '../tools/test_audio_content.ts';
+import { handler as testEmbeddedResourceHandler } from '../tools/test_embedded_resource.ts';
+import { handler as testErrorHandlingHandler } from '../tools/test_error_handling.ts';
+import { handler as testImageContentHandler } from '../tools/test_image_content.ts';
+import { handler as testMultipleContentTypesHandler } from '../tools/test_multiple_content_types.ts';
+import { handler as testSimpleTextHandler } from '../tools/test_simple_text.ts';
+import { handler as testToolWithLoggingHandler } from '../tools/test_tool_with_logging.ts';
+import { handler as testToolWithProgressHandler } from '../tools/test_tool_with_progress.ts';
 
 /** Every tool of the server with the handler type it needs. */
 export interface Handlers {
@@ -22,15 +31,15 @@ export interface Handlers {
   test_tool_with_progress: TestToolWithProgressHandler;
 }
 
-/** The handler file of each tool, relative to the handlers folder. */
-export const handlerFiles = {
-  json_schema_2020_12_tool: 'json_schema_2020_12_tool.ts',
-  test_audio_content: 'test_audio_content.ts',
-  test_embedded_resource: 'test_embedded_resource.ts',
-  test_error_handling: 'test_error_handling.ts',
-  test_image_content: 'test_image_content.ts',
-  test_multiple_content_types: 'test_multiple_content_types.ts',
-  test_simple_text: 'test_simple_text.ts',
-  test_tool_with_logging: 'test_tool_with_logging.ts',
-  test_tool_with_progress: 'test_tool_with_progress.ts',
-} as const;
+/** Every tool's handler (the `handler` export of its file), for the runtime. */
+export const handlers = {
+  json_schema_2020_12_tool: jsonSchema202012ToolHandler,
+  test_audio_content: testAudioContentHandler,
+  test_embedded_resource: testEmbeddedResourceHandler,
+  test_error_handling: testErrorHandlingHandler,
+  test_image_content: testImageContentHandler,
+  test_multiple_content_types: testMultipleContentTypesHandler,
+  test_simple_text: testSimpleTextHandler,
+  test_tool_with_logging: testToolWithLoggingHandler,
+  test_tool_with_progress: testToolWithProgressHandler,
+} satisfies Handlers;

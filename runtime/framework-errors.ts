@@ -1,9 +1,11 @@
 /**
- * The errors the runtime raises itself. A tools.yaml may restate any of them (to change a
- * message or remedy); the ones it leaves out are merged in from here, so every server built
- * on the framework has a complete catalog.
+ * The errors the runtime raises itself: the runtime owns this catalog. The generator merges it
+ * into every server's catalog (a tools.yaml may restate an entry to change its message or
+ * remedy), and the runtime checks at start that the catalog it is given has every code.
  */
-import type { ErrorSurface, ParamType } from './model.ts';
+import type { ErrorSurface } from './definition.ts';
+
+export type ParamType = 'string' | 'number' | 'integer';
 
 export interface FrameworkError {
   message: string;

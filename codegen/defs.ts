@@ -146,3 +146,16 @@ export function replaceRefs(schema: JSONSchema, replace: (name: string, siblings
 export function directDefs(schema: unknown): string[] {
   return [...new Set(directRefs(schema))].sort();
 }
+
+/**
+ * The schema with its own root `$defs` inlined where they are referenced, and dropped: the shape
+ * a client validates against, whichever way it is spelled (for comparing two versions). Recursive
+ * local definitions cannot be inlined; such a schema is returned as declared.
+ */
+export function withLocalDefsInlined(schema: JSONSchema): JSONSchema {
+  if (!isObject(schema.$defs)) return schema;
+  const local = schema.$defs as Defs;
+  if (findCycle(local)) return schema;
+  const { $defs: _own, ...rest } = schema;
+  return inlineRefs(rest as JSONSchema, local);
+}

@@ -12,6 +12,7 @@
  */
 import { canonical, isObject, sortKeys, type Json } from './json.ts';
 import type { JSONSchema } from '../json-schema.ts';
+import { withLocalDefsInlined } from '../defs.ts';
 
 export interface ContractSource {
   server: { name: string; version: string };
@@ -116,8 +117,8 @@ export function contractOf(src: ContractSource): Contract {
         t.name,
         {
           scopes: sortedUnique(t.scopes),
-          input: contractSchema(t.inputSchema) as JSONSchema,
-          ...(t.outputSchema && { output: contractSchema(t.outputSchema) as JSONSchema }),
+          input: contractSchema(withLocalDefsInlined(t.inputSchema)) as JSONSchema,
+          ...(t.outputSchema && { output: contractSchema(withLocalDefsInlined(t.outputSchema)) as JSONSchema }),
           errors: sortedUnique(t.errors),
         },
       ]),
@@ -151,7 +152,13 @@ export function parseContract(text: string, file: string): Contract {
   }
   const problems = shapeProblems(data);
   if (problems.length) throw new ContractFileError(file, `not a contract snapshot:\n${problems.map((p) => `  ${p}`).join('\n')}`);
-  return data as Contract;
+  const contract = data as Contract;
+  // A snapshot written before local $defs were inlined compares as if it had been.
+  for (const tool of Object.values(contract.tools)) {
+    tool.input = withLocalDefsInlined(tool.input);
+    if (tool.output) tool.output = withLocalDefsInlined(tool.output);
+  }
+  return contract;
 }
 
 function shapeProblems(data: unknown): string[] {

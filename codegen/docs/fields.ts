@@ -1,6 +1,6 @@
 /**
  * A schema as the rows of a fields table: one row per field at every depth (`leads[].email`,
- * `schedule.days`), each with its type, whether it is required, its limits and its description.
+ * `schedule.days`, and `tags[]` for list items with a description or limits of their own), each with its type, whether it is required, its limits and its description.
  * A field whose shape is a shared object type links to that type's own table instead of
  * repeating its fields; a shared scalar (an id, a text) is shown resolved, with the link.
  */
@@ -123,6 +123,26 @@ export function fieldRows(schema: Schema, defs: Defs, prefix = ''): FieldRow[] {
     const path = `${prefix}${name}`;
     const row: FieldRow = { path, type: typeOf(sub, defs), required: required.has(name), details: detailsOf(sub, defs), description: descriptionOf(sub, defs) };
     const inner = nested(sub, defs);
-    return [row, ...(inner ? fieldRows(inner.schema, defs, `${path}${inner.suffix}`) : [])];
+    return [row, ...(inner ? fieldRows(inner.schema, defs, `${path}${inner.suffix}`) : itemRows(sub, defs, path))];
   });
+}
+
+/**
+ * The rows of a list's items when they are values, not objects (`tags[]`, `matrix[][]`), for
+ * items that say something of their own: a description or limits.
+ */
+function itemRows(node: Schema, defs: Defs, path: string): FieldRow[] {
+  if (node.type !== 'array' || !isSchema(node.items) || refOf(node.items, defs) !== undefined) return [];
+  const items = node.items;
+  const inner = nested(items, defs);
+  if (inner) return [];
+  const row: FieldRow = {
+    path: `${path}[]`,
+    type: typeOf(items, defs),
+    required: true,
+    details: detailsOf(items, defs),
+    description: descriptionOf(items, defs),
+  };
+  const deeper = itemRows(items, defs, row.path);
+  return row.description || row.details || deeper.length ? [row, ...deeper] : [];
 }

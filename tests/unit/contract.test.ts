@@ -222,6 +222,35 @@ describe('breakingChanges: arguments', () => {
   });
 });
 
+describe('breakingChanges: a schema with its own $defs', () => {
+  const item = (fields: Record<string, JSONSchema>) => ({ type: 'object', properties: fields, required: Object.keys(fields) }) as JSONSchema;
+  const listOf = (defs: Record<string, JSONSchema>) => object({ items: { type: 'array', items: { $ref: '#/$defs/Item' } } }, ['items'], { $defs: defs });
+
+  test('a field removed inside a local definition is named where the definition is used', () => {
+    const breaks = outputBreaks(
+      listOf({ Item: item({ id: { type: 'string' }, tags: { type: 'array' } }) }),
+      listOf({ Item: item({ id: { type: 'string' } }) }),
+    );
+    assertOneBreak(breaks, 'tool t, result field items[].tags', /result field removed/);
+  });
+
+  test("moving a shape into or out of the schema's $defs breaks nothing", () => {
+    const inline = object({ items: { type: 'array', items: item({ id: { type: 'string' } }) } }, ['items']);
+    const viaDefs = listOf({ Item: item({ id: { type: 'string' } }) });
+    assertNoBreaks(outputBreaks(inline, viaDefs));
+    assertNoBreaks(outputBreaks(viaDefs, inline));
+  });
+
+  test('recursive local definitions stay as declared, and a change to them is still reported', () => {
+    const tree = (label: JSONSchema) =>
+      object({ root: { $ref: '#/$defs/Node' } }, ['root'], {
+        $defs: { Node: { type: 'object', properties: { label, children: { type: 'array', items: { $ref: '#/$defs/Node' } } } } },
+      });
+    assertNoBreaks(inputBreaks(tree({ type: 'string' }), tree({ type: 'string' })));
+    assert.ok(inputBreaks(tree({ type: 'string' }), tree({ type: 'integer' })).length > 0);
+  });
+});
+
 describe('breakingChanges: results', () => {
   const campaign = (step: JSONSchema, more: JSONSchema = {}) =>
     object(

@@ -1,0 +1,197 @@
+/**
+ * The README's "Add a tool", done the way a newcomer does it, in a copy of the project: declare a
+ * tool in tools.yaml, `npm run gen`, fill in the stub it wrote, `npm start`, and call the tool with
+ * the official MCP SDK client. Then the two ways it can go wrong: a handler of the wrong type fails
+ * the type-check naming the tool's file, and a tool removed from the YAML leaves a handler that
+ * gen names.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { freePort } from '../../runtime/index.ts';
+import { copyProject, type ProjectCopy } from '../helpers/project-copy.ts';
+
+const run = promisify(execFile);
+
+const TOOL = `  count_profiles:
+    title: Count profiles
+    description: Says how many sender profiles the token's account has.
+    scopes: [mcp:read]
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+    input:
+      type: object
+      additionalProperties: false
+      properties:
+        channel: { type: string, enum: [linkedin, email], description: Count only the profiles of this channel. }
+    output:
+      type: object
+      required: [account_id, count]
+      additionalProperties: false
+      properties:
+        account_id: { type: string, description: The account the token is for. }
+        count: { type: integer, minimum: 0, description: How many profiles it has. }
+    examples:
+      - arguments: {}
+        result: { account_id: acc_3k5m7n9p1q2r4s6t, count: 2 }
+`;
+
+const HANDLER = `import type { CountProfilesHandler } from '../../generated/tools/count_profiles.gen.ts';
+
+export const handler: CountProfilesHandler = async (args, ctx) => {
+  const profiles = await ctx.services.accounts.listProfiles(ctx.principal.accountId);
+  const counted = args.channel ? profiles.filter((p) => p.channel === args.channel) : profiles;
+  return { account_id: ctx.principal.accountId, count: counted.length };
+};
+`;
+
+describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
+  let copy: ProjectCopy;
+  let dataDir: string;
+  let env: Record<string, string>;
+  let server: ChildProcess | undefined;
+  let serverOutput = '';
+
+  /** A command of the project, run in the copy as `npm run <script>` runs it. */
+  const inCopy = (script: string, ...args: string[]) =>
+    run(process.execPath, ['--import', 'tsx', script, ...args], { cwd: copy.dir, env, maxBuffer: 16 << 20 });
+
+  before(async () => {
+    copy = copyProject();
+    dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-add-a-tool-'));
+    const port = await freePort('127.0.0.1');
+    env = { ...(process.env as Record<string, string>), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    delete env.DATABASE_URL;
+    delete env.PUBLIC_URL;
+  });
+
+  after(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server!.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    copy.cleanup();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('1-2. declared in tools.yaml, npm run gen writes a typed stub and says what to do next', async () => {
+    const yamlPath = path.join(copy.dir, 'tools.yaml');
+    const yaml = readFileSync(yamlPath, 'utf8');
+    const at = /^tools:\n/m.exec(yaml)!;
+    writeFileSync(yamlPath, yaml.slice(0, at.index + at[0].length) + TOOL + yaml.slice(at.index + at[0].length));
+
+    const { stdout, stderr } = await inCopy('codegen/cli.ts');
+    assert.match(stdout, /^created app\/tools\/count_profiles\.ts: a stub handler to fill in$/m);
+    assert.match(stdout, /^wrote generated\/tools\/count_profiles\.gen\.ts$/m);
+    assert.match(stdout, /^wrote docs\/reference\.md$/m);
+    assert.match(stdout, /^next: implement app\/tools\/count_profiles\.ts/m);
+    assert.doesNotMatch(stderr, /warning/i, 'every field has a description and the schema is portable');
+    const stub = readFileSync(path.join(copy.dir, 'app/tools/count_profiles.ts'), 'utf8');
+    assert.match(stub, /export const handler: CountProfilesHandler = async \(args, ctx\) =>/);
+    // The reference documents the new tool and its fields; the contract records it (additive: no version bump).
+    const reference = readFileSync(path.join(copy.dir, 'docs/reference.md'), 'utf8');
+    assert.match(reference, /count_profiles/);
+    assert.match(reference, /`channel`/);
+    assert.ok(JSON.parse(readFileSync(path.join(copy.dir, 'tools.contract.json'), 'utf8')).tools.count_profiles);
+    // Running gen again changes nothing, and never overwrites the stub.
+    writeFileSync(path.join(copy.dir, 'app/tools/count_profiles.ts'), HANDLER);
+    assert.match((await inCopy('codegen/cli.ts')).stdout, /tools\.yaml: 21 tools; 0 file\(s\) written, 0 removed/);
+    assert.equal(readFileSync(path.join(copy.dir, 'app/tools/count_profiles.ts'), 'utf8'), HANDLER);
+  });
+
+  test('3-4. with the stub filled in, npm start serves it and the official SDK client calls it', async () => {
+    server = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], { cwd: copy.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server.stdout!.on('data', (c: Buffer) => (serverOutput += c.toString('utf8')));
+    server.stderr!.on('data', (c: Buffer) => (serverOutput += c.toString('utf8')));
+    const baseUrl = `http://127.0.0.1:${env.PORT}`;
+    const deadline = Date.now() + 60_000;
+    while (
+      !(await fetch(`${baseUrl}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
+      assert.equal(server.exitCode, null, `npm start exited:\n${serverOutput}`);
+      assert.ok(Date.now() < deadline, `not up within 60 s:\n${serverOutput}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const cli = await inCopy('app/cli.ts', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read profile service_account_id');
+    const token = cli.stdout.trim().split('\n').at(-1)!;
+
+    const client = new Client({ name: 'add-a-tool-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    try {
+      const listed = (await client.listTools()).tools.find((t) => t.name === 'count_profiles');
+      assert.ok(listed, 'tools/list has the new tool');
+      assert.equal(listed.title, 'Count profiles');
+      assert.deepEqual(listed.inputSchema.properties, {
+        channel: { type: 'string', enum: ['linkedin', 'email'], description: 'Count only the profiles of this channel.' },
+      });
+
+      const all = await client.callTool({ name: 'count_profiles', arguments: {} });
+      const { profiles } = (await client.callTool({ name: 'profiles', arguments: {} })).structuredContent as { profiles: { channel: string }[] };
+      assert.ok(profiles.length > 0, 'the demo account has profiles');
+      assert.equal(all.isError, undefined);
+      assert.deepEqual(all.structuredContent, { account_id: (all.structuredContent as { account_id: string }).account_id, count: profiles.length });
+      assert.match((all.structuredContent as { account_id: string }).account_id, /\S/);
+      const email = await client.callTool({ name: 'count_profiles', arguments: { channel: 'email' } });
+      assert.equal((email.structuredContent as { count: number }).count, profiles.filter((p) => p.channel === 'email').length);
+
+      // Its arguments are validated like every other tool's.
+      const bad = await client.callTool({ name: 'count_profiles', arguments: { channel: 'fax' } });
+      assert.equal(bad.isError, true);
+      assert.match((bad.content as { text: string }[])[0]!.text, /^Invalid arguments for tool count_profiles: \/channel: must be one of "linkedin", "email"$/);
+    } finally {
+      await client.close();
+    }
+    // The served reference has it too.
+    assert.match(await (await fetch(`${baseUrl}/docs`)).text(), /id="tool-count_profiles"/);
+  });
+
+  test('a handler of the wrong type fails the type-check, naming its file', async () => {
+    const file = path.join(copy.dir, 'app/tools/count_profiles.ts');
+    writeFileSync(file, HANDLER.replace('count: counted.length', 'count: String(counted.length)'));
+    const checked = await run(process.execPath, [path.join(copy.dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], {
+      cwd: copy.dir,
+      maxBuffer: 16 << 20,
+    }).then(
+      () => ({ failed: false, out: '' }),
+      (err: { stdout: string }) => ({ failed: true, out: err.stdout }),
+    );
+    assert.ok(checked.failed, 'tsc fails');
+    assert.match(
+      checked.out,
+      /app\/tools\/count_profiles\.ts\(\d+,\d+\): error TS2322: [^]*is not assignable to type 'CountProfilesResult'[^]*Type 'string' is not assignable to type 'number'/,
+    );
+    writeFileSync(file, HANDLER);
+  });
+
+  test('removed from tools.yaml: a break gen refuses until the version says so; then gen names the handler left behind', async () => {
+    const yamlPath = path.join(copy.dir, 'tools.yaml');
+    const withTool = readFileSync(yamlPath, 'utf8');
+    writeFileSync(yamlPath, withTool.replace(TOOL, ''));
+    const refused = await inCopy('codegen/cli.ts').then(
+      () => assert.fail('gen accepted a removed tool'),
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^1 breaking change against the published contract tools\.contract\.json \(version 0\.1\.0\):$/m);
+    assert.match(refused.stderr, /^ {2}- tool count_profiles: tool removed/m);
+    assert.match(refused.stderr, /set server\.version to 0\.2\.0/);
+    assert.ok(existsSync(path.join(copy.dir, 'generated/tools/count_profiles.gen.ts')), 'a refused run writes nothing');
+
+    writeFileSync(yamlPath, withTool.replace(TOOL, '').replace(/^( {2}version: )0\.1\.0$/m, '$10.2.0'));
+    const { stdout } = await inCopy('codegen/cli.ts');
+    assert.match(stdout, /^server\.version 0\.2\.0 publishes 1 breaking change\(s\)/m);
+    assert.match(stdout, /^removed generated\/tools\/count_profiles\.gen\.ts$/m);
+    assert.match(stdout, /^note: app\/tools\/count_profiles\.ts handles no tool declared in tools\.yaml; delete it, or declare its tool again$/m);
+    assert.ok(existsSync(path.join(copy.dir, 'app/tools/count_profiles.ts')), 'hand-written code is never deleted');
+    assert.ok(!existsSync(path.join(copy.dir, 'generated/tools/count_profiles.gen.ts')));
+  });
+});

@@ -7,10 +7,13 @@
  * last good version (generation writes nothing until the file is valid); the next good save
  * regenerates and restarts. The generator itself is loaded once: after editing codegen/, rerun
  * `npm run dev`. PORT=0 picks one free port for the whole session, so the URL survives restarts.
+ * A restart takes about half a second: the next server is always waiting with the dependencies
+ * loaded (codegen/dev-server.ts), and only reads the project's own code when it is needed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { freePort } from '../runtime/free-port.ts';
 import { generate } from './generate.ts';
 import { formatProblems, ToolsYamlError } from './problems.ts';
@@ -92,24 +95,61 @@ function readText(file: string): string | undefined {
 // --- the server child process -------------------------------------------------------------
 
 let child: ChildProcess | undefined;
+/**
+ * The next server, already running with the dependencies loaded (codegen/dev-server.ts) and
+ * waiting for its go-ahead; it reads the project's code only then. Started once a server is ready,
+ * so that it does not compete with that server's start for the CPU.
+ */
+let spare: ChildProcess | undefined;
 
 /** Servers we asked to stop: their exit is not a crash to report. */
 const stopping = new WeakSet<ChildProcess>();
 
-/** Starts the server; `onReady` runs when it prints its listening line. */
-function startServer(env: NodeJS.ProcessEnv, onReady: () => void): ChildProcess {
+const DEV_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'dev-server.ts');
+
+/** What a waiting server printed (a dependency's warning): shown when it starts, as its start's output. */
+const heldOutput = new WeakMap<ChildProcess, { stream: NodeJS.WriteStream; chunk: Buffer }[]>();
+
+/** A server process that loads the dependencies and waits for its go-ahead (see codegen/dev-server.ts). */
+function spawnServer(env: NodeJS.ProcessEnv): ChildProcess {
   // Its own process group: a terminal's Ctrl-C reaches only us, and we stop it exactly once.
-  const proc = spawn(process.execPath, ['--import', 'tsx', entry, ...entryArgs], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  const proc = spawn(process.execPath, ['--import', 'tsx', DEV_SERVER, entry, ...entryArgs], {
+    cwd: root,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const held: { stream: NodeJS.WriteStream; chunk: Buffer }[] = [];
+  heldOutput.set(proc, held);
+  const forward = (stream: NodeJS.WriteStream) => (chunk: Buffer) => (proc === child ? stream.write(chunk) : held.push({ stream, chunk }));
+  proc.stdout!.on('data', forward(process.stdout));
+  proc.stderr!.on('data', forward(process.stderr));
+  // A spare that died (or was stopped) before its go-ahead has nobody to tell.
+  proc.stdin!.on('error', () => {});
+  proc.on('exit', () => {
+    if (spare === proc) spare = undefined;
+  });
+  return proc;
+}
+
+const running = (proc: ChildProcess | undefined): proc is ChildProcess => !!proc && proc.exitCode === null && proc.signalCode === null;
+
+/** Starts the server (the spare when there is one); `onReady` runs when it prints its listening line. */
+function startServer(env: NodeJS.ProcessEnv, onReady: () => void): ChildProcess {
+  const proc = running(spare) ? spare : spawnServer(env);
+  spare = undefined;
   child = proc;
+  for (const { stream, chunk } of heldOutput.get(proc)!.splice(0)) stream.write(chunk);
+  proc.stdin!.end('start\n');
   let ready = false;
   let seen = '';
   proc.stdout!.on('data', (chunk: Buffer) => {
-    process.stdout.write(chunk);
     if (ready) return;
     seen = (seen + chunk.toString('utf8')).slice(-4096);
     if (READY_LINE.test(seen)) {
       ready = true;
       onReady();
+      if (!shuttingDown && !spare) spare = spawnServer(env);
     }
   });
   proc.on('exit', (code, signal) => {
@@ -275,7 +315,7 @@ async function shutdown(signal: string): Promise<void> {
   if (shuttingDown) {
     // npm forwards the terminal's Ctrl-C too, so one press can arrive twice; a later one means "now".
     if (performance.now() - shutdownAt < 1000) return;
-    if (child) signalGroup(child, 'SIGKILL');
+    for (const proc of [child, spare]) if (running(proc)) signalGroup(proc, 'SIGKILL');
     process.exit(1);
   }
   shuttingDown = true;
@@ -283,6 +323,7 @@ async function shutdown(signal: string): Promise<void> {
   say(`${signal}: stopping the server`);
   clearTimeout(debounce);
   for (const w of watchers.values()) w.close();
+  if (running(spare)) signalGroup(spare, 'SIGKILL');
   await stopServer();
   process.exit(0);
 }
@@ -296,7 +337,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   // Whatever happens to us, the server must not outlive us.
   process.on('exit', () => {
-    if (child) signalGroup(child, 'SIGKILL');
+    for (const proc of [child, spare]) if (running(proc)) signalGroup(proc, 'SIGKILL');
   });
   // One free port for the whole session, so that PORT=0 keeps its URL across restarts.
   if (process.env.PORT === '0') serverEnv = { ...process.env, PORT: String(await freePort(process.env.HOST ?? '127.0.0.1')) };

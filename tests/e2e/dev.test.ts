@@ -4,7 +4,7 @@
  * saved into tools.yaml gets its stub and is listed by the restarted server; SIGTERM stops both.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -164,8 +164,16 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
   });
 
   test('SIGTERM stops the server and npm run dev', async () => {
+    const devServers = () =>
+      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.includes('dev-server.ts') && line.includes(copy.dir));
+    assert.equal(devServers().length, 2, 'the server, and the next one waiting with its dependencies loaded');
     dev.kill('SIGTERM');
     assert.equal(await exited, 0, output.slice(-2000));
     await assert.rejects(fetch(`${baseUrl}/healthz`), 'the server is stopped too');
+    // Neither the server nor the next one waiting for its turn outlives npm run dev.
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(devServers(), []);
   });
 });

@@ -2,6 +2,7 @@
 import type { Db } from './database.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { newId } from './ids.ts';
+import { prepared } from './prepared.ts';
 import { isUniqueViolation } from './db-errors.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import type { ProfilesTable } from './schema.ts';
@@ -47,7 +48,7 @@ export function localDay(timezone: string, at = new Date()): string {
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** The UTC dates around `at`: every time zone's local date is one of them. */
-function candidateDays(at = new Date()): string[] {
+export function candidateDays(at = new Date()): string[] {
   return [-1, 0, 1].map((d) => new Date(at.getTime() + d * 86_400_000).toISOString().slice(0, 10));
 }
 
@@ -154,17 +155,9 @@ export class AccountStore {
 
   /** The account's profiles with today's usage, oldest first. */
   async listProfiles(accountId: string): Promise<Profile[]> {
-    // One query: each profile with its usage rows of the days that can be "today" somewhere
-    // (at most three, usually one); today's is picked per profile's time zone below.
     const at = this.clock();
-    const rows = await this.db
-      .selectFrom('profiles')
-      .leftJoin('profile_daily_usage as u', (join) => join.onRef('u.profile_id', '=', 'profiles.id').on('u.day', 'in', candidateDays(at)))
-      .select(['profiles.id', 'profiles.name', 'profiles.channel', 'profiles.status', 'profiles.timezone', 'profiles.daily_limit', 'u.day', 'u.sent'])
-      .where('profiles.account_id', '=', accountId)
-      .orderBy('profiles.created_at')
-      .orderBy('profiles.name')
-      .execute();
+    const [yesterday, today, tomorrow] = candidateDays(at);
+    const rows = await this.profilesWithUsage.execute(this.db, { accountId, yesterday: yesterday!, today: today!, tomorrow: tomorrow! });
     const profiles = new Map<string, Profile>();
     for (const { day, sent, ...r } of rows) {
       let profile = profiles.get(r.id);
@@ -176,6 +169,26 @@ export class AccountStore {
 
   /** A profile of this account, or undefined (another account's profile is not found either). */
   getProfile(accountId: string, profileId: string) {
-    return this.db.selectFrom('profiles').selectAll().where('id', '=', profileId).where('account_id', '=', accountId).executeTakeFirst();
+    return this.profileById.takeFirst(this.db, { accountId, profileId });
   }
+
+  // Every tool call runs one of these two: compiled once (see prepared.ts).
+
+  /**
+   * Each profile of an account with its usage rows of the days that can be "today" somewhere (at
+   * most three, usually one); listProfiles picks today's per profile's time zone.
+   */
+  private readonly profilesWithUsage = prepared((p: { accountId: string; yesterday: string; today: string; tomorrow: string }) =>
+    this.db
+      .selectFrom('profiles')
+      .leftJoin('profile_daily_usage as u', (join) => join.onRef('u.profile_id', '=', 'profiles.id').on('u.day', 'in', [p.yesterday, p.today, p.tomorrow]))
+      .select(['profiles.id', 'profiles.name', 'profiles.channel', 'profiles.status', 'profiles.timezone', 'profiles.daily_limit', 'u.day', 'u.sent'])
+      .where('profiles.account_id', '=', p.accountId)
+      .orderBy('profiles.created_at')
+      .orderBy('profiles.name'),
+  );
+
+  private readonly profileById = prepared((p: { accountId: string; profileId: string }) =>
+    this.db.selectFrom('profiles').selectAll().where('id', '=', p.profileId).where('account_id', '=', p.accountId),
+  );
 }

@@ -13,6 +13,7 @@ import { realignLeads } from './sequencing.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { CampaignsTable, CampaignStatus, Database, SequenceStatus, StepsTable } from './schema.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { prepared, preparedShapes } from './prepared.ts';
 
 import type { Campaign, CampaignSettings, CampaignSummary, Schedule, Step, StepInput } from '../../generated/types.gen.ts';
 
@@ -40,7 +41,35 @@ function toSummary(row: CampaignsTable): CampaignSummary {
   return { id: row.id, name: row.name, status: row.status, service_profile_id: row.profile_id, created_at: row.created_at, updated_at: row.updated_at };
 }
 
-function stepRow(campaignId: string, position: number, s: NewStep): StepsTable {
+/** A campaign as the tools show it: its row, its steps' rows, and its leads counted by status and place in the sequence. */
+export function toCampaign(
+  row: CampaignsTable,
+  steps: readonly StepsTable[],
+  counts: readonly { status: string; sequence_status: string; n: number | string | bigint }[],
+): Campaign {
+  const count = (match: (c: (typeof counts)[number]) => boolean) => counts.filter(match).reduce((sum, c) => sum + Number(c.n), 0);
+  const inSequence = (status: SequenceStatus) => count((c) => c.sequence_status === status);
+  return {
+    ...toSummary(row),
+    ...(row.schedule !== null && { schedule: JSON.parse(row.schedule) as Schedule }),
+    ...(row.settings !== null && { settings: JSON.parse(row.settings) as Settings }),
+    steps: steps.map(toStep),
+    lead_counts: {
+      total: count((c) => c.status !== 'removed'),
+      active: count((c) => c.status === 'active'),
+      replied: count((c) => c.status === 'replied'),
+    },
+    sequence: {
+      pending: inSequence('pending'),
+      waiting: inSequence('waiting'),
+      finished: inSequence('finished'),
+      replied: inSequence('replied'),
+      failed: inSequence('failed'),
+    },
+  };
+}
+
+export function stepRow(campaignId: string, position: number, s: NewStep): StepsTable {
   return {
     id: newId('stp'),
     campaign_id: campaignId,
@@ -56,6 +85,19 @@ function stepRow(campaignId: string, position: number, s: NewStep): StepsTable {
 }
 
 type Trx = Transaction<Database>;
+
+const STEP_COLUMNS = [
+  'id',
+  'campaign_id',
+  'position',
+  'name',
+  'type',
+  'text',
+  'subject',
+  'delay_days',
+  'fallback_text',
+  'auto_fallback',
+] as const satisfies readonly (keyof StepsTable)[];
 const now = () => new Date().toISOString();
 
 export class CampaignStore {
@@ -73,72 +115,80 @@ export class CampaignStore {
     schedule?: Schedule;
     settings?: Settings;
   }): Promise<Campaign> {
-    const id = newId('cmp');
     const at = now();
+    const row: CampaignsTable = {
+      id: newId('cmp'),
+      account_id: input.accountId,
+      profile_id: input.profileId,
+      name: input.name,
+      status: 'draft',
+      created_at: at,
+      updated_at: at,
+      schedule: input.schedule ? JSON.stringify(input.schedule) : null,
+      settings: input.settings ? JSON.stringify(input.settings) : null,
+      version: 1,
+    };
+    const steps = input.steps.map((s, i) => stepRow(row.id, i + 1, s));
     await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('campaigns')
-        .values({
-          id,
-          account_id: input.accountId,
-          profile_id: input.profileId,
-          name: input.name,
-          status: 'draft',
-          created_at: at,
-          updated_at: at,
-          schedule: input.schedule ? JSON.stringify(input.schedule) : null,
-          settings: input.settings ? JSON.stringify(input.settings) : null,
-          version: 1,
-        })
-        .execute();
-      if (input.steps.length)
-        await trx
-          .insertInto('steps')
-          .values(input.steps.map((s, i) => stepRow(id, i + 1, s)))
-          .execute();
+      await this.insertCampaign.execute(trx, row);
+      if (steps.length) await this.insertSteps(trx, steps);
     });
-    return (await this.get(input.accountId, input.profileId, id))!;
+    // Nothing else can have touched it yet: the answer is what was written, without reading it back.
+    return toCampaign(row, steps, []);
+  }
+
+  // What create_campaign and get_campaign run on every call: compiled once (see prepared.ts).
+
+  private readonly campaignById = prepared((p: { id: string; accountId: string; profileId: string }) =>
+    this.db.selectFrom('campaigns').selectAll().where('id', '=', p.id).where('account_id', '=', p.accountId).where('profile_id', '=', p.profileId),
+  );
+
+  private readonly stepRowsOf = prepared((p: { id: string }) => this.db.selectFrom('steps').selectAll().where('campaign_id', '=', p.id).orderBy('position'));
+
+  private readonly leadCounts = prepared((p: { id: string }) =>
+    this.db
+      .selectFrom('leads')
+      .select(['status', 'sequence_status', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('campaign_id', '=', p.id)
+      .groupBy(['status', 'sequence_status']),
+  );
+
+  private readonly insertCampaign = prepared((p: CampaignsTable) =>
+    this.db.insertInto('campaigns').values({
+      id: p.id,
+      account_id: p.account_id,
+      profile_id: p.profile_id,
+      name: p.name,
+      status: p.status,
+      created_at: p.created_at,
+      updated_at: p.updated_at,
+      schedule: p.schedule,
+      settings: p.settings,
+      version: p.version,
+    }),
+  );
+
+  /** One multi-row insert per number of steps (a campaign has a few); row i's values are named `<column><i>`. */
+  private readonly insertStepRows = preparedShapes((p: Record<string, unknown>, count: number) =>
+    this.db
+      .insertInto('steps')
+      .values(Array.from({ length: count }, (_, i) => Object.fromEntries(STEP_COLUMNS.map((c) => [c, p[`${c}${i}`]])) as unknown as StepsTable)),
+  );
+
+  private insertSteps(trx: Trx, rows: readonly StepsTable[]) {
+    const values: Record<string, unknown> = {};
+    rows.forEach((row, i) => {
+      for (const c of STEP_COLUMNS) values[`${c}${i}`] = row[c];
+    });
+    return this.insertStepRows(rows.length).execute(trx, values);
   }
 
   /** A campaign of this account and profile with its steps in order, or undefined. */
   async get(accountId: string, profileId: string, id: string, db: Db | Trx = this.db): Promise<Campaign | undefined> {
-    const row = await db
-      .selectFrom('campaigns')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .where('profile_id', '=', profileId)
-      .executeTakeFirst();
+    const row = await this.campaignById.takeFirst(db, { id, accountId, profileId });
     if (!row) return undefined;
-    const [steps, counts] = await Promise.all([
-      db.selectFrom('steps').selectAll().where('campaign_id', '=', id).orderBy('position').execute(),
-      db
-        .selectFrom('leads')
-        .select(['status', 'sequence_status', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('campaign_id', '=', id)
-        .groupBy(['status', 'sequence_status'])
-        .execute(),
-    ]);
-    const count = (match: (c: (typeof counts)[number]) => boolean) => counts.filter(match).reduce((sum, c) => sum + Number(c.n), 0);
-    const inSequence = (status: SequenceStatus) => count((c) => c.sequence_status === status);
-    return {
-      ...toSummary(row),
-      ...(row.schedule !== null && { schedule: JSON.parse(row.schedule) as Schedule }),
-      ...(row.settings !== null && { settings: JSON.parse(row.settings) as Settings }),
-      steps: steps.map(toStep),
-      lead_counts: {
-        total: count((c) => c.status !== 'removed'),
-        active: count((c) => c.status === 'active'),
-        replied: count((c) => c.status === 'replied'),
-      },
-      sequence: {
-        pending: inSequence('pending'),
-        waiting: inSequence('waiting'),
-        finished: inSequence('finished'),
-        replied: inSequence('replied'),
-        failed: inSequence('failed'),
-      },
-    };
+    const [steps, counts] = await Promise.all([this.stepRowsOf.execute(db, { id }), this.leadCounts.execute(db, { id })]);
+    return toCampaign(row, steps, counts);
   }
 
   /** Campaigns of a profile, newest first, optionally of some states; cursor-paginated. */
@@ -305,7 +355,7 @@ export class CampaignStore {
   }
 
   private async stepsOf(trx: Trx, campaignId: string): Promise<Step[]> {
-    return (await trx.selectFrom('steps').selectAll().where('campaign_id', '=', campaignId).orderBy('position').execute()).map(toStep);
+    return (await this.stepRowsOf.execute(trx, { id: campaignId })).map(toStep);
   }
 
   /**

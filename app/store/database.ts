@@ -9,6 +9,7 @@ import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import { ImmediateSqliteDialect } from './sqlite-dialect.ts';
 import pg from 'pg';
 import { migrationProvider } from './migrations.ts';
+import { allowDirectReads } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export interface DatabaseConfig {
@@ -38,7 +39,10 @@ export function openDatabase(config: DatabaseConfig): { db: Db; kind: DbKind; lo
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) }), kind: 'sqlite', location: file };
+  const connection = withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: connection }) });
+  allowDirectReads(db, connection);
+  return { db, kind: 'sqlite', location: file };
 }
 
 export async function migrate(db: Db): Promise<void> {

@@ -4,12 +4,24 @@ import { NotFoundError } from '../domain/errors.ts';
 import { ADD_LEADS_STATES, requireState } from '../domain/lifecycle.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { assertCampaign } from './ownership.ts';
+import { preparedShapes } from './prepared.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
 import type { Database, LeadsTable } from './schema.ts';
 
 export const LEAD_FIELDS = ['first_name', 'last_name', 'company', 'position', 'title', 'location', 'industry', 'email', 'profile_url'] as const;
 export type LeadField = (typeof LEAD_FIELDS)[number];
+
+/** Which optional filters a page of leads has: `status/search/cursor`, each part empty when absent. */
+type LeadPageShape = `${'' | 'status'}/${'' | 'search'}/${'' | 'cursor'}`;
+interface LeadPageParams {
+  campaignId: string;
+  status: string;
+  like: string;
+  createdAt: string;
+  id: string;
+  limit: number;
+}
 
 export type NewLead = Partial<Record<LeadField, string>> & { custom_fields?: Record<string, string | undefined> };
 
@@ -150,6 +162,22 @@ export class LeadStore {
     });
   }
 
+  /**
+   * A page of a campaign's leads in the order they were added; one compiled query per combination
+   * of the optional filters (see prepared.ts). The search is folded and escaped the same way on
+   * both back-ends: an explicit ESCAPE (SQLite has no default escape character), and lower() on
+   * both sides (SQLite's lower() folds only ASCII, so the search text is folded by the same
+   * function as the column).
+   */
+  private readonly leadPage = preparedShapes((p: LeadPageParams, shape: LeadPageShape) => {
+    const [status, search, cursor] = shape.split('/');
+    let q = this.db.selectFrom('leads').selectAll().where('campaign_id', '=', p.campaignId).where('status', '!=', 'removed');
+    if (status) q = q.where('status', '=', p.status as LeadsTable['status']);
+    if (search) q = q.where((eb) => eb.or(SEARCHED.map((f) => sql<boolean>`lower(${eb.ref(f)}) like lower(${p.like}) escape '\\'`)));
+    if (cursor) q = q.where((eb) => eb.or([eb('created_at', '>', p.createdAt), eb.and([eb('created_at', '=', p.createdAt), eb('id', '>', p.id)])]));
+    return q.orderBy('created_at').orderBy('id').limit(p.limit);
+  });
+
   async list(
     accountId: string,
     profileId: string,
@@ -157,24 +185,18 @@ export class LeadStore {
     options: { status?: 'active' | 'replied'; search?: string; limit: number; cursor?: string },
   ): Promise<{ leads: Lead[]; next_cursor?: string }> {
     await assertCampaign(this.db, accountId, profileId, campaignId);
-    let q = this.db.selectFrom('leads').selectAll().where('campaign_id', '=', campaignId).where('status', '!=', 'removed');
-    if (options.status) q = q.where('status', '=', options.status);
-    if (options.search) {
-      // Folded and escaped the same way on both back-ends: an explicit ESCAPE (SQLite has no
-      // default escape character), and lower() on both sides (SQLite's lower() folds only ASCII,
-      // so the search text is folded by the same function as the column).
-      const like = `%${options.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q = q.where((eb) => eb.or(SEARCHED.map((f) => sql<boolean>`lower(${eb.ref(f)}) like lower(${like}) escape '\\'`)));
-    }
-    if (options.cursor !== undefined) {
-      const [createdAt, id] = decodeCursor(options.cursor, 2);
-      q = q.where((eb) => eb.or([eb('created_at', '>', createdAt!), eb.and([eb('created_at', '=', createdAt!), eb('id', '>', id!)])]));
-    }
-    const rows = await q
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(options.limit + 1)
-      .execute();
+    // Folded and escaped the same way on both back-ends (see leadPage).
+    const like = options.search ? `%${options.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+    const [createdAt, id] = options.cursor !== undefined ? decodeCursor(options.cursor, 2) : [];
+    const shape: LeadPageShape = `${options.status ? 'status' : ''}/${like ? 'search' : ''}/${options.cursor !== undefined ? 'cursor' : ''}`;
+    const rows = await this.leadPage(shape).execute(this.db, {
+      campaignId,
+      status: options.status ?? '',
+      like: like ?? '',
+      createdAt: createdAt ?? '',
+      id: id ?? '',
+      limit: options.limit + 1,
+    });
     const page = rows.slice(0, options.limit);
     const last = page.at(-1);
     return { leads: page.map(toLead), ...(rows.length > options.limit && last && { next_cursor: encodeCursor([last.created_at, last.id]) }) };

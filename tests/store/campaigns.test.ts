@@ -76,6 +76,21 @@ for (const backend of await backends()) {
       assert.deepEqual(read, created);
     });
 
+    test('the answer to create (built from what was written) is what a read gives, with a schedule, settings and every step field', async () => {
+      const created = await campaigns.create({
+        accountId,
+        profileId,
+        name: 'Full',
+        schedule: { timezone: 'Europe/Paris', days: ['mon', 'wed'], start_hour: 9, end_hour: 17 },
+        settings: { stop_on_reply: false, daily_limit: 7 },
+        steps: [
+          { name: 'Intro', type: 'message', text: 'Hi {name}', subject: 'Hello', fallback_text: 'Hi there', delay_days: 0 },
+          { name: 'Nudge', type: 'message', text: 'Any news, {first_name}?', auto_fallback: true, delay_days: 3 },
+        ],
+      });
+      assert.deepEqual(await campaigns.get(accountId, profileId, created.id), created);
+    });
+
     test("another account's campaign is not found, whatever its id", async () => {
       const mine = await campaigns.create({ accountId, profileId, name: 'Private', steps: [] });
       assert.equal(await campaigns.get(other.accountId, other.profileId, mine.id), undefined);

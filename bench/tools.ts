@@ -29,7 +29,7 @@ import { summarizeProfile } from './profile-summary.ts';
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(BENCH_DIR);
 
-export const TOOL_NAMES = ['profiles', 'get_campaign', 'create_campaign'] as const;
+export const TOOL_NAMES = ['profiles', 'get_campaign', 'list_leads', 'create_campaign'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 export const BACKEND_KINDS = ['sqlite', 'postgres'] as const;
 export type BackendKind = (typeof BACKEND_KINDS)[number];
@@ -37,6 +37,14 @@ const BACKEND_LABEL: Record<BackendKind, string> = { sqlite: 'SQLite', postgres:
 /** Issue 3: reads (profiles, get_campaign) on SQLite at >= 0.7 of their bare-Fastify floor. */
 export const READ_TARGET = 0.7;
 const READ_TOOLS: readonly ToolName[] = ['profiles', 'get_campaign'];
+/**
+ * Issue 8, against the hand-written floor (b) at the top connection count: reads on SQLite >= 0.85,
+ * create_campaign on SQLite >= 0.7, p99 <= 1.5 x the floor's on SQLite, reads on PostgreSQL >= 0.8.
+ */
+export const DB_FLOOR_TARGETS = { sqliteReads: 0.85, sqliteCreate: 0.7, p99Factor: 1.5, postgresReads: 0.8 } as const;
+const DB_FLOOR_READS: readonly ToolName[] = ['profiles', 'get_campaign', 'list_leads'];
+/** list_leads reads one page of this many. */
+const LEAD_PAGE = 50;
 /** Requests per sample, and samples (the smallest counts), when counting SQL statements per call. */
 const QUERY_SAMPLE_CALLS = 10;
 const QUERY_SAMPLES = 3;
@@ -58,7 +66,7 @@ const SETUP_CAMPAIGN = {
   schedule: { timezone: 'Europe/London', days: ['mon', 'tue', 'wed', 'thu', 'fri'], start_hour: 9, end_hour: 17 },
   settings: { stop_on_reply: true, daily_limit: 40 },
 };
-const SETUP_LEADS = Array.from({ length: 20 }, (_, i) => ({
+const SETUP_LEADS = Array.from({ length: 60 }, (_, i) => ({
   first_name: `Lead${i + 1}`,
   last_name: 'Example',
   company: `Company ${i + 1}`,
@@ -84,6 +92,13 @@ export interface ToolRow {
   runs: LoadResult[];
 }
 
+/** Floor (b): the hand-written handler doing the same statements on the same database (servers/floor-db.ts). */
+export interface DbFloor {
+  tool: ToolName;
+  backend: BackendKind;
+  runs: LoadResult[];
+}
+
 export interface Floor {
   key: string;
   tool: ToolName;
@@ -96,6 +111,7 @@ export interface ToolsResult {
   plan: RunPlan;
   rows: ToolRow[];
   floors: Floor[];
+  dbFloors: DbFloor[];
   skipped: { backend: BackendKind; reason: string }[];
   writeChecks: { backend: BackendKind; campaigns: number; steps: number; successfulCreates: number; inFlightAllowance: number }[];
   profiles: { tool: ToolName; backend: BackendKind; file: string }[];
@@ -205,7 +221,7 @@ async function benchBackend(
   try {
     step(`(f) ${label}: starting the server and setting up a campaign with 3 steps and ${SETUP_LEADS.length} leads`);
     await child.message('started');
-    const { token, profileIds } = await child.message<{ token: string; profileIds: string[] }>('account');
+    const { token, profileIds, accountId } = await child.message<{ token: string; profileIds: string[]; accountId: string }>('account');
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS, authorization: `Bearer ${token}` };
     const profileId = profileIds[0]!;
@@ -239,6 +255,13 @@ async function benchBackend(
           check(campaign.lead_counts.total === SETUP_LEADS.length, `(f) ${label} get_campaign counts ${campaign.lead_counts.total} leads`);
         },
       },
+      list_leads: {
+        args: { service_profile_id: profileId, campaign_id: campaignId, limit: LEAD_PAGE },
+        exact: true,
+        verify(c) {
+          check(c.leads?.length === LEAD_PAGE && typeof c.next_cursor === 'string', `(f) ${label} list_leads: not a page of ${LEAD_PAGE} with a next cursor`);
+        },
+      },
       create_campaign: {
         args: { service_profile_id: profileId, ...CREATE_ARGS },
         exact: false,
@@ -250,6 +273,7 @@ async function benchBackend(
       },
     };
 
+    const answers: VerifiedAnswer[] = [];
     let createsOutsideLoad = 0;
     let createsInLoad = 0;
     let inFlightAllowance = 0;
@@ -341,6 +365,7 @@ async function benchBackend(
       };
       result.rows.push(row);
       pending.push({ row, requestBody: body, responseBody: first.text });
+      answers.push({ tool, body, first: first.text, expectBody, verifyBody });
     }
 
     if (options.tools.includes('create_campaign')) {
@@ -362,6 +387,9 @@ async function benchBackend(
       );
     }
     await child.stop(30_000);
+    // Floor (b) on the same data, with the real server stopped (its background work would compete).
+    const dbEnv: Record<string, string> = database ? { DATABASE_URL: database.url } : { DATA_DIR: path.join(options.tmp, `f-${kind}-data`) };
+    result.dbFloors.push(...(await benchDbFloor(kind, { ...dbEnv, BENCH_ACCOUNT_ID: accountId }, answers, options.plan, databasePids)));
   } finally {
     await child.stop();
     if (database) {
@@ -374,6 +402,62 @@ async function benchBackend(
     }
   }
   return pending;
+}
+
+/** A tool's request and the real server's verified answer, for floor (b) to match. */
+interface VerifiedAnswer {
+  tool: ToolName;
+  body: string;
+  first: string;
+  expectBody: string | undefined;
+  verifyBody: ((b: string) => boolean) | undefined;
+}
+
+/**
+ * Floor (b) for each tool of a back-end: servers/floor-db.ts on the real server's database, checked
+ * to answer the real server's bytes (reads) or an answer of the same form (creates), then loaded at
+ * the top connection count.
+ */
+async function benchDbFloor(
+  kind: BackendKind,
+  env: Record<string, string>,
+  answers: VerifiedAnswer[],
+  plan: RunPlan,
+  databasePids: (() => number[]) | undefined,
+): Promise<DbFloor[]> {
+  const label = BACKEND_LABEL[kind];
+  const port = await freePort(HOST);
+  const child = spawnChild(path.join(BENCH_DIR, 'servers/floor-db.ts'), { PORT: String(port), NODE_ENV: 'production', ...env });
+  const floors: DbFloor[] = [];
+  try {
+    await child.message('started');
+    const url = `http://${HOST}:${port}/mcp`;
+    const headers = { ...BASE_HEADERS, authorization: 'Bearer not-checked' };
+    for (const a of answers) {
+      const what = `(f) hand-written floor for ${a.tool} on ${label}`;
+      const res = await post(url, headers, a.body);
+      check(res.status === 200, `${what}: HTTP ${res.status} ${res.text}`);
+      if (a.expectBody !== undefined)
+        check(res.text === a.expectBody, `${what} does not answer the real server's bytes:\n  floor: ${res.text}\n  real:  ${a.expectBody}`);
+      else check(a.verifyBody!(res.text), `${what}: not an answer of the real server's form:\n  floor: ${res.text}\n  real:  ${a.first}`);
+      log(`verified ${what}: the same ${a.expectBody !== undefined ? 'bytes' : 'length and form'} as the real server`);
+      const runs = await loadRuns({
+        url,
+        headers,
+        body: a.body,
+        ...(a.expectBody !== undefined && { expectBody: a.expectBody }),
+        ...(a.verifyBody && { verifyBody: a.verifyBody }),
+        ...(databasePids && { databasePids }),
+        child,
+        label: what,
+        plan: { ...plan, connections: [Math.max(...plan.connections)] },
+      });
+      floors.push({ tool: a.tool, backend: kind, runs });
+    }
+  } finally {
+    await child.stop();
+  }
+  return floors;
 }
 
 async function benchFloor(tmp: string, plan: RunPlan, p: Pending): Promise<Floor> {
@@ -402,7 +486,7 @@ export async function benchTools(options: {
   backends: BackendKind[];
   profileDir?: string;
 }): Promise<ToolsResult> {
-  const result: ToolsResult = { plan: options.plan, rows: [], floors: [], skipped: [], writeChecks: [], profiles: [] };
+  const result: ToolsResult = { plan: options.plan, rows: [], floors: [], dbFloors: [], skipped: [], writeChecks: [], profiles: [] };
   const pending: Pending[] = [];
   for (const kind of options.backends) pending.push(...(await benchBackend(kind, options, result)));
   // One floor per tool and size: a bare server answering N bytes costs the same whatever they say.
@@ -425,6 +509,13 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
     const run = row.runs.find((r) => r.connections === top);
     return floor && run ? run.reqPerSec / floor.reqPerSec : null;
   };
+  const dbFloorOf = (row: ToolRow) => t.dbFloors.find((f) => f.tool === row.tool && f.backend === row.backend)?.runs.find((r) => r.connections === top);
+  /** Against floor (b): req/s ratio and p99 factor at the top connection count. */
+  const vsDbFloor = (row: ToolRow) => {
+    const floor = dbFloorOf(row);
+    const run = row.runs.find((r) => r.connections === top);
+    return floor && run ? { ratio: run.reqPerSec / floor.reqPerSec, p99Factor: run.latencyMs.p99 / floor.latencyMs.p99 } : null;
+  };
   const cells = (r: LoadResult) => [
     r.connections,
     fmt.int(r.reqPerSec),
@@ -442,9 +533,26 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
   for (const tool of TOOL_NAMES) {
     for (const f of t.floors.filter((x) => x.tool === tool))
       for (const r of f.runs)
-        rows.push([tool, 'bare Fastify floor', f.requestBytes, f.responseBytes, ...cells(r), '-', '1.00', fmt.pct(r.loadgenCpu), fmt.pct(r.otherCpu)]);
+        rows.push([tool, 'bare Fastify floor (a)', f.requestBytes, f.responseBytes, ...cells(r), '-', '1.00', '-', fmt.pct(r.loadgenCpu), fmt.pct(r.otherCpu)]);
+    for (const f of t.dbFloors.filter((x) => x.tool === tool)) {
+      const real = t.rows.find((x) => x.tool === tool && x.backend === f.backend);
+      for (const r of f.runs)
+        rows.push([
+          tool,
+          `hand-written floor (b), ${BACKEND_LABEL[f.backend]}`,
+          real?.requestBytes ?? '-',
+          real?.responseBytes ?? '-',
+          ...cells(r),
+          real ? fmt.ratio(real.queriesPerCall) : '-',
+          '-',
+          '1.00',
+          fmt.pct(r.loadgenCpu),
+          fmt.pct(r.otherCpu),
+        ]);
+    }
     for (const row of t.rows.filter((x) => x.tool === tool)) {
       const ratio = ratioOf(row);
+      const vsB = vsDbFloor(row);
       for (const r of row.runs)
         rows.push([
           tool,
@@ -454,6 +562,7 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
           ...cells(r),
           fmt.ratio(row.queriesPerCall),
           r.connections === top && ratio !== null ? fmt.ratio(ratio) : '-',
+          r.connections === top && vsB ? fmt.ratio(vsB.ratio) : '-',
           fmt.pct(r.loadgenCpu),
           fmt.pct(r.otherCpu),
         ]);
@@ -461,7 +570,7 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
   }
   log();
   log(
-    `(f) tools/call by back-end, ${t.plan.warmupSeconds} s warm-up + ${t.plan.seconds} s per run; floor = bare Fastify answering that tool's exact response bytes to the same request, at ${top} connections`,
+    `(f) tools/call by back-end, ${t.plan.warmupSeconds} s warm-up + ${t.plan.seconds} s per run; floors at ${top} connections: (a) bare Fastify answering that tool's exact response bytes to the same request; (b) a hand-written Fastify handler running the same statements, prepared once, on the same database (servers/floor-db.ts)`,
   );
   for (const s of t.skipped) log(`  ${BACKEND_LABEL[s.backend]} rows skipped: ${s.reason}`);
   if (rows.length)
@@ -484,7 +593,8 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
           'DB CPU',
           'DB µs/req',
           'SQL/call',
-          'vs floor',
+          'vs (a)',
+          'vs (b)',
           'loadgen CPU',
           'other CPU',
         ],
@@ -494,7 +604,7 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
     );
   if (rows.length)
     log(
-      `DB CPU, DB µs/req: the PostgreSQL server's processes (SQLite runs inside the server process); SQL/call: statements the database driver ran per call (BEGIN/COMMIT included), counted while verifying; vs floor: req/s over the floor's req/s at ${top} connections.`,
+      `DB CPU, DB µs/req: the PostgreSQL server's processes (SQLite runs inside the server process); SQL/call: statements the database driver ran per call (BEGIN/COMMIT included), counted while verifying; vs (a), vs (b): req/s over that floor's req/s at ${top} connections.`,
     );
 
   const reads = READ_TOOLS.map((tool) => {
@@ -519,6 +629,55 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
         );
     }
   }
+  const dbTargets: { what: string; value: number | null; target: string; met: boolean | null }[] = [];
+  const rowOf = (tool: ToolName, backend: BackendKind) => t.rows.find((r) => r.tool === tool && r.backend === backend);
+  const against = (tool: ToolName, backend: BackendKind) => {
+    const row = rowOf(tool, backend);
+    return row ? vsDbFloor(row) : null;
+  };
+  if (t.dbFloors.length) {
+    for (const tool of DB_FLOOR_READS) {
+      const v = against(tool, 'sqlite');
+      dbTargets.push({
+        what: `${tool} on SQLite, req/s vs (b)`,
+        value: v?.ratio ?? null,
+        target: `>= ${DB_FLOOR_TARGETS.sqliteReads}`,
+        met: v ? v.ratio >= DB_FLOOR_TARGETS.sqliteReads : null,
+      });
+    }
+    const create = against('create_campaign', 'sqlite');
+    dbTargets.push({
+      what: 'create_campaign on SQLite, req/s vs (b)',
+      value: create?.ratio ?? null,
+      target: `>= ${DB_FLOOR_TARGETS.sqliteCreate}`,
+      met: create ? create.ratio >= DB_FLOOR_TARGETS.sqliteCreate : null,
+    });
+    for (const tool of [...DB_FLOOR_READS, 'create_campaign' as const]) {
+      const v = against(tool, 'sqlite');
+      dbTargets.push({
+        what: `${tool} on SQLite, p99 / (b)'s p99`,
+        value: v?.p99Factor ?? null,
+        target: `<= ${DB_FLOOR_TARGETS.p99Factor}`,
+        met: v ? v.p99Factor <= DB_FLOOR_TARGETS.p99Factor : null,
+      });
+    }
+    for (const tool of DB_FLOOR_READS) {
+      const v = against(tool, 'postgres');
+      dbTargets.push({
+        what: `${tool} on PostgreSQL, req/s vs (b)`,
+        value: v?.ratio ?? null,
+        target: `>= ${DB_FLOOR_TARGETS.postgresReads}`,
+        met: v ? v.ratio >= DB_FLOOR_TARGETS.postgresReads : null,
+      });
+    }
+    log();
+    log(`against the hand-written floor (b) at ${top} connections:`);
+    for (const d of dbTargets)
+      log(
+        `  ${d.what.padEnd(44)} ${d.value === null ? 'not measured' : `${fmt.ratio(d.value).padStart(5)}  target ${d.target}  ${d.met ? 'MET' : 'NOT MET'}`}`,
+      );
+  }
+
   if (t.profiles.length) {
     log();
     log('(f) CPU profiles, each from an extra run of its own at the top connection count (not one of the measured runs above):');
@@ -531,8 +690,10 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
   if (t.skipped.length) warnings.push(...t.skipped.map((s) => `(f) ${BACKEND_LABEL[s.backend]} rows skipped: ${s.reason}`));
   return {
     plan: t.plan,
-    rows: t.rows.map((row) => ({ ...row, label: `real server, ${BACKEND_LABEL[row.backend]}`, ratioToFloor: ratioOf(row) })),
+    rows: t.rows.map((row) => ({ ...row, label: `real server, ${BACKEND_LABEL[row.backend]}`, ratioToFloor: ratioOf(row), againstDbFloor: vsDbFloor(row) })),
     floors: t.floors,
+    dbFloors: t.dbFloors,
+    dbFloorTargets: dbTargets,
     skipped: t.skipped,
     writeChecks: t.writeChecks,
     readTarget: { ratio: READ_TARGET, connections: top, reads, met },

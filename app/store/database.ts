@@ -9,7 +9,7 @@ import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import { ImmediateSqliteDialect } from './sqlite-dialect.ts';
 import pg from 'pg';
 import { migrationProvider } from './migrations.ts';
-import { allowDirectReads } from './prepared.ts';
+import { allowDirectReads, postgresReader, sqliteReader } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export interface DatabaseConfig {
@@ -26,7 +26,9 @@ export function openDatabase(config: DatabaseConfig): { db: Db; kind: DbKind; lo
     // An idle connection the server closes (restart, failover) must not crash the process:
     // the pool drops it and opens a new one on the next query.
     pool.on('error', (err) => console.error(`PostgreSQL connection lost: ${err.message}`));
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: 'postgres', location: redact(config.databaseUrl), pool };
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    allowDirectReads(db, postgresReader(pool));
+    return { db, kind: 'postgres', location: redact(config.databaseUrl), pool };
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(config.dataDir, 'outreach.sqlite');
@@ -41,7 +43,7 @@ export function openDatabase(config: DatabaseConfig): { db: Db; kind: DbKind; lo
   sqlite.pragma('busy_timeout = 5000');
   const connection = withStatementCache(sqlite);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: connection }) });
-  allowDirectReads(db, connection);
+  allowDirectReads(db, sqliteReader(connection));
   return { db, kind: 'sqlite', location: file };
 }
 

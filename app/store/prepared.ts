@@ -12,11 +12,14 @@
  * value: a list (`in (...)`) needs one placeholder per element, and a query whose shape depends on
  * the input (an optional filter) is one prepared query per shape (`preparedShapes`).
  *
- * On the embedded SQLite store a prepared read also skips Kysely's connection hand-over (a mutex
- * and several promise hops per query, more than the read itself): it runs on the driver at once
- * when no transaction is open on the connection. That is safe because the read is synchronous
- * (nothing can interleave with it) and outside any transaction (it cannot see another request's
- * uncommitted writes); inside one, or for writes, the query goes through Kysely as usual.
+ * A prepared read on the database (not on a transaction) also skips Kysely's connection hand-over
+ * (a mutex or a pool check-out, and several promise hops per query, more than a cheap read):
+ * - on the embedded SQLite store it runs on the driver at once when no transaction is open on the
+ *   connection. That is safe because the read is synchronous (nothing can interleave with it) and
+ *   outside any transaction (it cannot see another request's uncommitted writes);
+ * - on PostgreSQL it is a named prepared statement on the pool (parsed and planned once per
+ *   connection), which is what Kysely would do with a pooled connection, minus the hand-over.
+ * Inside a transaction, and for writes, the query goes through Kysely as usual.
  */
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 
@@ -28,32 +31,54 @@ class Placeholder {
 /** Anything that runs a compiled query: the database or a transaction of it. */
 type Executor = Pick<Kysely<never>, 'executeQuery'>;
 
-/** What the direct path needs of a better-sqlite3 connection (its prepare() caching statements). */
-export interface DirectSqlite {
+/**
+ * Runs a read outside Kysely (see above): its rows, or undefined when it cannot now (a transaction
+ * is open on the SQLite connection) and Kysely must. `name` is unique to the SQL text.
+ */
+export type DirectReader = (sql: string, parameters: readonly unknown[], name: string) => unknown[] | Promise<unknown[]> | undefined;
+
+/** What the SQLite reader needs of a better-sqlite3 connection (its prepare() caching statements). */
+interface SqliteConnection {
   readonly inTransaction: boolean;
-  prepare(sql: string): { readonly reader: boolean; all(parameters: readonly unknown[]): unknown[] };
+  prepare(sql: string): { all(parameters: readonly unknown[]): unknown[] };
 }
 
-const directSqlite = new WeakMap<object, DirectSqlite>();
-
-/** Lets prepared reads on `db` run on its SQLite connection directly (see above); the store opener calls it. */
-export function allowDirectReads(db: Executor, connection: DirectSqlite): void {
-  directSqlite.set(db, connection);
+/** What the PostgreSQL reader needs of a pg pool. */
+interface PostgresPool {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
+
+export function sqliteReader(connection: SqliteConnection): DirectReader {
+  return (sql, parameters) => (connection.inTransaction ? undefined : connection.prepare(sql).all(parameters));
+}
+
+export function postgresReader(pool: PostgresPool): DirectReader {
+  return async (sql, parameters, name) => (await pool.query({ name, text: sql, values: [...parameters] })).rows;
+}
+
+const directReaders = new WeakMap<object, DirectReader>();
+
+/** Lets prepared reads on `db` skip Kysely (see above); the store opener calls it. */
+export function allowDirectReads(db: Executor, reader: DirectReader): void {
+  directReaders.set(db, reader);
+}
+
+/** Names for the PostgreSQL prepared statements: one per compiled query in this process. */
+let statements = 0;
 
 export class PreparedQuery<Params extends object, Row> {
   private compiled: CompiledQuery<Row> | undefined;
+  private name = '';
+  private isRead = false;
 
   constructor(private readonly build: (params: Params) => Compilable<Row>) {}
 
   /** Every row, in the query's order. */
   async execute(executor: Executor, params: Params): Promise<Row[]> {
     const query = this.bind(params);
-    const direct = directSqlite.get(executor);
-    if (direct && !direct.inTransaction) {
-      const statement = direct.prepare(query.sql);
-      if (statement.reader) return statement.all(query.parameters) as Row[];
-    }
+    const direct = this.isRead ? directReaders.get(executor) : undefined;
+    const rows = direct?.(query.sql, query.parameters, this.name);
+    if (rows !== undefined) return (await rows) as Row[];
     return (await executor.executeQuery(query)).rows;
   }
 
@@ -84,6 +109,8 @@ export class PreparedQuery<Params extends object, Row> {
     // A placeholder read for anything but a value (a condition in the builder, a list) would
     // compile into a wrong query; refuse it where it is written.
     if (misused.length) throw new Error(`Prepared query: placeholder(s) ${misused.join(', ')} must be used as values only (${compiled.sql})`);
+    this.name = `prepared_${++statements}`;
+    this.isRead = compiled.query.kind === 'SelectQueryNode';
     return compiled;
   }
 }

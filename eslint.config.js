@@ -13,6 +13,7 @@ export default tseslint.config(
       'examples/conformance/suite/**',
       'bench/results/**',
       'test-artifacts/**',
+      'dist/**',
     ],
   },
   ...tseslint.configs.recommended,

@@ -3,7 +3,7 @@
  * sessions, rate-limit windows. Expired rows are already ignored by every read; this only keeps
  * the tables small. Any instance may run it; the deletes are idempotent.
  */
-import { sweepExpiredOAuthModels } from './oauth/adapter.ts';
+import { sweepExpiredOAuthModels } from './oauth/sweep.ts';
 import type { Db } from './store/database.ts';
 import { sweepExpiredRateLimits } from './store/rate-limits.ts';
 import { sweepExpiredSessions } from './web/session-store.ts';

@@ -21,7 +21,6 @@ import { OutboxWorker } from './delivery/outbox-worker.ts';
 import { Housekeeping } from './housekeeping.ts';
 import { inboundWebhook } from './inbound-webhook.ts';
 import { OAuthServer, oauthRoutes } from './oauth/plugin.ts';
-import { createOAuthProvider } from './oauth/provider.ts';
 import type { Services } from './services.ts';
 import { AccountStore } from './store/accounts.ts';
 import { ActivityStore } from './store/activity.ts';
@@ -169,8 +168,8 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   });
 
   const cookieKeys = [await sharedSecret(db, 'oauth-cookie-signing')];
-  const oauth = new OAuthServer(keys, (key) =>
-    createOAuthProvider({
+  const oauth = new OAuthServer(keys, async (key) =>
+    (await import('./oauth/provider.ts')).createOAuthProvider({
       issuer: config.publicUrl,
       resource: tokenSettings.audience,
       scopes: serverDefinition.scopes.map((s) => s.name),

@@ -53,7 +53,7 @@ const BACKENDS = envSubset('BENCH_BACKENDS', BACKEND_KINDS);
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const PARTS = ['servers', 'tools', 'sequencer', 'start', 'generator'] as const;
 const ONLY = new Set(envSubset('BENCH_ONLY', PARTS));
-const TARGETS = { bOverA: 0.85, bOverC: 10, generatorMs: 2000, sequencerPerSecondSqlite: 2000 };
+const TARGETS = { bOverA: 0.85, bOverC: 10, generatorMs: 2000, sequencerPerSecondSqlite: 2000, productionStartMs: 300, productionRssMb: 100 };
 const SEQ_LEADS = Math.round(envNumber('BENCH_SEQ_LEADS', 10_000));
 
 const REQUEST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'profiles', arguments: {} } });
@@ -237,6 +237,43 @@ async function benchStart(): Promise<StartSample[]> {
   return samples;
 }
 
+interface ProductionStartSample {
+  untilHealthyMs: number;
+  rssMb: number;
+}
+
+/** Resident memory of a process, in MB (from /proc). */
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return kb ? Number(kb) / 1024 : NaN;
+}
+
+/**
+ * (e) as `npm start` runs it: node dist/main.js (plain JavaScript, built first when the sources
+ * changed, which is not timed) on an existing store (the first start, which creates it, is not a
+ * sample): spawn until /healthz answers, and RSS at that moment.
+ */
+async function benchProductionStart(): Promise<{ buildMs: number | null; samples: ProductionStartSample[] }> {
+  const { isFresh, build } = await import('../scripts/build.mjs');
+  const buildMs = isFresh() ? null : await build();
+  const dataDir = path.join(tmp, 'e-production-data');
+  const samples: ProductionStartSample[] = [];
+  for (let i = 0; i <= START_SAMPLES; i++) {
+    step(i === 0 ? '(e) npm start: creating the store' : `(e) npm start ${i}/${START_SAMPLES}`);
+    const port = await freePort(HOST);
+    const child = spawnChild(path.join(ROOT, 'dist/main.js'), { PORT: String(port), DATA_DIR: dataDir, NODE_ENV: 'production', LOG_LEVEL: 'warn' }, [], {
+      typescript: false,
+    });
+    try {
+      const healthyAt = await waitHealthy(port, child);
+      if (i > 0) samples.push({ untilHealthyMs: healthyAt - child.spawnedAt, rssMb: rssMb(child.proc.pid!) });
+    } finally {
+      await child.stop();
+    }
+  }
+  return { buildMs, samples };
+}
+
 interface GeneratorRun {
   wallMs: number;
   importMs: number;
@@ -364,6 +401,7 @@ async function main(): Promise<void> {
     : undefined;
   const sequencer = ONLY.has('sequencer') ? await benchSequencer() : undefined;
   const start = ONLY.has('start') ? await benchStart() : undefined;
+  const productionStart = ONLY.has('start') ? await benchProductionStart() : undefined;
   const gen = ONLY.has('generator') ? await benchGenerator() : undefined;
   const met = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
   const json: Record<string, unknown> = {
@@ -497,6 +535,29 @@ async function main(): Promise<void> {
     const medians = { untilHealthyMs: median(start.map((s) => s.untilHealthyMs)), buildAndListenMs: median(start.map((s) => s.buildAndListenMs)) };
     log(`  median: spawn -> /healthz ${fmt.int(medians.untilHealthyMs)} ms, buildServer()+listen() ${fmt.int(medians.buildAndListenMs)} ms`);
     json.start = { samples: start, medianUntilHealthyMs: medians.untilHealthyMs, medianBuildAndListenMs: medians.buildAndListenMs };
+  }
+  if (productionStart) {
+    const ms = median(productionStart.samples.map((s) => s.untilHealthyMs));
+    const rss = median(productionStart.samples.map((s) => s.rssMb));
+    log();
+    log(
+      `(e) npm start (node dist/main.js, no TypeScript loader${productionStart.buildMs === null ? '' : `; built first in ${fmt.int(productionStart.buildMs)} ms`}), existing store, ${productionStart.samples.length} sample(s):`,
+    );
+    log(
+      table(
+        ['sample', 'spawn -> /healthz ms', 'RSS MB'],
+        productionStart.samples.map((s, i) => [String(i + 1), fmt.int(s.untilHealthyMs), fmt.int(s.rssMb)]),
+      ),
+    );
+    log(
+      `  median: ${fmt.int(ms)} ms, target < ${TARGETS.productionStartMs} ms: ${met(ms < TARGETS.productionStartMs)}; RSS ${fmt.int(rss)} MB, target < ${TARGETS.productionRssMb} MB: ${met(rss < TARGETS.productionRssMb)}`,
+    );
+    json.productionStart = {
+      ...productionStart,
+      medianUntilHealthyMs: ms,
+      medianRssMb: rss,
+      targets: { ms: TARGETS.productionStartMs, rssMb: TARGETS.productionRssMb },
+    };
   }
 
   if (real?.profileFile) {

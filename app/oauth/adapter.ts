@@ -117,8 +117,3 @@ class StoreAdapter implements Adapter {
     return row.consumed_at === null ? payload : { ...payload, consumed: row.consumed_at };
   }
 }
-
-/** Deletes what has expired (run now and then; an expired row is already invisible to find). */
-export async function sweepExpiredOAuthModels(db: Db): Promise<void> {
-  await db.deleteFrom('oauth_models').where('expires_at', '<=', new Date().toISOString()).execute();
-}

@@ -14,26 +14,29 @@ import { rateLimitStoreClass } from '../store/rate-limits.ts';
  * The provider, rebuilt when the signing key changed (a rotation): it signs with the key it was
  * built with, and everything it keeps is in the store, so a new instance picks up where it was.
  */
+/**
+ * The provider for the current signing key, built on first use (oidc-provider is a large module:
+ * a server that never sees an OAuth request never loads it) and again after a key rotation.
+ */
 export class OAuthServer {
-  private provider: Provider;
-  private kid: string;
+  private built: { kid: string; provider: Promise<Provider> } | undefined;
 
   constructor(
     private readonly keys: SigningKeys,
-    private readonly build: (signingKey: ReturnType<SigningKeys['signingKey']>) => Provider,
-  ) {
-    const key = keys.signingKey();
-    this.provider = build(key);
-    this.kid = key.kid;
-  }
+    private readonly build: (signingKey: ReturnType<SigningKeys['signingKey']>) => Promise<Provider>,
+  ) {}
 
-  current(): Provider {
+  current(): Promise<Provider> {
     const key = this.keys.signingKey();
-    if (key.kid !== this.kid) {
-      this.provider = this.build(key);
-      this.kid = key.kid;
+    if (this.built?.kid !== key.kid) {
+      const provider = this.build(key);
+      this.built = { kid: key.kid, provider };
+      // A failed build is tried again by the next request, not remembered.
+      provider.catch(() => {
+        if (this.built?.provider === provider) this.built = undefined;
+      });
     }
-    return this.provider;
+    return this.built.provider;
   }
 }
 
@@ -56,7 +59,14 @@ export async function oauthRoutes(app: FastifyInstance, options: { server: OAuth
   const toProvider = (rewrite?: string) => (req: FastifyRequest, reply: FastifyReply) => {
     if (rewrite) req.raw.url = rewrite + (req.raw.url?.includes('?') ? req.raw.url.slice(req.raw.url.indexOf('?')) : '');
     reply.hijack();
-    void options.server.current().callback()(req.raw, reply.raw);
+    options.server.current().then(
+      (provider) => provider.callback()(req.raw, reply.raw),
+      (err: unknown) => {
+        reply.log.error({ err }, 'the authorization server could not start');
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(JSON.stringify({ error: 'server_error', error_description: 'The authorization server failed; try again.' }));
+      },
+    );
   };
   const limit = (max: number, timeWindow: string) => ({ config: { rateLimit: { max, timeWindow } } });
 

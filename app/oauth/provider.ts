@@ -15,6 +15,7 @@ import { TOKEN_ALG } from '../auth/signing-keys.ts';
 import type { AccountStore } from '../store/accounts.ts';
 import type { Db } from '../store/database.ts';
 import { oauthAdapterFactory, type OAuthAdapterHooks } from './adapter.ts';
+import { INTERACTION_PATH } from './paths.ts';
 import { oauthErrorRenderer } from './error-page.ts';
 
 /** The provider's endpoints, all under /oauth (discovery is also served at the root well-known URLs). */
@@ -34,8 +35,6 @@ export const OAUTH_ROUTES = {
   challenge: '/oauth/challenge',
   credential: '/oauth/credential',
 } as const;
-
-export const INTERACTION_PATH = '/interaction';
 
 /** A refresh token that is not used for this long expires (each use rotates it and starts again). */
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;

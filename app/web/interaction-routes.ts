@@ -5,9 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errors as oidcErrors, type InteractionResults } from 'oidc-provider';
+import type { InteractionResults } from 'oidc-provider';
 import type { OAuthServer } from '../oauth/plugin.ts';
-import { INTERACTION_PATH } from '../oauth/provider.ts';
+import { INTERACTION_PATH } from '../oauth/paths.ts';
 import { chosenScopes, currentUser, viewerOf, type User, type WebContext } from './context.ts';
 import { consentPage } from './pages/consent.ts';
 import { messagePage } from './pages/message.ts';
@@ -15,7 +15,7 @@ import { signinPage } from './pages/signin.ts';
 import { consentPolicy } from './security.ts';
 import { isUniqueViolation } from '../store/db-errors.ts';
 
-type Details = Awaited<ReturnType<ReturnType<OAuthServer['current']>['interactionDetails']>>;
+type Details = Awaited<ReturnType<Awaited<ReturnType<OAuthServer['current']>>['interactionDetails']>>;
 
 const OIDC_SCOPE_NOTES: Record<string, string> = {
   offline_access: 'It can renew its access without asking you again, until you remove the authorization.',
@@ -44,21 +44,22 @@ export async function interactionRoutes(app: FastifyInstance, ctx: WebContext & 
   /** The open interaction of this browser, if it is the one in the URL. */
   async function interaction(req: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply): Promise<Details | undefined> {
     try {
-      const details = await ctx.oauth.current().interactionDetails(req.raw, reply.raw);
+      const details = await (await ctx.oauth.current()).interactionDetails(req.raw, reply.raw);
       return details.uid === req.params.uid ? details : undefined;
     } catch (err) {
-      if (err instanceof oidcErrors.SessionNotFound) return undefined;
+      // By name: the provider's module (and its error classes) loads only with the provider.
+      if ((err as Error).name === 'SessionNotFound') return undefined;
       throw err;
     }
   }
 
   async function clientName(clientId: string): Promise<string> {
-    const client = await ctx.oauth.current().Client.find(clientId);
+    const client = await (await ctx.oauth.current()).Client.find(clientId);
     return client?.clientName ?? clientId;
   }
 
   async function finish(req: FastifyRequest, reply: FastifyReply, result: InteractionResults, merge: boolean) {
-    const returnTo = await ctx.oauth.current().interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: merge });
+    const returnTo = await (await ctx.oauth.current()).interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: merge });
     return reply.redirect(returnTo, 303);
   }
 
@@ -116,7 +117,7 @@ export async function interactionRoutes(app: FastifyInstance, ctx: WebContext & 
       const wanted = requested(details);
       const chosen = chosenScopes(req.body?.scope, new Set(wanted.scopes));
       if (!chosen) return expired(reply);
-      const provider = ctx.oauth.current();
+      const provider = await ctx.oauth.current();
       const clientId = String(details.params.client_id);
       // One grant per interaction, whatever the number of posts (a double click): its id comes from the interaction's.
       // (The Grant takes a jti like every model of the provider; its type declaration leaves it out.)

@@ -26,10 +26,10 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** Spawns `node [nodeArgs] --import tsx script`, with the given environment added. */
-export function spawnChild(script: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Child {
+/** Spawns `node [nodeArgs] --import tsx script` (without tsx for JavaScript: `typescript: false`), with the given environment added. */
+export function spawnChild(script: string, env: Record<string, string> = {}, nodeArgs: string[] = [], { typescript = true } = {}): Child {
   const spawnedAt = performance.now();
-  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+  const proc = spawn(process.execPath, [...nodeArgs, ...(typescript ? ['--import', 'tsx'] : []), script], {
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

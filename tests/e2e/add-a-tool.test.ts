@@ -106,7 +106,8 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
   });
 
   test('3-4. with the stub filled in, npm start serves it and the official SDK client calls it', async () => {
-    server = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], { cwd: copy.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // npm start: builds dist/ (the copy has none, and the sources just changed) and runs it.
+    server = spawn(process.execPath, ['scripts/start.mjs'], { cwd: copy.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     server.stdout!.on('data', (c: Buffer) => (serverOutput += c.toString('utf8')));
     server.stderr!.on('data', (c: Buffer) => (serverOutput += c.toString('utf8')));
     const baseUrl = `http://127.0.0.1:${env.PORT}`;

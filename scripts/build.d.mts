@@ -1,0 +1,5 @@
+/** Types of build.mjs (plain JavaScript so that it runs before anything is built). */
+/** True when dist/main.js exists and no source it was built from has changed since. */
+export function isFresh(): boolean;
+/** Bundles the server into dist/; resolves with how long it took, in ms. */
+export function build(): Promise<number>;

@@ -1,0 +1,99 @@
+/**
+ * `npm run build` (also run by `npm ci`, and by `npm start` when the sources changed): bundles the
+ * server into dist/main.js with esbuild, so that `npm start` runs plain JavaScript: no TypeScript
+ * loader at start, and one file to load instead of a thousand (the packages are bundled too, all
+ * but the native better-sqlite3). The web app's static files are copied to dist/static, where the
+ * bundle looks for them. `npm run dev`, the CLI and the tests keep running the TypeScript itself.
+ *
+ * dist/build.json lists every source the bundle was made from (not the packages: package-lock.json
+ * stands for them) with its size and modification time; `isFresh()` compares them with the files.
+ * Plain JavaScript, so that it runs before anything is built.
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const DIST = path.join(ROOT, 'dist');
+const RECORD = path.join(DIST, 'build.json');
+const ENTRY = 'app/main.ts';
+const STATIC = 'app/web/static';
+
+/** What a source looked like when it was bundled. */
+const stamp = (file) => {
+  const s = statSync(path.join(ROOT, file));
+  return { size: s.size, mtimeMs: s.mtimeMs };
+};
+
+/** True when dist/main.js exists and no source it was built from has changed since. */
+export function isFresh() {
+  if (!existsSync(path.join(DIST, 'main.js')) || !existsSync(RECORD)) return false;
+  let record;
+  try {
+    record = JSON.parse(readFileSync(RECORD, 'utf8'));
+  } catch {
+    return false;
+  }
+  return Object.entries(record.sources ?? {}).every(([file, was]) => {
+    try {
+      const now = stamp(file);
+      return now.size === was.size && now.mtimeMs === was.mtimeMs;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Bundles the server; returns how long it took. */
+export async function build() {
+  const started = performance.now();
+  const { build: esbuild } = await import('esbuild');
+  mkdirSync(DIST, { recursive: true });
+  // Built beside and moved into place, main.js last: a server starting meanwhile never loads half a build.
+  const next = path.join(DIST, `.next-${process.pid}`);
+  rmSync(next, { recursive: true, force: true });
+  const result = await esbuild({
+    absWorkingDir: ROOT,
+    entryPoints: { main: ENTRY },
+    outdir: next,
+    bundle: true,
+    // What the server imports on first use (oidc-provider, the reference page) goes into chunks of its own.
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    external: ['better-sqlite3', 'pg-native'],
+    // Bundled CommonJS packages call require(); an ES module has none of its own.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    sourcemap: 'linked',
+    metafile: true,
+    logLevel: 'warning',
+  });
+  // The web app finds its static files beside the file it is in (dist/static): it must be in main.js.
+  const mainOutput = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === ENTRY)?.[1];
+  if (!mainOutput?.inputs['app/web/plugin.ts']) throw new Error('app/web/plugin.ts was not bundled into dist/main.js, so it would not find dist/static');
+  const outputs = Object.keys(result.metafile.outputs).map((file) => path.relative(next, path.join(ROOT, file)));
+  mkdirSync(path.join(DIST, 'chunks'), { recursive: true });
+  const order = [...outputs.filter((f) => !f.startsWith('main.')), ...outputs.filter((f) => f.startsWith('main.'))];
+  for (const file of order) renameSync(path.join(next, file), path.join(DIST, file));
+  rmSync(next, { recursive: true, force: true });
+  // Chunks of earlier builds (their names change with their content).
+  for (const file of readdirSync(path.join(DIST, 'chunks'))) if (!outputs.includes(`chunks/${file}`)) rmSync(path.join(DIST, 'chunks', file));
+  rmSync(path.join(DIST, 'static'), { recursive: true, force: true });
+  cpSync(path.join(ROOT, STATIC), path.join(DIST, 'static'), { recursive: true });
+
+  const sources = Object.keys(result.metafile.inputs).filter((file) => !file.split('/').includes('node_modules'));
+  sources.push('package-lock.json', 'package.json');
+  const staticFiles = readdirSync(path.join(ROOT, STATIC), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
+  sources.push(...staticFiles);
+  writeFileSync(RECORD, `${JSON.stringify({ entry: ENTRY, sources: Object.fromEntries(sources.sort().map((f) => [f, stamp(f)])) }, null, 2)}\n`);
+  return Math.round(performance.now() - started);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const ms = await build();
+  console.log(`built dist/main.js in ${ms} ms`);
+}

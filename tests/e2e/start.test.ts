@@ -1,0 +1,118 @@
+/**
+ * `npm start` as a newcomer runs it, in a copy of the project (which has no dist/): it builds the
+ * server into dist/ (plain JavaScript, no TypeScript loader), serves the MCP endpoint, the web app's
+ * static files, the reference page and the OAuth metadata (the last two from chunks loaded on first
+ * use); started again it does not rebuild; after a source changed (as `npm run gen` or an edit
+ * changes one) it builds again, so what runs is always what the sources say.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { freePort } from '../../runtime/index.ts';
+import { copyProject, type ProjectCopy } from '../helpers/project-copy.ts';
+
+const run = promisify(execFile);
+
+describe('npm start', { timeout: 180_000 }, () => {
+  let copy: ProjectCopy;
+  let dataDir: string;
+  let env: Record<string, string>;
+  let baseUrl: string;
+
+  before(async () => {
+    copy = copyProject();
+    dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-start-'));
+    const port = await freePort('127.0.0.1');
+    baseUrl = `http://127.0.0.1:${port}`;
+    env = { ...(process.env as Record<string, string>), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+    delete env.DATABASE_URL;
+    delete env.PUBLIC_URL;
+  });
+  after(() => {
+    copy.cleanup();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Runs `npm start` (what package.json's start script runs) until /healthz answers; returns the process and what it printed. */
+  async function start(): Promise<{ proc: ChildProcess; output: () => string; stop(): Promise<void> }> {
+    const proc = spawn(process.execPath, ['scripts/start.mjs'], { cwd: copy.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let printed = '';
+    proc.stdout!.on('data', (c: Buffer) => (printed += c.toString('utf8')));
+    proc.stderr!.on('data', (c: Buffer) => (printed += c.toString('utf8')));
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    const deadline = Date.now() + 60_000;
+    while (
+      !(await fetch(`${baseUrl}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
+      assert.equal(proc.exitCode, null, `npm start exited:\n${printed}`);
+      assert.ok(Date.now() < deadline, `not up within 60 s:\n${printed}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return {
+      proc,
+      output: () => printed,
+      async stop() {
+        proc.kill('SIGTERM');
+        await exited;
+      },
+    };
+  }
+
+  test('the first start builds dist/ and serves everything from it', async () => {
+    assert.ok(!existsSync(path.join(copy.dir, 'dist')), 'the copy starts without a build');
+    const server = await start();
+    try {
+      assert.match(server.output(), /building dist\/main\.js/);
+      assert.ok(existsSync(path.join(copy.dir, 'dist/main.js')));
+      // The process runs the bundle, not the TypeScript.
+      const { stdout } = await run('ps', ['-o', 'args=', '-p', String(server.proc.pid)]);
+      assert.doesNotMatch(stdout, /tsx/);
+
+      const cli = await run(
+        process.execPath,
+        ['--import', 'tsx', 'app/cli.ts', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read profile service_account_id'],
+        {
+          cwd: copy.dir,
+          env,
+        },
+      );
+      const token = cli.stdout.trim().split('\n').at(-1)!;
+      const res = await fetch(`${baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'profiles', arguments: {} } }),
+      });
+      const body = (await res.json()) as { result: { structuredContent: { profiles: unknown[] } } };
+      assert.equal(res.status, 200);
+      assert.ok(body.result.structuredContent.profiles.length > 0);
+
+      const css = await fetch(`${baseUrl}/static/app.css`);
+      assert.equal(css.status, 200);
+      assert.match(css.headers.get('content-type') ?? '', /text\/css/);
+      // Loaded on first use, from their own chunks.
+      assert.match(await (await fetch(`${baseUrl}/docs`)).text(), /id="tool-profiles"/);
+      const metadata = (await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+      assert.equal(metadata.issuer, baseUrl);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('started again it does not rebuild; after a source changed it does', async () => {
+    const again = await start();
+    await again.stop();
+    assert.doesNotMatch(again.output(), /building/);
+
+    appendFileSync(path.join(copy.dir, 'app/tools/profiles.ts'), '// changed\n');
+    const rebuilt = await start();
+    await rebuilt.stop();
+    assert.match(rebuilt.output(), /building dist\/main\.js \(the sources changed since the last build\)/);
+  });
+});

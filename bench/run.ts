@@ -25,7 +25,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../runtime/index.ts';
-import { installCleanup, spawnChild, type Child } from './lib/children.ts';
+import { installCleanup, spawnBundled, spawnChild, type Child } from './lib/children.ts';
 import { check, envConnections, envNumber, envSubset, HOST, BASE_HEADERS, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import type { LoadResult } from './lib/load.ts';
 import { banner, fmt, median, table } from './lib/report.ts';
@@ -118,13 +118,17 @@ async function benchReal(): Promise<{ run: ServerRun; responseBody: string; stru
   const port = await freePort(HOST);
   const profileFile = PROFILE ? path.join(RESULTS_DIR, 'real-server.cpuprofile') : undefined;
   if (profileFile) rmSync(profileFile, { force: true });
-  const child = spawnChild(path.join(BENCH_DIR, 'servers/real.ts'), {
-    PORT: String(port),
-    DATA_DIR: path.join(tmp, 'b-data'),
-    NODE_ENV: 'production',
-    BENCH_ACCOUNT: '1',
-    ...(profileFile && { BENCH_PROFILE_FILE: profileFile }),
-  });
+  const child = await spawnBundled(
+    path.join(BENCH_DIR, 'servers/real.ts'),
+    {
+      PORT: String(port),
+      DATA_DIR: path.join(tmp, 'b-data'),
+      NODE_ENV: 'production',
+      BENCH_ACCOUNT: '1',
+      ...(profileFile && { BENCH_PROFILE_FILE: profileFile }),
+    },
+    { profiled: PROFILE },
+  );
   try {
     await child.message('started');
     const { token, profileIds } = await child.message<{ token: string; profileIds: string[] }>('account');
@@ -163,7 +167,7 @@ async function benchReal(): Promise<{ run: ServerRun; responseBody: string; stru
 
 async function benchBare(responseFile: string, expected: string): Promise<ServerRun> {
   const port = await freePort(HOST);
-  const child = spawnChild(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
+  const child = await spawnBundled(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
   try {
     await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;
@@ -181,7 +185,7 @@ async function benchBare(responseFile: string, expected: string): Promise<Server
 
 async function benchSdk(profilesFile: string, structured: unknown): Promise<ServerRun> {
   const port = await freePort(HOST);
-  const child = spawnChild(path.join(BENCH_DIR, 'servers/sdk.ts'), { PORT: String(port), BENCH_PROFILES_FILE: profilesFile, NODE_ENV: 'production' });
+  const child = await spawnBundled(path.join(BENCH_DIR, 'servers/sdk.ts'), { PORT: String(port), BENCH_PROFILES_FILE: profilesFile, NODE_ENV: 'production' });
   try {
     await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;

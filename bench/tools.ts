@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../runtime/index.ts';
 import { createPostgresDatabase, POSTGRES_ADMIN_URL } from '../tests/helpers/databases.ts';
-import { addAsyncCleanup, spawnChild, type Child } from './lib/children.ts';
+import { addAsyncCleanup, spawnBundled, type Child } from './lib/children.ts';
 import { BASE_HEADERS, check, HOST, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import { measure, pidsNamed, type LoadResult } from './lib/load.ts';
 import { fmt, table } from './lib/report.ts';
@@ -211,13 +211,17 @@ async function benchBackend(
   // PostgreSQL's CPU (every process of the server, also its WAL writer and checkpointer) is shown apart, not as noise.
   const databasePids = kind === 'postgres' ? () => pidsNamed('postgres') : undefined;
   const port = await freePort(HOST);
-  const child = spawnChild(path.join(BENCH_DIR, 'servers/real.ts'), {
-    PORT: String(port),
-    DATA_DIR: path.join(options.tmp, `f-${kind}-data`),
-    NODE_ENV: 'production',
-    BENCH_ACCOUNT: '1',
-    ...(database && { DATABASE_URL: database.url }),
-  });
+  const child = await spawnBundled(
+    path.join(BENCH_DIR, 'servers/real.ts'),
+    {
+      PORT: String(port),
+      DATA_DIR: path.join(options.tmp, `f-${kind}-data`),
+      NODE_ENV: 'production',
+      BENCH_ACCOUNT: '1',
+      ...(database && { DATABASE_URL: database.url }),
+    },
+    { profiled: options.profileDir !== undefined },
+  );
   try {
     step(`(f) ${label}: starting the server and setting up a campaign with 3 steps and ${SETUP_LEADS.length} leads`);
     await child.message('started');
@@ -427,7 +431,7 @@ async function benchDbFloor(
 ): Promise<DbFloor[]> {
   const label = BACKEND_LABEL[kind];
   const port = await freePort(HOST);
-  const child = spawnChild(path.join(BENCH_DIR, 'servers/floor-db.ts'), { PORT: String(port), NODE_ENV: 'production', ...env });
+  const child = await spawnBundled(path.join(BENCH_DIR, 'servers/floor-db.ts'), { PORT: String(port), NODE_ENV: 'production', ...env });
   const floors: DbFloor[] = [];
   try {
     await child.message('started');
@@ -464,7 +468,7 @@ async function benchFloor(tmp: string, plan: RunPlan, p: Pending): Promise<Floor
   const responseFile = path.join(tmp, `floor-${p.row.tool}-${p.row.responseBytes}.json`);
   writeFileSync(responseFile, p.responseBody);
   const port = await freePort(HOST);
-  const child = spawnChild(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
+  const child = await spawnBundled(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
   try {
     await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;

@@ -3,3 +3,5 @@
 export function isFresh(): boolean;
 /** Bundles the server into dist/; resolves with how long it took, in ms. */
 export function build(): Promise<number>;
+/** The esbuild options shared by the server's bundle and the benchmark's. */
+export const bundleOptions: import('esbuild').BuildOptions;

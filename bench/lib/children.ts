@@ -1,12 +1,18 @@
 /**
- * Child processes of the benchmark: every server and the generator run in their own
- * `node --import tsx` process. Each child is tracked and killed when the benchmark ends, however
+ * Child processes of the benchmark: every server runs in its own process, bundled as `npm start`
+ * runs the server (spawnBundled), and the generator and the sequencer in their own `node --import
+ * tsx` process. Each child is tracked and killed when the benchmark ends, however
  * it ends; a child also exits on its own when its stdin closes (the parent died). A child talks to
  * the parent with `@bench {json}` lines on stdout; the parent can send it commands as JSON lines
  * on its stdin.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const MESSAGE = '@bench ';
 const live = new Set<ChildProcess>();
@@ -87,6 +93,41 @@ export function spawnChild(script: string, env: Record<string, string> = {}, nod
   };
 }
 
+const bundles = new Map<string, Promise<string>>();
+let bundleDir: string | undefined;
+
+/**
+ * The script bundled as `npm start` runs the server (scripts/build.mjs: esbuild, packages included,
+ * no TypeScript loader at run time), once per run; the web app's static files are copied beside it.
+ */
+function bundled(script: string): Promise<string> {
+  let file = bundles.get(script);
+  if (!file) {
+    file = (async () => {
+      const [{ build }, { bundleOptions }] = await Promise.all([import('esbuild'), import('../../scripts/build.mjs')]);
+      // Inside the project (bench/results is git-ignored): the bundle finds the packages it leaves out there.
+      mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
+      bundleDir ??= mkdtempSync(path.join(ROOT, 'bench/results', 'bundles-'));
+      const dir = path.join(bundleDir, path.basename(script, '.ts'));
+      const outfile = path.join(dir, 'server.mjs');
+      await build({ ...bundleOptions, entryPoints: [script], outfile, absWorkingDir: ROOT });
+      cpSync(path.join(ROOT, 'app/web/static'), path.join(dir, 'static'), { recursive: true });
+      return outfile;
+    })();
+    bundles.set(script, file);
+  }
+  return file;
+}
+
+/**
+ * Spawns a server script as production runs it: bundled, on plain Node (see bundled()). When it
+ * is to be CPU-profiled (`profiled`) it runs as TypeScript instead, so that the profile names our
+ * files (a bundle is one file) at the price of tsx's small overhead (function names kept).
+ */
+export async function spawnBundled(script: string, env: Record<string, string> = {}, { profiled = false } = {}): Promise<Child> {
+  return profiled ? spawnChild(script, env) : spawnChild(await bundled(script), env, [], { typescript: false });
+}
+
 /** Kills every child still running (synchronously, so it also works from an 'exit' handler). */
 export function killAll(): void {
   for (const proc of live) {
@@ -118,6 +159,7 @@ export function installCleanup(extra: () => void = () => {}): void {
   installed = true;
   const cleanup = () => {
     killAll();
+    if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
     extra();
   };
   process.on('exit', cleanup);

@@ -25,7 +25,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../runtime/index.ts';
-import { installCleanup, spawnBundled, spawnChild, type Child } from './lib/children.ts';
+import { installCleanup, rssMb, spawnBundled, spawnChild, type Child } from './lib/children.ts';
 import { check, envConnections, envNumber, envSubset, HOST, BASE_HEADERS, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import type { LoadResult } from './lib/load.ts';
 import { banner, fmt, median, table } from './lib/report.ts';
@@ -53,7 +53,16 @@ const BACKENDS = envSubset('BENCH_BACKENDS', BACKEND_KINDS);
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const PARTS = ['servers', 'tools', 'sequencer', 'start', 'generator'] as const;
 const ONLY = new Set(envSubset('BENCH_ONLY', PARTS));
-const TARGETS = { bOverA: 0.85, bOverC: 10, generatorMs: 2000, sequencerPerSecondSqlite: 2000, productionStartMs: 300, productionRssMb: 100 };
+const TARGETS = {
+  bOverA: 0.85,
+  bOverC: 10,
+  generatorMs: 2000,
+  sequencerPerSecondSqlite: 2000,
+  productionStartMs: 300,
+  productionRssMb: 100,
+  generatorWarmMs: 1000,
+  repoCheckMs: 500,
+};
 const SEQ_LEADS = Math.round(envNumber('BENCH_SEQ_LEADS', 10_000));
 
 const REQUEST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'profiles', arguments: {} } });
@@ -246,12 +255,6 @@ interface ProductionStartSample {
   rssMb: number;
 }
 
-/** Resident memory of a process, in MB (from /proc). */
-function rssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return kb ? Number(kb) / 1024 : NaN;
-}
-
 /**
  * (e) as `npm start` runs it: node dist/main.js (plain JavaScript, built first when the sources
  * changed, which is not timed) on an existing store (the first start, which creates it, is not a
@@ -287,7 +290,14 @@ interface GeneratorRun {
   removed: number;
 }
 
-async function benchGenerator(): Promise<{ cold: GeneratorRun; check: GeneratorRun; yamlBytes: number }> {
+async function benchGenerator(): Promise<{
+  cold: GeneratorRun;
+  check: GeneratorRun;
+  recording: number;
+  unchanged: number;
+  repoCheck: number;
+  yamlBytes: number;
+}> {
   const dir = path.join(tmp, 'gen200');
   mkdirSync(dir, { recursive: true });
   const generated = path.join(dir, 'generated');
@@ -300,9 +310,11 @@ async function benchGenerator(): Promise<{ cold: GeneratorRun; check: GeneratorR
   });
   const file = path.join(dir, 'tools.yaml');
   writeFileSync(file, yaml);
+  // Cold for real: the generator's caches (formatted code, runs) start empty.
+  const cache = path.join(tmp, 'gen-cache');
   const once = async (checkMode: boolean): Promise<GeneratorRun> => {
     step(`(d) generator, ${checkMode ? '--check' : 'cold write'} run`);
-    const child = spawnChild(path.join(BENCH_DIR, 'tasks/codegen.ts'), { BENCH_TOOLS_YAML: file, BENCH_CHECK: checkMode ? '1' : '0' });
+    const child = spawnChild(path.join(BENCH_DIR, 'tasks/codegen.ts'), { BENCH_TOOLS_YAML: file, BENCH_CHECK: checkMode ? '1' : '0', TOOLS_GEN_CACHE: cache });
     try {
       const m = await child.message<Omit<GeneratorRun, 'wallMs'>>('done', 120_000);
       await child.exited;
@@ -315,10 +327,29 @@ async function benchGenerator(): Promise<{ cold: GeneratorRun; check: GeneratorR
   };
   const cold = await once(false);
   const checked = await once(true);
+  // As `npm run gen` runs: the CLI, whose run cache (codegen/run-cache.ts) skips the generator when
+  // nothing changed. Its first run records the outputs; the second finds them unchanged.
+  const recording = await cliWallMs([file], cache);
+  const unchanged = await cliWallMs([file], cache);
+  // The project's own `npm run gen -- --check` (both tools.yaml files), the second of two runs.
+  await cliWallMs(['--check']);
+  const repoCheck = await cliWallMs(['--check']);
   if (cold.tools !== FIXTURE_TOOL_COUNT) problems.push(`(d) the generator saw ${cold.tools} tools, expected ${FIXTURE_TOOL_COUNT}`);
   if (checked.changed || checked.removed)
     warnings.push(`(d) --check right after generating reports ${checked.changed + checked.removed} stale file(s): the output is not deterministic`);
-  return { cold, check: checked, yamlBytes: Buffer.byteLength(yaml) };
+  return { cold, check: checked, recording, unchanged, repoCheck, yamlBytes: Buffer.byteLength(yaml) };
+}
+
+/** Wall time of `npm run gen` (the CLI under tsx, from the project root), spawn to exit. */
+async function cliWallMs(args: string[], cache?: string): Promise<number> {
+  step(`(d) npm run gen ${args.map((a) => path.relative(ROOT, a) || a).join(' ')}`);
+  const started = performance.now();
+  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'codegen/cli.ts'), ...args], {
+    cwd: ROOT,
+    stdio: 'ignore',
+    env: { ...process.env, ...(cache && { TOOLS_GEN_CACHE: cache }) },
+  });
+  return performance.now() - started;
 }
 
 interface SequencerRun {
@@ -510,13 +541,26 @@ async function main(): Promise<void> {
         [
           ['cold, write', fmt.int(gen.cold.wallMs), fmt.int(gen.cold.importMs), fmt.int(gen.cold.generateMs), gen.cold.changed],
           ['--check after it', fmt.int(gen.check.wallMs), fmt.int(gen.check.importMs), fmt.int(gen.check.generateMs), gen.check.changed + gen.check.removed],
+          ['npm run gen (CLI), records the run', fmt.int(gen.recording), '-', '-', 0],
+          ['npm run gen (CLI), nothing changed', fmt.int(gen.unchanged), '-', '-', 0],
+          ["this project's npm run gen -- --check", fmt.int(gen.repoCheck), '-', '-', 0],
         ],
       ),
     );
     log(
       `  target < ${TARGETS.generatorMs} ms for the cold process (spawn to exit, as \`npm run gen\`): ${met(gen.cold.wallMs < TARGETS.generatorMs)} (${fmt.int(gen.cold.wallMs)} ms; generate() alone ${fmt.int(gen.cold.generateMs)} ms)`,
     );
-    json.generator = { ...gen, targetMs: TARGETS.generatorMs, met: gen.cold.wallMs < TARGETS.generatorMs };
+    log(
+      `  target < ${TARGETS.generatorWarmMs} ms for npm run gen on this fixture with a warm cache: ${met(gen.unchanged < TARGETS.generatorWarmMs)} (${fmt.int(gen.unchanged)} ms, when nothing changed; a change to one tool reruns the whole generator)`,
+    );
+    log(`  target < ${TARGETS.repoCheckMs} ms for this project's gen --check: ${met(gen.repoCheck < TARGETS.repoCheckMs)} (${fmt.int(gen.repoCheck)} ms)`);
+    json.generator = {
+      ...gen,
+      targetMs: TARGETS.generatorMs,
+      met: gen.cold.wallMs < TARGETS.generatorMs,
+      warmTargetMs: TARGETS.generatorWarmMs,
+      repoCheckTargetMs: TARGETS.repoCheckMs,
+    };
   }
 
   if (start) {

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../runtime/index.ts';
 import { createPostgresDatabase, POSTGRES_ADMIN_URL } from '../tests/helpers/databases.ts';
-import { addAsyncCleanup, spawnBundled, type Child } from './lib/children.ts';
+import { addAsyncCleanup, rssMb, spawnBundled, type Child } from './lib/children.ts';
 import { BASE_HEADERS, check, HOST, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import { measure, pidsNamed, type LoadResult } from './lib/load.ts';
 import { fmt, table } from './lib/report.ts';
@@ -114,6 +114,8 @@ export interface ToolsResult {
   dbFloors: DbFloor[];
   skipped: { backend: BackendKind; reason: string }[];
   writeChecks: { backend: BackendKind; campaigns: number; steps: number; successfulCreates: number; inFlightAllowance: number }[];
+  /** Resident memory of each server process after its last run, in MB. */
+  rss: { server: string; backend: BackendKind; mb: number }[];
   profiles: { tool: ToolName; backend: BackendKind; file: string }[];
 }
 
@@ -390,10 +392,11 @@ async function benchBackend(
         `verified (f) ${label} writes: ${made} campaigns created for ${successful} successful create_campaign answers (+${made - successful} in flight when runs stopped), ${counts.steps - 3} steps`,
       );
     }
+    result.rss.push({ server: 'real server', backend: kind, mb: rssMb(child.proc.pid!) });
     await child.stop(30_000);
     // Floor (b) on the same data, with the real server stopped (its background work would compete).
     const dbEnv: Record<string, string> = database ? { DATABASE_URL: database.url } : { DATA_DIR: path.join(options.tmp, `f-${kind}-data`) };
-    result.dbFloors.push(...(await benchDbFloor(kind, { ...dbEnv, BENCH_ACCOUNT_ID: accountId }, answers, options.plan, databasePids)));
+    result.dbFloors.push(...(await benchDbFloor(kind, { ...dbEnv, BENCH_ACCOUNT_ID: accountId }, answers, options.plan, databasePids, result.rss)));
   } finally {
     await child.stop();
     if (database) {
@@ -428,6 +431,7 @@ async function benchDbFloor(
   answers: VerifiedAnswer[],
   plan: RunPlan,
   databasePids: (() => number[]) | undefined,
+  rss: ToolsResult['rss'],
 ): Promise<DbFloor[]> {
   const label = BACKEND_LABEL[kind];
   const port = await freePort(HOST);
@@ -458,6 +462,7 @@ async function benchDbFloor(
       });
       floors.push({ tool: a.tool, backend: kind, runs });
     }
+    rss.push({ server: 'hand-written floor (b)', backend: kind, mb: rssMb(child.proc.pid!) });
   } finally {
     await child.stop();
   }
@@ -490,7 +495,7 @@ export async function benchTools(options: {
   backends: BackendKind[];
   profileDir?: string;
 }): Promise<ToolsResult> {
-  const result: ToolsResult = { plan: options.plan, rows: [], floors: [], dbFloors: [], skipped: [], writeChecks: [], profiles: [] };
+  const result: ToolsResult = { plan: options.plan, rows: [], floors: [], dbFloors: [], skipped: [], writeChecks: [], rss: [], profiles: [] };
   const pending: Pending[] = [];
   for (const kind of options.backends) pending.push(...(await benchBackend(kind, options, result)));
   // One floor per tool and size: a bare server answering N bytes costs the same whatever they say.
@@ -682,6 +687,10 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
       );
   }
 
+  if (t.rss.length) {
+    log();
+    log(`resident memory after the runs: ${t.rss.map((r) => `${r.server}, ${BACKEND_LABEL[r.backend]} ${fmt.int(r.mb)} MB`).join('; ')}`);
+  }
   if (t.profiles.length) {
     log();
     log('(f) CPU profiles, each from an extra run of its own at the top connection count (not one of the measured runs above):');
@@ -700,6 +709,7 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
     dbFloorTargets: dbTargets,
     skipped: t.skipped,
     writeChecks: t.writeChecks,
+    rss: t.rss,
     readTarget: { ratio: READ_TARGET, connections: top, reads, met },
     profiles: t.profiles.map((p) => ({ ...p, file: path.relative(ROOT, p.file) })),
   };

@@ -5,20 +5,28 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { generate, type GenerateResult } from './generate.ts';
-import { ToolsYamlError } from './problems.ts';
-import { BreakingChangeError } from './contract/gate.ts';
-import { ContractFileError } from './contract/snapshot.ts';
+import type { GenerateResult } from './generate.ts';
+import { recordedRun, recordOf, rememberRun, runKey, stillOnDisk, type RunRecord } from './run-cache.ts';
 
 const rel = (p: string) => path.relative(process.cwd(), p) || p;
 
 /** Handler files whose tool is no longer declared: gen never deletes hand-written code, but says so. */
-function orphanHandlers({ model }: GenerateResult): string[] {
-  if (!existsSync(model.paths.handlers)) return [];
-  const tools = new Set(model.tools.map((t) => t.name));
-  return readdirSync(model.paths.handlers)
+function orphanHandlers(handlers: string, toolNames: readonly string[]): string[] {
+  if (!existsSync(handlers)) return [];
+  const tools = new Set(toolNames);
+  return readdirSync(handlers)
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !tools.has(f.slice(0, -3)))
-    .map((f) => path.join(model.paths.handlers, f));
+    .map((f) => path.join(handlers, f));
+}
+
+function printOrphans(file: string, handlers: string, tools: readonly string[]): void {
+  for (const p of orphanHandlers(handlers, tools)) console.log(`note: ${rel(p)} handles no tool declared in ${file}; delete it, or declare its tool again`);
+}
+
+/** What a run that found everything up to date (from the record of the last one) prints. */
+function reportUnchanged(file: string, known: RunRecord): void {
+  printOrphans(file, known.handlers, known.tools);
+  console.log(`${file}: ${known.tools.length} tools; 0 file(s) written, 0 removed`);
 }
 
 /** What one run did to one tools.yaml, and what the user should do next. */
@@ -35,7 +43,11 @@ function report(file: string, result: GenerateResult): void {
     );
     for (const b of accepted) console.log(`  - ${b.where}: ${b.message}`);
   }
-  for (const p of orphanHandlers(result)) console.log(`note: ${rel(p)} handles no tool declared in ${file}; delete it, or declare its tool again`);
+  printOrphans(
+    file,
+    model.paths.handlers,
+    model.tools.map((t) => t.name),
+  );
   console.log(`${file}: ${model.tools.length} tools; ${changed.length} file(s) written, ${removed.length} removed`);
   if (stubs.length)
     console.log(
@@ -51,6 +63,15 @@ async function main(argv: string[]): Promise<number> {
   const started = performance.now();
   let stale = 0;
   for (const file of files) {
+    // Nothing it depends on changed since the last run, and its outputs are still as that run left them.
+    const key = runKey(file);
+    const known = recordedRun(key);
+    if (known && stillOnDisk(known)) {
+      for (const w of known.warnings) console.error(w);
+      if (!check) reportUnchanged(file, known);
+      continue;
+    }
+    const { generate } = await import('./generate.ts');
     const result = await generate(file, check);
     for (const w of result.warnings) console.error(w);
     if (check) {
@@ -58,6 +79,18 @@ async function main(argv: string[]): Promise<number> {
       for (const p of result.removed) console.error(`stale (no longer generated): ${rel(p)}`);
       stale += result.changed.length + result.removed.length;
     } else report(file, result);
+    // The disk now holds this run's outputs (written, or found up to date): remember them.
+    if (!check || (!result.changed.length && !result.removed.length))
+      rememberRun(
+        key,
+        recordOf({
+          tools: result.model.tools.map((t) => t.name),
+          warnings: result.warnings,
+          generated: result.model.paths.generated,
+          handlers: result.model.paths.handlers,
+          outputs: result.outputs,
+        }),
+      );
   }
   const ms = Math.round(performance.now() - started);
   if (check && stale) {
@@ -70,7 +103,13 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
-  (err: unknown) => {
+  async (err: unknown) => {
+    // Loaded only now: the fast path never loads the generator.
+    const [{ ToolsYamlError }, { BreakingChangeError }, { ContractFileError }] = await Promise.all([
+      import('./problems.ts'),
+      import('./contract/gate.ts'),
+      import('./contract/snapshot.ts'),
+    ]);
     if (err instanceof ToolsYamlError || err instanceof BreakingChangeError || err instanceof ContractFileError) console.error(err.message);
     else console.error(err);
     process.exit(err instanceof BreakingChangeError ? 1 : 2);

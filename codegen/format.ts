@@ -8,9 +8,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as prettier from 'prettier';
 import type { OutputFile } from './emit/output.ts';
+import { generatorCacheDir } from './run-cache.ts';
 
 const FORMATTED = /\.(ts|js|json)$/;
-const CACHE_DIR = path.resolve('node_modules', '.cache', 'tools-gen', 'prettier');
+const CACHE_DIR = path.join(generatorCacheDir(), 'prettier');
 
 function cached(key: string): string | undefined {
   try {
@@ -38,8 +39,9 @@ export async function formatOutputs(files: OutputFile[]): Promise<OutputFile[]> 
       const dir = path.dirname(file.path);
       if (!configs.has(dir)) configs.set(dir, await prettier.resolveConfig(file.path));
       const options = { ...configs.get(dir), filepath: file.path };
+      // Keyed by the settings and the kind of file, not its place: the same code formats alike anywhere.
       const key = createHash('sha256')
-        .update(JSON.stringify([prettier.version, options]))
+        .update(JSON.stringify([prettier.version, configs.get(dir), path.extname(file.path)]))
         .update(file.content)
         .digest('hex');
       let content = cached(key);

@@ -78,6 +78,8 @@ export function sync(model: Model, files: OutputFile[], check: boolean): SyncRes
 
 export interface GenerateResult extends SyncResult {
   model: Model;
+  /** Every file the model produces (written, or already up to date on disk). */
+  outputs: OutputFile[];
   /** Breaking changes the new server version accepts (the snapshot is rewritten with them). */
   accepted: Break[];
   /** Advisory findings, one line each. */
@@ -92,5 +94,5 @@ export async function generate(toolsYaml: string, check: boolean): Promise<Gener
   const model = loadToolsYaml(toolsYaml);
   const accepted = checkContract(model);
   const files = await render(model);
-  return { model, ...sync(model, files, check), accepted, warnings: generatorWarnings(model) };
+  return { model, outputs: files, ...sync(model, files, check), accepted, warnings: generatorWarnings(model) };
 }

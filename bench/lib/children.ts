@@ -7,7 +7,7 @@
  * on its stdin.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -126,6 +126,12 @@ function bundled(script: string): Promise<string> {
  */
 export async function spawnBundled(script: string, env: Record<string, string> = {}, { profiled = false } = {}): Promise<Child> {
   return profiled ? spawnChild(script, env) : spawnChild(await bundled(script), env, [], { typescript: false });
+}
+
+/** Resident memory of a process, in MB (from /proc). */
+export function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return kb ? Number(kb) / 1024 : NaN;
 }
 
 /** Kills every child still running (synchronously, so it also works from an 'exit' handler). */

@@ -1,0 +1,123 @@
+/**
+ * What the last generation from a tools.yaml produced, keyed by everything its output depends on:
+ * the YAML's text, the generator's own code (codegen/ and the runtime files it reads), the
+ * installed packages (package-lock.json: prettier, ajv, json-schema-to-typescript) and the prettier
+ * settings. When none of that changed, every output on disk still has the content recorded, no
+ * other generated file appeared and every handler exists, the outputs are known to be what a run
+ * would produce, without loading the generator: `npm run gen -- --check` (and `npm test`, and
+ * `npm run gen` after an unrelated edit) answers in a fraction of a second.
+ *
+ * The record is a cache in node_modules/.cache: a fresh clone, or any doubt, runs the generator.
+ * Deliberately free of heavy imports: it runs before the generator is loaded.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The generator's caches: node_modules/.cache/tools-gen, or TOOLS_GEN_CACHE (the benchmark's cold runs use an empty one). */
+export function generatorCacheDir(): string {
+  return path.resolve(process.env.TOOLS_GEN_CACHE ?? path.join('node_modules', '.cache', 'tools-gen'));
+}
+
+const CACHE_DIR = path.join(generatorCacheDir(), 'runs');
+/** The generator: its code, and the runtime files it imports. */
+const GENERATOR_DIRS = ['codegen', 'runtime'];
+/** What else shapes its output. */
+const GENERATOR_FILES = ['package-lock.json', '.prettierrc.json', '.prettierrc', 'prettier.config.js', '.editorconfig'];
+
+export interface RunRecord {
+  tools: string[];
+  warnings: string[];
+  /** Folders, relative to the working directory. */
+  generated: string;
+  handlers: string;
+  /** Every output (relative to the working directory) with the sha256 of its content; stubs only need to exist. */
+  outputs: Record<string, string>;
+  stubs: string[];
+}
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && /\.[cm]?[jt]s$/.test(e.name))
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
+}
+
+let generatorHash: string | undefined;
+
+/** The generator's fingerprint: the content of every file that makes it (computed once per process). */
+function generatorFingerprint(): string {
+  if (generatorHash) return generatorHash;
+  const hash = createHash('sha256');
+  const files = [...GENERATOR_DIRS.flatMap((d) => filesUnder(path.join(ROOT, d))), ...GENERATOR_FILES.map((f) => path.join(ROOT, f)).filter(existsSync)];
+  for (const file of files) hash.update(path.relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  return (generatorHash = hash.digest('hex'));
+}
+
+/** The key of a run (the same for checking and writing): the YAML's path and text, and the generator. */
+export function runKey(toolsYaml: string): string {
+  return sha256(`${path.resolve(toolsYaml)}\0${readFileSync(toolsYaml, 'utf8')}\0${generatorFingerprint()}`);
+}
+
+export function recordedRun(key: string): RunRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(path.join(CACHE_DIR, `${key}.json`), 'utf8')) as RunRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+export function rememberRun(key: string, record: RunRecord): void {
+  try {
+    mkdirSync(CACHE_DIR, { recursive: true });
+    writeFileSync(path.join(CACHE_DIR, `${key}.json`), JSON.stringify(record));
+  } catch {
+    // A read-only node_modules only costs time.
+  }
+}
+
+/** The outputs of a model's run as a record: their current content on disk. */
+export function recordOf(input: {
+  tools: string[];
+  warnings: string[];
+  generated: string;
+  handlers: string;
+  outputs: { path: string; once?: boolean }[];
+}): RunRecord {
+  const outputs: Record<string, string> = {};
+  const stubs: string[] = [];
+  for (const f of input.outputs) {
+    const rel = path.relative(process.cwd(), f.path);
+    if (f.once) stubs.push(rel);
+    else outputs[rel] = sha256(readFileSync(f.path));
+  }
+  return {
+    tools: input.tools,
+    warnings: input.warnings,
+    generated: path.relative(process.cwd(), input.generated),
+    handlers: path.relative(process.cwd(), input.handlers),
+    outputs,
+    stubs,
+  };
+}
+
+/** True when the disk holds exactly the recorded outputs: same content, no other generated file, every handler there. */
+export function stillOnDisk(record: RunRecord): boolean {
+  for (const [file, hash] of Object.entries(record.outputs)) {
+    try {
+      if (sha256(readFileSync(file)) !== hash) return false;
+    } catch {
+      return false;
+    }
+  }
+  if (!record.stubs.every((stub) => existsSync(stub))) return false;
+  const generated = readdirSync(record.generated, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && /\.gen\.(ts|js|d\.ts)$/.test(e.name))
+    .map((e) => path.relative(process.cwd(), path.join(e.parentPath, e.name)));
+  return generated.every((file) => file in record.outputs);
+}

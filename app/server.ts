@@ -35,6 +35,7 @@ import { StatsStore } from './store/stats.ts';
 import { webApp } from './web/plugin.ts';
 import { Metrics } from './ops/metrics.ts';
 import { requestLog } from './ops/request-log.ts';
+import { lazySchemaCompilers } from './ops/lazy-schema-compilers.ts';
 import { sql } from 'kysely';
 
 export interface BuildOptions {
@@ -105,6 +106,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     // applies this only with headersTimeout no longer than it, given when the server is made, and
     // looks for such requests every connectionsCheckingInterval (30 s unless told).
     requestTimeout: config.requestTimeoutMs,
+    schemaController: { compilersFactory: lazySchemaCompilers() },
     http: {
       requestTimeout: config.requestTimeoutMs,
       headersTimeout: config.requestTimeoutMs,

@@ -38,8 +38,13 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${env.PORT}"`);
+  // Every bad setting is reported at once, one line each: fixing them one start at a time is slow.
+  const problems: string[] = [];
+  let port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    problems.push(`PORT must be an integer from 0 to 65535, got "${env.PORT}"`);
+    port = 3000;
+  }
   const host = env.HOST || '127.0.0.1';
   let publicUrl = env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   try {
@@ -47,29 +52,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
     publicUrl = u.href.replace(/\/+$/, '');
   } catch {
-    throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL such as https://mcp.example.com, got "${env.PUBLIC_URL}"`);
+    problems.push(`PUBLIC_URL must be an absolute http(s) URL such as https://mcp.example.com, got "${env.PUBLIC_URL}"`);
   }
   if (env.DATABASE_URL && !/^postgres(ql)?:\/\//.test(env.DATABASE_URL))
-    throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite store)');
+    problems.push('DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite store)');
   if (env.DELIVERY_WEBHOOK_URL && !/^https?:\/\//.test(env.DELIVERY_WEBHOOK_URL))
-    throw new ConfigError(`DELIVERY_WEBHOOK_URL must be an http(s) URL, got "${env.DELIVERY_WEBHOOK_URL}"`);
+    problems.push(`DELIVERY_WEBHOOK_URL must be an http(s) URL, got "${env.DELIVERY_WEBHOOK_URL}"`);
   if (env.INBOUND_WEBHOOK_SECRET !== undefined && env.INBOUND_WEBHOOK_SECRET !== '' && env.INBOUND_WEBHOOK_SECRET.length < 16)
-    throw new ConfigError('INBOUND_WEBHOOK_SECRET must have at least 16 characters');
+    problems.push('INBOUND_WEBHOOK_SECRET must have at least 16 characters');
   const requestTimeoutMs = env.REQUEST_TIMEOUT_MS === undefined || env.REQUEST_TIMEOUT_MS === '' ? 30_000 : Number(env.REQUEST_TIMEOUT_MS);
   if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 100 || requestTimeoutMs > 600_000)
-    throw new ConfigError(`REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000, got "${env.REQUEST_TIMEOUT_MS}"`);
+    problems.push(`REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000, got "${env.REQUEST_TIMEOUT_MS}"`);
   const authFailuresPerMinute = env.AUTH_FAILURES_PER_MINUTE === undefined || env.AUTH_FAILURES_PER_MINUTE === '' ? 30 : Number(env.AUTH_FAILURES_PER_MINUTE);
   if (!Number.isInteger(authFailuresPerMinute) || authFailuresPerMinute < 0)
-    throw new ConfigError(`AUTH_FAILURES_PER_MINUTE must be a whole number (0 for no limit), got "${env.AUTH_FAILURES_PER_MINUTE}"`);
+    problems.push(`AUTH_FAILURES_PER_MINUTE must be a whole number (0 for no limit), got "${env.AUTH_FAILURES_PER_MINUTE}"`);
   if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' && env.METRICS_TOKEN.length < 16)
-    throw new ConfigError('METRICS_TOKEN must have at least 16 characters');
+    problems.push('METRICS_TOKEN must have at least 16 characters');
   if (env.LOG_REQUESTS !== undefined && !['', '0', '1', 'true', 'false'].includes(env.LOG_REQUESTS))
-    throw new ConfigError(`LOG_REQUESTS must be 1 or 0, got "${env.LOG_REQUESTS}"`);
+    problems.push(`LOG_REQUESTS must be 1 or 0, got "${env.LOG_REQUESTS}"`);
   const proxies = trustProxy(env.TRUST_PROXY);
   // TLS ends at a proxy (the server speaks plain HTTP): without trusting it, no request looks
   // secure, so Secure cookies (sign-in, OAuth) would never be set.
   if (publicUrl.startsWith('https:') && proxies === false)
-    throw new ConfigError('PUBLIC_URL is https, so TLS ends at a proxy in front of this server: set TRUST_PROXY to true or to the address(es) of that proxy');
+    problems.push('PUBLIC_URL is https, so TLS ends at a proxy in front of this server: set TRUST_PROXY to true or to the address(es) of that proxy');
+  if (problems.length === 1) throw new ConfigError(problems[0]!);
+  if (problems.length) throw new ConfigError(`${problems.length} settings are wrong:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return {
     port,
     host,

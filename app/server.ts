@@ -73,7 +73,7 @@ export interface Service {
 
 /** Opens the store (running migrations), the keys and the authorizations: what both the server and the CLI need. */
 export async function openService(config: AppConfig, options: Pick<BuildOptions, 'accessTokenTtlSeconds' | 'clock'> = {}) {
-  const { db, kind, location, pool } = openDatabase(config);
+  const { db, kind, location, pool } = await openDatabase(config);
   await migrate(db);
   const clock = options.clock ?? systemClock;
   const keys = new SigningKeys(db);

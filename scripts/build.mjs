@@ -50,7 +50,9 @@ export const bundleOptions = {
   platform: 'node',
   target: 'node20',
   format: 'esm',
-  external: ['better-sqlite3', 'pg-native'],
+  // better-sqlite3 is native; pg-native is optional; Fastify's own schema compilers load on first use
+  // (app/ops/lazy-schema-compilers.ts), from node_modules: bundled, they would be parsed at every start.
+  external: ['better-sqlite3', 'pg-native', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
   // Bundled CommonJS packages call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
@@ -72,6 +74,9 @@ export async function build() {
     // What the server imports on first use (oidc-provider, the reference page) goes into chunks of its own.
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
+    // Less to read and parse at each start; names are kept, so stack traces still say where (dist/main.js.map maps them back).
+    minifyWhitespace: true,
+    minifySyntax: true,
     sourcemap: 'linked',
     metafile: true,
   });

@@ -7,7 +7,7 @@
  * Polls look back a while rather than from the last poll, so clocks a little apart lose nothing;
  * ids already delivered are not delivered again.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { REVOCATION_CHANNEL, type GrantStore } from '../store/grants.ts';
 
 export interface RevocationFeedOptions {
@@ -77,7 +77,9 @@ export class RevocationFeed {
    * caught up by a poll.
    */
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.databaseUrl });
+    // Loaded here: a server on SQLite never needs the PostgreSQL driver.
+    const { default: pgModule } = await import('pg');
+    const client = new pgModule.Client({ connectionString: this.options.databaseUrl });
     let failed = false;
     const retry = (err: unknown) => {
       if (failed || this.stopped) return;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import { ImmediateSqliteDialect } from './sqlite-dialect.ts';
-import pg from 'pg';
+import type pg from 'pg';
 import { migrationProvider } from './migrations.ts';
 import { allowDirectReads, postgresReader, sqliteReader } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -20,9 +20,11 @@ export interface DatabaseConfig {
 export type Db = Kysely<Database>;
 export type DbKind = 'sqlite' | 'postgres';
 
-export function openDatabase(config: DatabaseConfig): { db: Db; kind: DbKind; location: string; pool?: pg.Pool } {
+export async function openDatabase(config: DatabaseConfig): Promise<{ db: Db; kind: DbKind; location: string; pool?: pg.Pool }> {
   if (config.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+    // Loaded only for PostgreSQL: the driver costs a server on SQLite part of its start.
+    const { default: pgModule } = await import('pg');
+    const pool = new pgModule.Pool({ connectionString: config.databaseUrl, max: 10 });
     // An idle connection the server closes (restart, failover) must not crash the process:
     // the pool drops it and opens a new one on the next query.
     pool.on('error', (err) => console.error(`PostgreSQL connection lost: ${err.message}`));

@@ -82,7 +82,7 @@ export const sqliteBackend: Backend = {
   skip: undefined,
   async create() {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-store-'));
-    const { db, kind } = openDatabase({ dataDir });
+    const { db, kind } = await openDatabase({ dataDir });
     await migrate(db);
     return {
       db,
@@ -105,7 +105,7 @@ export async function postgresBackend(): Promise<Backend> {
     async create() {
       const database = await createPostgresDatabase();
       const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-pg-'));
-      const { db, kind } = openDatabase({ dataDir, databaseUrl: database.url });
+      const { db, kind } = await openDatabase({ dataDir, databaseUrl: database.url });
       await migrate(db);
       return {
         db,

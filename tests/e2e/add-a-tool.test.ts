@@ -6,7 +6,7 @@
  * gen names.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { freePort } from '../../runtime/index.ts';
-import { copyProject, type ProjectCopy } from '../helpers/project-copy.ts';
+import { copyProject, startInCopy, type ProjectCopy, type StartedServer } from '../helpers/project-copy.ts';
 
 const run = promisify(execFile);
 
@@ -54,8 +54,7 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
   let copy: ProjectCopy;
   let dataDir: string;
   let env: Record<string, string>;
-  let server: ChildProcess | undefined;
-  let serverOutput = '';
+  let server: StartedServer | undefined;
 
   /** A command of the project, run in the copy as `npm run <script>` runs it. */
   const inCopy = (script: string, ...args: string[]) =>
@@ -71,11 +70,7 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
   });
 
   after(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((resolve) => server!.once('exit', resolve));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    await server?.stop();
     copy.cleanup();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -107,21 +102,8 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
 
   test('3-4. with the stub filled in, npm start serves it and the official SDK client calls it', async () => {
     // npm start: builds dist/ (the copy has none, and the sources just changed) and runs it.
-    server = spawn(process.execPath, ['scripts/start.mjs'], { cwd: copy.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    server.stdout!.on('data', (c: Buffer) => (serverOutput += c.toString('utf8')));
-    server.stderr!.on('data', (c: Buffer) => (serverOutput += c.toString('utf8')));
     const baseUrl = `http://127.0.0.1:${env.PORT}`;
-    const deadline = Date.now() + 60_000;
-    while (
-      !(await fetch(`${baseUrl}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ))
-    ) {
-      assert.equal(server.exitCode, null, `npm start exited:\n${serverOutput}`);
-      assert.ok(Date.now() < deadline, `not up within 60 s:\n${serverOutput}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    server = await startInCopy(copy.dir, env, baseUrl);
     const cli = await inCopy('app/cli.ts', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read profile service_account_id');
     const token = cli.stdout.trim().split('\n').at(-1)!;
 

@@ -6,14 +6,14 @@
  * changes one) it builds again, so what runs is always what the sources say.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { freePort } from '../../runtime/index.ts';
-import { copyProject, type ProjectCopy } from '../helpers/project-copy.ts';
+import { copyProject, startInCopy, type ProjectCopy } from '../helpers/project-copy.ts';
 
 const run = promisify(execFile);
 
@@ -37,33 +37,7 @@ describe('npm start', { timeout: 180_000 }, () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** Runs `npm start` (what package.json's start script runs) until /healthz answers; returns the process and what it printed. */
-  async function start(): Promise<{ proc: ChildProcess; output: () => string; stop(): Promise<void> }> {
-    const proc = spawn(process.execPath, ['scripts/start.mjs'], { cwd: copy.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let printed = '';
-    proc.stdout!.on('data', (c: Buffer) => (printed += c.toString('utf8')));
-    proc.stderr!.on('data', (c: Buffer) => (printed += c.toString('utf8')));
-    const exited = new Promise((resolve) => proc.once('exit', resolve));
-    const deadline = Date.now() + 60_000;
-    while (
-      !(await fetch(`${baseUrl}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ))
-    ) {
-      assert.equal(proc.exitCode, null, `npm start exited:\n${printed}`);
-      assert.ok(Date.now() < deadline, `not up within 60 s:\n${printed}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return {
-      proc,
-      output: () => printed,
-      async stop() {
-        proc.kill('SIGTERM');
-        await exited;
-      },
-    };
-  }
+  const start = () => startInCopy(copy.dir, env, baseUrl);
 
   test('the first start builds dist/ and serves everything from it', async () => {
     assert.ok(!existsSync(path.join(copy.dir, 'dist')), 'the copy starts without a build');

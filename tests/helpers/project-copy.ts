@@ -2,7 +2,8 @@
  * A throwaway copy of this repository, for tests that edit tools.yaml, run the generator or
  * `npm run dev`, and start the server, without touching the working tree.
  */
-import { execFileSync } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -49,4 +50,40 @@ export function copyProject(): ProjectCopy {
   }
   symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface StartedServer {
+  proc: ChildProcess;
+  /** Everything it printed so far, stdout and stderr. */
+  output(): string;
+  /** SIGTERM, and wait until it exited. */
+  stop(): Promise<void>;
+}
+
+/** Runs `npm start` (scripts/start.mjs) in a project copy until `${baseUrl}/healthz` answers; fails with what it printed. */
+export async function startInCopy(dir: string, env: NodeJS.ProcessEnv, baseUrl: string): Promise<StartedServer> {
+  const proc = spawn(process.execPath, ['scripts/start.mjs'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let printed = '';
+  proc.stdout!.on('data', (c: Buffer) => (printed += c.toString('utf8')));
+  proc.stderr!.on('data', (c: Buffer) => (printed += c.toString('utf8')));
+  const exited = new Promise((resolve) => proc.once('exit', resolve));
+  const deadline = Date.now() + 60_000;
+  const healthy = () =>
+    fetch(`${baseUrl}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+  while (!(await healthy())) {
+    assert.equal(proc.exitCode, null, `npm start exited:\n${printed}`);
+    assert.ok(Date.now() < deadline, `not up within 60 s:\n${printed}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    proc,
+    output: () => printed,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

@@ -5,7 +5,7 @@
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { serverDefinition } from '../generated/server.gen.ts';
-import { handlers } from '../generated/handlers.gen.ts';
+import { handlers, promptHandlers, resourceHandlers } from '../generated/handlers.gen.ts';
 import { Challenges, createJwtAuthenticator, ErrorFactory, mcpHttp, resourceMetadata, resourceMetadataUrl, type Authenticator } from '../runtime/index.ts';
 import { ActivityRecorder } from './activity/recorder.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -150,6 +150,8 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   await app.register(mcpHttp<Services>, {
     definition: serverDefinition,
     handlers,
+    resourceHandlers,
+    promptHandlers,
     services,
     authenticator,
     publicUrl: config.publicUrl,

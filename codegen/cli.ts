@@ -32,7 +32,7 @@ function reportUnchanged(file: string, known: RunRecord): void {
 /** What one run did to one tools.yaml, and what the user should do next. */
 function report(file: string, result: GenerateResult): void {
   const { model, changed, removed, accepted } = result;
-  const stubs = changed.filter((p) => p.startsWith(model.paths.handlers + path.sep));
+  const stubs = result.outputs.filter((o) => o.once && changed.includes(o.path)).map((o) => o.path);
   const written = changed.filter((p) => !stubs.includes(p));
   for (const p of stubs) console.log(`created ${rel(p)}: a stub handler to fill in`);
   for (const p of written) console.log(`wrote ${rel(p)}`);

@@ -56,7 +56,7 @@ async function regenerate(files: string[]): Promise<{ ok: boolean; files: number
       const result = await generate(file, false);
       for (const p of result.changed) written.set(p, mtime(p));
       count += result.changed.length + result.removed.length;
-      handlerDirs.add(result.model.paths.handlers);
+      for (const dir of [result.model.paths.handlers, result.model.paths.resourceHandlers, result.model.paths.promptHandlers]) handlerDirs.add(dir);
       for (const w of result.warnings) say(w);
     } catch (err) {
       ok = false;

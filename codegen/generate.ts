@@ -13,6 +13,7 @@ import { emitToolTypes } from './emit/tool-types.ts';
 import { emitTypes } from './emit/types.ts';
 import { emitServer } from './emit/server.ts';
 import { emitHandlers, emitStub } from './emit/handlers.ts';
+import { emitFeatureStub, emitPrompts, emitResources, features } from './emit/features.ts';
 import { emitDocs } from './emit/docs.ts';
 import { formatOutputs } from './format.ts';
 import { checkContract, emitContract } from './contract/gate.ts';
@@ -35,9 +36,12 @@ export async function render(model: Model, types?: CompiledTypes): Promise<Outpu
     emitToolsList(model),
     ...emitValidators(model),
     ...toolTypes,
+    ...emitResources(model),
+    ...emitPrompts(model),
     emitServer(model),
     emitHandlers(model),
     ...model.tools.map((t) => emitStub(model, t)),
+    ...features(model).map((f) => emitFeatureStub(model, f)),
     ...emitDocs(model),
     emitContract(model),
   ]);

@@ -10,6 +10,7 @@ import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, typ
 import { frameworkErrors } from '../runtime/framework-errors.ts';
 import { findCycle, inlineRefs, localDefNames, refName, refsIn, selfContained, type Defs } from './defs.ts';
 import { hint } from './did-you-mean.ts';
+import { loadPrompts, loadResources } from './features.ts';
 import { SchemaCompiler, validatorName } from './schemas.ts';
 import type { ErrorModel, LintOptions, Model, ParamType, ToolModel } from './model.ts';
 import { ToolsYamlError, type Problem } from './problems.ts';
@@ -217,6 +218,12 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
       examples: tool.examples ?? [],
     });
   }
+  const taken = new Map<string, string>(Object.keys(defs).map((d) => [d, `$defs ${d}`]));
+  for (const t of tools) for (const suffix of ['Arguments', 'Result', 'Handler', 'ErrorCode']) taken.set(`${t.typeName}${suffix}`, `tool ${t.name}`);
+  const featureScope = { scopeNames, errorByCode, typeNames: taken, pascalCase, atPath };
+  const top = isObject(raw) ? raw : {};
+  const resources = loadResources(top.resources, featureScope);
+  const prompts = loadPrompts(top.prompts, featureScope);
   if (problems.length) throw new ToolsYamlError(display, problems, parsed.text);
 
   const dir = path.dirname(path.resolve(file));
@@ -226,6 +233,8 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
       source: path.resolve(file),
       generated: path.resolve(dir, cg.generated ?? 'generated'),
       handlers: path.resolve(dir, cg.handlers ?? 'tools'),
+      resourceHandlers: path.resolve(dir, cg.handlers ?? 'tools', '..', 'resources'),
+      promptHandlers: path.resolve(dir, cg.handlers ?? 'tools', '..', 'prompts'),
       ...(cg.docs && { docs: path.resolve(dir, cg.docs) }),
       contract: path.resolve(dir, cg.contract ?? `${path.basename(file).replace(/\.ya?ml$/, '')}.contract.json`),
       runtimeImport: cg.runtime ?? '../runtime',
@@ -242,6 +251,8 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
       .sort(byCodePoint)
       .map((name) => ({ name, schema: defs[name]! })),
     tools: tools.sort((a, b) => byCodePoint(a.name, b.name)),
+    resources,
+    prompts,
     schemas,
     warnings: lintDescriptions ? warnings.sort((a, b) => a.line - b.line || a.col - b.col) : [],
   };

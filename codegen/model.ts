@@ -60,6 +60,44 @@ export interface ToolModel {
   examples: ToolExample[];
 }
 
+/** A prompt argument or a template variable: a string the client gives. */
+export interface ArgumentModel {
+  name: string;
+  description: string;
+  /** The handler completes it. */
+  complete: boolean;
+  /** Prompt arguments only: the client must give it (template variables always are). */
+  required: boolean;
+}
+
+export interface ResourceModel {
+  name: string;
+  /** PascalCase base for type names: campaign -> CampaignResource. */
+  typeName: string;
+  /** Exactly one of uri and uriTemplate. */
+  uri?: string;
+  uriTemplate?: string;
+  title?: string;
+  description: string;
+  mimeType?: string;
+  scopes: string[];
+  errors: string[];
+  /** The template's variables in order of appearance (none for a fixed uri). */
+  variables: ArgumentModel[];
+  cache: { ttlMs: number; scope: 'public' | 'private' };
+}
+
+export interface PromptModel {
+  name: string;
+  /** PascalCase base for type names: plan_campaign -> PlanCampaignPrompt. */
+  typeName: string;
+  title?: string;
+  description: string;
+  scopes: string[];
+  errors: string[];
+  arguments: ArgumentModel[];
+}
+
 /** A shared shape (an entry of the file's $defs): one named type, one section of the docs. */
 export interface DefModel {
   name: string;
@@ -82,6 +120,9 @@ export interface ProjectPaths {
   generated: string;
   /** Absolute folder of handler files. */
   handlers: string;
+  /** Absolute folders of resource and prompt handler files: `resources/` and `prompts/` beside the tools' folder. */
+  resourceHandlers: string;
+  promptHandlers: string;
   /** Absolute path of the generated reference doc, if any. */
   docs?: string;
   /** Absolute path of the committed contract snapshot (see contract/gate.ts). */
@@ -112,6 +153,9 @@ export interface Model {
   /** Shared shapes, sorted by name. */
   defs: DefModel[];
   tools: ToolModel[];
+  /** Sorted by name. */
+  resources: ResourceModel[];
+  prompts: PromptModel[];
   /** The tools' schemas as the loader compiled them; the validators emitter reuses them. */
   schemas: SchemaCompiler;
   /** What the loader found questionable but not wrong (e.g. a field without a description). */

@@ -72,6 +72,12 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32000,
     params: ['origin'],
   },
+  HANDLER_FAILED: {
+    message: '{{what}} failed unexpectedly (reference {{reference}}); the error was logged',
+    surface: 'protocol',
+    rpcCode: -32603,
+    params: ['what', 'reference'],
+  },
   HEADER_MISMATCH: {
     message: 'Header mismatch: {{detail}}',
     surface: 'protocol',
@@ -116,6 +122,12 @@ export const errorCatalog: ErrorCatalog = {
     surface: 'protocol',
     rpcCode: -32602,
     params: ['detail'],
+  },
+  INVALID_PROMPT_ARGUMENTS: {
+    message: 'Invalid arguments for prompt {{prompt}}: {{detail}}',
+    surface: 'protocol',
+    rpcCode: -32602,
+    params: ['prompt', 'detail'],
   },
   INVALID_REQUEST: {
     message: 'Invalid request: {{detail}}',
@@ -221,6 +233,12 @@ export const errorCatalog: ErrorCatalog = {
     surface: 'tool',
     params: ['service_profile_id'],
   },
+  RESOURCE_NOT_FOUND: {
+    message: 'Resource not found: {{uri}}',
+    surface: 'protocol',
+    rpcCode: -32602,
+    params: ['uri'],
+  },
   STEPS_LOCKED: {
     message: 'Cannot change the steps of campaign {{campaign_id}} while it is {{current}}; steps can change only while it is draft or paused',
     surface: 'tool',
@@ -254,6 +272,12 @@ export const errorCatalog: ErrorCatalog = {
     message: "Step {{step}} ('{{step_name}}') uses the unknown placeholder {{placeholder}}; known placeholders: {{known}}",
     surface: 'tool',
     params: ['step', 'step_name', 'placeholder', 'known'],
+  },
+  UNKNOWN_PROMPT: {
+    message: 'Unknown prompt: {{prompt}}',
+    surface: 'protocol',
+    rpcCode: -32602,
+    params: ['prompt'],
   },
   UNKNOWN_TOOL: {
     message: 'Unknown tool: {{tool}}',
@@ -291,6 +315,7 @@ export interface ErrorParams {
   FALLBACK_HAS_PLACEHOLDER: { step: number; step_name: string; placeholders: string };
   FORBIDDEN_HOST: { host: string };
   FORBIDDEN_ORIGIN: { origin: string };
+  HANDLER_FAILED: { what: string; reference: string };
   HEADER_MISMATCH: { detail: string };
   ILLEGAL_TRANSITION: { action: string; campaign_id: string; current: string; allowed: string };
   INSUFFICIENT_SCOPE: { scopes: string };
@@ -299,6 +324,7 @@ export interface ErrorParams {
   INVALID_CURSOR: { tool: string };
   INVALID_DATE_RANGE: { from: string; to: string };
   INVALID_PARAMS: { detail: string };
+  INVALID_PROMPT_ARGUMENTS: { prompt: string; detail: string };
   INVALID_REQUEST: { detail: string };
   INVALID_REQUEST_META: { detail: string };
   INVALID_RESULT: { tool: string; detail: string };
@@ -317,12 +343,14 @@ export interface ErrorParams {
   PREVIEW_TARGET_INVALID: Record<never, never>;
   PROFILE_NOT_ACTIVE: { service_profile_id: string; status: string };
   PROFILE_NOT_FOUND: { service_profile_id: string };
+  RESOURCE_NOT_FOUND: { uri: string };
   STEPS_LOCKED: { campaign_id: string; current: string };
   STEP_FALLBACK_MISSING: { step: number; step_name: string };
   STEP_NOT_FOUND: { step_id: string; campaign_id: string };
   TOKEN_REJECTED: { detail: string };
   TOO_MANY_AUTH_FAILURES: { seconds: number };
   UNKNOWN_PLACEHOLDER: { step: number; step_name: string; placeholder: string; known: string };
+  UNKNOWN_PROMPT: { prompt: string };
   UNKNOWN_TOOL: { tool: string };
   UNSUPPORTED_MEDIA_TYPE: Record<never, never>;
   UNSUPPORTED_PROTOCOL_VERSION: { version: string; supported: string };
@@ -341,6 +369,7 @@ export type ErrorCode =
   | 'FALLBACK_HAS_PLACEHOLDER'
   | 'FORBIDDEN_HOST'
   | 'FORBIDDEN_ORIGIN'
+  | 'HANDLER_FAILED'
   | 'HEADER_MISMATCH'
   | 'ILLEGAL_TRANSITION'
   | 'INSUFFICIENT_SCOPE'
@@ -349,6 +378,7 @@ export type ErrorCode =
   | 'INVALID_CURSOR'
   | 'INVALID_DATE_RANGE'
   | 'INVALID_PARAMS'
+  | 'INVALID_PROMPT_ARGUMENTS'
   | 'INVALID_REQUEST'
   | 'INVALID_REQUEST_META'
   | 'INVALID_RESULT'
@@ -367,12 +397,14 @@ export type ErrorCode =
   | 'PREVIEW_TARGET_INVALID'
   | 'PROFILE_NOT_ACTIVE'
   | 'PROFILE_NOT_FOUND'
+  | 'RESOURCE_NOT_FOUND'
   | 'STEPS_LOCKED'
   | 'STEP_FALLBACK_MISSING'
   | 'STEP_NOT_FOUND'
   | 'TOKEN_REJECTED'
   | 'TOO_MANY_AUTH_FAILURES'
   | 'UNKNOWN_PLACEHOLDER'
+  | 'UNKNOWN_PROMPT'
   | 'UNKNOWN_TOOL'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNSUPPORTED_PROTOCOL_VERSION';

@@ -19,6 +19,8 @@ import type { SendMessageHandler } from './tools/send_message.gen.ts';
 import type { StartCampaignHandler } from './tools/start_campaign.gen.ts';
 import type { UpdateCampaignHandler } from './tools/update_campaign.gen.ts';
 import type { UpdateStepHandler } from './tools/update_step.gen.ts';
+import type { CampaignResourceHandler, ConversationResourceHandler, LeadResourceHandler, ReferenceResourceHandler } from './resources.gen.ts';
+import type { PlanCampaignPromptHandler, SummariseRepliesPromptHandler } from './prompts.gen.ts';
 import { handler as addLeadsHandler } from '../app/tools/add_leads.ts';
 import { handler as addStepHandler } from '../app/tools/add_step.ts';
 import { handler as archiveCampaignHandler } from '../app/tools/archive_campaign.ts';
@@ -39,6 +41,12 @@ import { handler as sendMessageHandler } from '../app/tools/send_message.ts';
 import { handler as startCampaignHandler } from '../app/tools/start_campaign.ts';
 import { handler as updateCampaignHandler } from '../app/tools/update_campaign.ts';
 import { handler as updateStepHandler } from '../app/tools/update_step.ts';
+import { handler as campaignResourceHandler } from '../app/resources/campaign.ts';
+import { handler as conversationResourceHandler } from '../app/resources/conversation.ts';
+import { handler as leadResourceHandler } from '../app/resources/lead.ts';
+import { handler as referenceResourceHandler } from '../app/resources/reference.ts';
+import { handler as planCampaignPromptHandler } from '../app/prompts/plan_campaign.ts';
+import { handler as summariseRepliesPromptHandler } from '../app/prompts/summarise_replies.ts';
 
 /** Every tool of the server with the handler type it needs. */
 export interface Handlers {
@@ -87,3 +95,27 @@ export const handlers = {
   update_campaign: updateCampaignHandler,
   update_step: updateStepHandler,
 } satisfies Handlers;
+/** Every resource with the handler type it needs. */
+export type ResourceHandlers = {
+  campaign: CampaignResourceHandler;
+  conversation: ConversationResourceHandler;
+  lead: LeadResourceHandler;
+  reference: ReferenceResourceHandler;
+};
+/** Every resource's handler (the `handler` export of its file), for the runtime. */
+export const resourceHandlers = {
+  campaign: campaignResourceHandler,
+  conversation: conversationResourceHandler,
+  lead: leadResourceHandler,
+  reference: referenceResourceHandler,
+} satisfies ResourceHandlers;
+/** Every prompt with the handler type it needs. */
+export type PromptHandlers = {
+  plan_campaign: PlanCampaignPromptHandler;
+  summarise_replies: SummariseRepliesPromptHandler;
+};
+/** Every prompt's handler (the `handler` export of its file), for the runtime. */
+export const promptHandlers = {
+  plan_campaign: planCampaignPromptHandler,
+  summarise_replies: summariseRepliesPromptHandler,
+} satisfies PromptHandlers;

@@ -3,6 +3,8 @@ import type { ServerDefinition } from '../runtime/index.ts';
 import { errorCatalog } from './errors.gen.ts';
 import { scopes } from './scopes.gen.ts';
 import { toolsList } from './tools-list.gen.ts';
+import { resources, resourcesList, resourceTemplatesList } from './resources.gen.ts';
+import { prompts, promptsList } from './prompts.gen.ts';
 import { validateAddLeadsArguments, validateAddLeadsResult } from './validators/add_leads.gen.js';
 import { validateAddStepArguments, validateAddStepResult } from './validators/add_step.gen.js';
 import { validateArchiveCampaignArguments, validateArchiveCampaignResult } from './validators/archive_campaign.gen.js';
@@ -222,4 +224,9 @@ export const serverDefinition: ServerDefinition = {
       validateResult: validateUpdateStepResult,
     },
   },
+  resources,
+  resourcesList,
+  resourceTemplatesList,
+  prompts,
+  promptsList,
 };

@@ -52,6 +52,67 @@ export interface ToolListing {
   readonly annotations?: object;
 }
 
+/** How long a client may reuse a result of the stateless revision, and whether it is the same for every caller. */
+export interface CacheHint {
+  readonly ttlMs: number;
+  readonly scope: 'public' | 'private';
+}
+
+/** A resource: one fixed URI, or a URI template whose variables the handler receives. */
+export interface ResourceDefinition {
+  readonly name: string;
+  /** Exactly one of uri and uriTemplate. */
+  readonly uri?: string;
+  readonly uriTemplate?: string;
+  readonly mimeType?: string;
+  readonly scopes: readonly string[];
+  readonly errors: readonly string[];
+  /** Template variables the handler completes (its `complete` has a function for each). */
+  readonly completable: readonly string[];
+  /** The cache hint of its resources/read results (stateless revision). */
+  readonly cache: CacheHint;
+}
+
+export interface PromptArgumentDefinition {
+  readonly name: string;
+  readonly required: boolean;
+}
+
+export interface PromptDefinition {
+  readonly name: string;
+  readonly arguments: readonly PromptArgumentDefinition[];
+  readonly scopes: readonly string[];
+  readonly errors: readonly string[];
+  /** Arguments the handler completes. */
+  readonly completable: readonly string[];
+}
+
+/** One entry of the resources/list result. */
+export interface ResourceListing {
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+}
+
+/** One entry of the resources/templates/list result. */
+export interface ResourceTemplateListing {
+  readonly uriTemplate: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+}
+
+/** One entry of the prompts/list result. */
+export interface PromptListing {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly arguments?: readonly { readonly name: string; readonly description?: string; readonly required?: boolean }[];
+}
+
 export interface ServerDefinition {
   readonly info: { readonly name: string; readonly version: string; readonly title?: string };
   readonly instructions?: string;
@@ -60,4 +121,10 @@ export interface ServerDefinition {
   readonly errors: ErrorCatalog;
   readonly tools: Readonly<Record<string, ToolDefinition>>;
   readonly toolsList: readonly ToolListing[];
+  /** Resources and prompts, when the server declares any. */
+  readonly resources?: Readonly<Record<string, ResourceDefinition>>;
+  readonly resourcesList?: readonly ResourceListing[];
+  readonly resourceTemplatesList?: readonly ResourceTemplateListing[];
+  readonly prompts?: Readonly<Record<string, PromptDefinition>>;
+  readonly promptsList?: readonly PromptListing[];
 }

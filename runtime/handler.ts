@@ -16,22 +16,57 @@ export interface Principal {
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
 /**
- * What a handler gets besides its arguments. `Services` is the application's own (its stores,
+ * What every handler gets besides its input. `Services` is the application's own (its stores,
  * clock, ...), named in tools.yaml (`codegen.services`) so the generated handler types carry it.
  */
-export interface ToolContext<Errors, Services = unknown> {
-  readonly tool: string;
+export interface RequestContext<Errors, Services = unknown> {
   readonly principal: Principal;
   readonly services: Services;
-  /** Constructors for the catalog errors this tool declares: `throw ctx.errors.CODE({...})`. */
+  /** Constructors for the catalog errors the tool, resource or prompt declares: `throw ctx.errors.CODE({...})`. */
   readonly errors: Errors;
   /** Aborted when the client cancels or disconnects. */
   readonly signal: AbortSignal;
   /** Sends a notifications/message log entry to the client (over SSE, when it accepts it). */
   log(level: LogLevel, data: unknown, logger?: string): void;
+}
+
+export interface ToolContext<Errors, Services = unknown> extends RequestContext<Errors, Services> {
+  readonly tool: string;
   /** Sends notifications/progress when the client asked for it with a progressToken. */
   progress(progress: number, total?: number, message?: string): void;
 }
+
+export interface ResourceContext<Errors, Services = unknown> extends RequestContext<Errors, Services> {
+  /** The resource's name in tools.yaml. */
+  readonly resource: string;
+  /** The URI being read. */
+  readonly uri: string;
+}
+
+export interface PromptContext<Errors, Services = unknown> extends RequestContext<Errors, Services> {
+  readonly prompt: string;
+}
+
+/** What a completer gets: who asks, and the values the client has already chosen for the other arguments. */
+export interface CompletionContext<Services = unknown> {
+  readonly principal: Principal;
+  readonly services: Services;
+  readonly signal: AbortSignal;
+  /** The argument (or template variable) being completed. */
+  readonly argument: string;
+  /** `context.arguments` of the request: the other arguments' values so far. */
+  readonly arguments: Readonly<Record<string, string>>;
+}
+
+/** Suggested values (at most 100 are sent; more set hasMore). */
+export type Completion = readonly string[] | { values: readonly string[]; total?: number; hasMore?: boolean };
+
+export type Completer<Services = unknown> = (value: string, ctx: CompletionContext<Services>) => Completion | Promise<Completion>;
+
+/** A `complete` function for each completable argument; none when there is none. */
+export type Completers<Completable extends string, Services> = [Completable] extends [never]
+  ? { readonly complete?: undefined }
+  : { readonly complete: { readonly [K in Completable]: Completer<Services> } };
 
 export type ContentBlock =
   | { type: 'text'; text: string; annotations?: object }
@@ -51,6 +86,37 @@ export interface ContentResult {
 }
 
 export type ToolHandler<Args, Result, Errors, Services = unknown> = (args: Args, ctx: ToolContext<Errors, Services>) => Result | Promise<Result>;
+
+/** One item of a resources/read result; `uri` defaults to the URI read and `mimeType` to the declared one. */
+export type ResourceContent = ({ text: string } | { blob: string }) & { uri?: string; mimeType?: string; annotations?: object };
+
+/** What a resource handler returns: one content item, or several. */
+export type ResourceReadResult = ResourceContent | readonly ResourceContent[];
+
+export type ResourceHandler<Variables, Errors, Services = unknown, Completable extends string = never> = {
+  read(variables: Variables, ctx: ResourceContext<Errors, Services>): ResourceReadResult | Promise<ResourceReadResult>;
+} & Completers<Completable, Services>;
+
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
+}
+
+export interface PromptResult {
+  description?: string;
+  messages: PromptMessage[];
+}
+
+export type PromptHandler<Args, Errors, Services = unknown, Completable extends string = never> = {
+  get(args: Args, ctx: PromptContext<Errors, Services>): PromptResult | Promise<PromptResult>;
+} & Completers<Completable, Services>;
+
+/** Any resource or prompt handler, as the runtime holds them (the generated registries check each one's own type). */
+export interface AnyFeatureHandler<Services = unknown> {
+  readonly read?: (variables: never, ctx: never) => unknown;
+  readonly get?: (args: never, ctx: never) => unknown;
+  readonly complete?: Readonly<Record<string, Completer<Services>>> | undefined;
+}
 
 /** Handlers by tool name, as the runtime receives them (the generated registry is one). */
 export type HandlerMap<Services = unknown> = Readonly<Record<string, ToolHandler<never, unknown, never, Services>>>;

@@ -10,12 +10,15 @@ import { anonymousPrincipal, Challenges, type Authenticator } from './auth.ts';
 import type { ServerDefinition } from './definition.ts';
 import { CatalogError, ErrorFactory, FrameworkConfigError } from './errors.ts';
 import { frameworkErrors } from './framework-errors.ts';
-import type { HandlerMap, LogLevel, Principal } from './handler.ts';
+import type { AnyFeatureHandler, HandlerMap, LogLevel, Principal } from './handler.ts';
 import { classify, errorMessage, type RequestId } from './jsonrpc.ts';
 import { checkOrigin, defaultOriginPolicy } from './origin-guard.ts';
-import { McpProtocol, rpcError } from './protocol.ts';
+import { McpProtocol, rpcError, type FeatureRunners } from './protocol.ts';
 import { ResponseChannel } from './response-channel.ts';
 import { ToolRunner, type ToolCallObserver } from './tool-runner.ts';
+import { ResourceRunner } from './resource-runner.ts';
+import { PromptRunner } from './prompt-runner.ts';
+import { Completions } from './completion.ts';
 
 /**
  * `Services` is whatever the handlers get as `ctx.services` (the type tools.yaml names under
@@ -27,6 +30,9 @@ interface McpHttpCommonOptions<Services> {
   definition: ServerDefinition;
   /** The handlers of the definition's tools. */
   handlers: HandlerMap<Services>;
+  /** The handlers of its resources and prompts (the generated `resourceHandlers` and `promptHandlers`), when it declares any. */
+  resourceHandlers?: Readonly<Record<string, AnyFeatureHandler<Services>>>;
+  promptHandlers?: Readonly<Record<string, AnyFeatureHandler<Services>>>;
   /** Required unless the definition says `auth: none`. */
   authenticator?: Authenticator;
   /** Canonical base URL; the resource metadata URL and the default allowed host derive from it. */
@@ -108,7 +114,12 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
     logger: app.log,
     onToolCall: options.onToolCall,
   });
-  const protocol = new McpProtocol(definition, runner, errors, challenges, {
+  const services = options.services as Services;
+  const resources = new ResourceRunner(definition, options.resourceHandlers ?? {}, services, errors, app.log);
+  const prompts = new PromptRunner(definition, options.promptHandlers ?? {}, services, errors, app.log);
+  const completions = new Completions(resources, prompts, services, errors, app.log);
+  const features = { resources, prompts, completions } as FeatureRunners;
+  const protocol = new McpProtocol(definition, runner, features, errors, challenges, {
     pageSize: options.pageSize ?? 100,
     listTtlMs: options.listTtlMs ?? 300_000,
     defaultLogLevel: options.defaultLogLevel ?? 'info',
@@ -195,10 +206,11 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
   };
 
   async function admit(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-    // Node keeps the first of several Host headers: a request with two could be checked against
-    // one name and served under another by a proxy that read the other.
-    if (hostHeaders(req.raw.rawHeaders) > 1)
-      return sendError(reply, errors.create('INVALID_REQUEST', { detail: 'more than one Host header; send exactly one' }));
+    // Node keeps the first of several Host or Authorization headers: a request with two could be
+    // checked against one name or token and served, or let through by a proxy, under the other.
+    for (const [name, shown] of SINGLE_HEADERS)
+      if (headerCount(req.raw.rawHeaders, name) > 1)
+        return sendError(reply, errors.create('INVALID_REQUEST', { detail: `more than one ${shown} header; send exactly one` }));
     const denied = checkOrigin(policy, req.headers);
     if (denied) return sendError(reply, 'host' in denied ? errors.create('FORBIDDEN_HOST', denied) : errors.create('FORBIDDEN_ORIGIN', denied));
     if (req.headers.origin !== undefined) reply.headers(corsHeaders(req.headers.origin));
@@ -247,9 +259,15 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
   });
 }
 
-function hostHeaders(raw: readonly string[]): number {
+/** Headers a request must carry at most once (lower-case name, name as shown in the error). */
+const SINGLE_HEADERS = [
+  ['host', 'Host'],
+  ['authorization', 'Authorization'],
+] as const;
+
+function headerCount(raw: readonly string[], name: string): number {
   let n = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') n++;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) n++;
   return n;
 }
 

@@ -20,6 +20,13 @@ export type {
   ErrorCatalog,
   ErrorDefinition,
   ErrorSurface,
+  CacheHint,
+  PromptArgumentDefinition,
+  PromptDefinition,
+  PromptListing,
+  ResourceDefinition,
+  ResourceListing,
+  ResourceTemplateListing,
   ScopeDefinition,
   ServerDefinition,
   ToolDefinition,
@@ -29,8 +36,32 @@ export type {
 } from './definition.ts';
 
 // What a handler sees.
-export type { ContentBlock, ContentResult, HandlerMap, LogLevel, Principal, ToolContext, ToolHandler } from './handler.ts';
+export type {
+  AnyFeatureHandler,
+  Completer,
+  Completion,
+  CompletionContext,
+  ContentBlock,
+  ContentResult,
+  HandlerMap,
+  LogLevel,
+  Principal,
+  PromptContext,
+  PromptHandler,
+  PromptMessage,
+  PromptResult,
+  RequestContext,
+  ResourceContent,
+  ResourceContext,
+  ResourceHandler,
+  ResourceReadResult,
+  ToolContext,
+  ToolHandler,
+} from './handler.ts';
 export type { ToolCallEvent, ToolCallObserver } from './tool-runner.ts';
+
+// Resource URI templates (RFC 6570 simple expressions).
+export { parseUriTemplate, uriTemplateProblem, type UriTemplate } from './uri-template.ts';
 
 // Protocol versions.
 export { SUPPORTED_VERSIONS, STATELESS_VERSION, HANDSHAKE_VERSIONS } from './versions.ts';

@@ -1,7 +1,7 @@
 /**
- * The MCP methods: initialize, ping, server/discover, tools/list, tools/call, logging/setLevel,
- * subscriptions/listen. Stateless: every request is answered from the request alone, so any
- * instance can answer any request.
+ * The MCP methods: initialize, ping, server/discover, tools/*, resources/*, prompts/*,
+ * completion/complete, logging/setLevel, subscriptions/listen. Stateless: every request is
+ * answered from the request alone, so any instance can answer any request.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServerDefinition } from './definition.ts';
@@ -11,6 +11,10 @@ import type { LogLevel, Principal } from './handler.ts';
 import { errorMessage, notificationMessage, type JsonRpcRequest, type RequestId } from './jsonrpc.ts';
 import type { ResponseChannel } from './response-channel.ts';
 import type { ToolRunner } from './tool-runner.ts';
+import type { ResourceRunner } from './resource-runner.ts';
+import type { PromptRunner } from './prompt-runner.ts';
+import type { Completions } from './completion.ts';
+import type { FeatureEnvironment } from './feature-call.ts';
 import { SUPPORTED_VERSIONS, negotiate } from './versions.ts';
 import type { Challenges } from './auth.ts';
 
@@ -38,30 +42,48 @@ function withFields(json: string, fields: string): string {
   return json === '{}' ? `{${fields}}` : `${json.slice(0, -1)},${fields}}`;
 }
 
+/** The runners of a server's resources and prompts, and their completions. */
+export interface FeatureRunners {
+  resources: ResourceRunner<unknown>;
+  prompts: PromptRunner<unknown>;
+  completions: Completions<unknown>;
+}
+
+/** The list methods, each with the field its result carries the items in. */
+type ListMethod = 'tools/list' | 'resources/list' | 'resources/templates/list' | 'prompts/list';
+
 export class McpProtocol {
-  private readonly capabilities = { tools: { listChanged: false }, logging: {} };
+  private readonly capabilities: Record<string, object>;
   private readonly serverInfoJson: string;
   private readonly statelessFields: string;
-  private readonly listPages: string[];
+  /** Every list's pages, serialized once: they are fixed for the server's lifetime. */
+  private readonly lists: Record<ListMethod, string[]>;
 
   constructor(
     private readonly definition: ServerDefinition,
     private readonly runner: ToolRunner,
+    private readonly features: FeatureRunners,
     private readonly errors: ErrorFactory,
     private readonly challenges: Challenges,
     private readonly options: ProtocolOptions,
   ) {
     this.serverInfoJson = JSON.stringify(definition.info);
     this.statelessFields = `"resultType":"complete","_meta":{${JSON.stringify(META.serverInfo)}:${this.serverInfoJson}}`;
-    // tools/list pages are fixed for the server's lifetime: serialize them once.
-    this.listPages = [];
-    const { toolsList } = definition;
-    for (let start = 0; start < toolsList.length || start === 0; start += options.pageSize) {
-      const tools = toolsList.slice(start, start + options.pageSize);
-      const next = start + options.pageSize < toolsList.length ? { nextCursor: encodeCursor(start + options.pageSize) } : {};
-      this.listPages.push(JSON.stringify({ tools, ...next }));
-      if (!toolsList.length) break;
-    }
+    const { resources, prompts } = features;
+    const hasTemplates = Boolean(definition.resourceTemplatesList?.length);
+    this.capabilities = {
+      tools: { listChanged: false },
+      ...(resources.size > 0 && { resources: { listChanged: false } }),
+      ...(prompts.size > 0 && { prompts: { listChanged: false } }),
+      ...((prompts.size > 0 || hasTemplates) && { completions: {} }),
+      logging: {},
+    };
+    this.lists = {
+      'tools/list': paginate('tools', definition.toolsList, options.pageSize),
+      'resources/list': paginate('resources', definition.resourcesList ?? [], options.pageSize),
+      'resources/templates/list': paginate('resourceTemplates', definition.resourceTemplatesList ?? [], options.pageSize),
+      'prompts/list': paginate('prompts', definition.promptsList ?? [], options.pageSize),
+    };
   }
 
   /**
@@ -101,7 +123,23 @@ export class McpProtocol {
       case 'tools/call':
         return this.callTool(params, state);
       case 'tools/list':
-        return this.listTools(params, state.era);
+        return this.list('tools/list', params, state.era);
+      case 'resources/list':
+      case 'resources/templates/list':
+        if (!this.features.resources.size) break;
+        return this.list(request.method, params, state.era);
+      case 'resources/read':
+        if (!this.features.resources.size) break;
+        return this.readResource(params, state);
+      case 'prompts/list':
+        if (!this.features.prompts.size) break;
+        return this.list(request.method, params, state.era);
+      case 'prompts/get':
+        if (!this.features.prompts.size) break;
+        return this.getPrompt(params, state);
+      case 'completion/complete':
+        if (!('completions' in this.capabilities)) break;
+        return this.complete(params, state);
       case 'initialize':
         if (state.era.stateless) break;
         return JSON.stringify({
@@ -120,6 +158,8 @@ export class McpProtocol {
           cacheScope: 'public',
         });
       case 'ping':
+        // The stateless revision removed ping: a request that gets any answer shows the server is up.
+        if (state.era.stateless) break;
         return '{}';
       case 'logging/setLevel':
         if (state.era.stateless) break;
@@ -135,16 +175,68 @@ export class McpProtocol {
     throw this.errors.create('METHOD_NOT_FOUND', { method: request.method });
   }
 
-  private listTools(params: Record<string, unknown>, era: Era): string {
+  private list(method: ListMethod, params: Record<string, unknown>, era: Era): string {
+    const pages = this.lists[method];
     let page = 0;
     if (params.cursor !== undefined) {
       const start = decodeCursor(params.cursor);
-      if (start === undefined || start % this.options.pageSize !== 0 || start / this.options.pageSize >= this.listPages.length)
-        throw this.errors.create('INVALID_PARAMS', { detail: 'invalid or expired cursor; call tools/list without a cursor to start again' });
+      if (start === undefined || start % this.options.pageSize !== 0 || start / this.options.pageSize >= pages.length)
+        throw this.errors.create('INVALID_PARAMS', { detail: `invalid or expired cursor; call ${method} without a cursor to start again` });
       page = start / this.options.pageSize;
     }
-    const json = this.listPages[page]!;
+    const json = pages[page]!;
     return era.stateless ? withFields(json, `"ttlMs":${this.options.listTtlMs},"cacheScope":"public"`) : json;
+  }
+
+  /** Refuses (403) a principal that lacks any of the scopes. */
+  private requireScopes(scopes: readonly string[], principal: Principal): void {
+    const missing = scopes.filter((s) => !principal.scopes.has(s));
+    if (missing.length)
+      throw this.errors.create('INSUFFICIENT_SCOPE', { scopes: missing.join(' ') }, { 'www-authenticate': this.challenges.insufficientScope(scopes) });
+  }
+
+  private async readResource(params: Record<string, unknown>, state: RequestState): Promise<string> {
+    const uri = params.uri;
+    if (typeof uri !== 'string') throw this.errors.create('INVALID_PARAMS', { detail: 'params.uri must be the URI of a resource (a string)' });
+    const found = this.features.resources.find(uri);
+    if (!found) {
+      const err = this.errors.create('RESOURCE_NOT_FOUND', { uri });
+      err.data = { uri };
+      throw err;
+    }
+    const def = found.resource.definition;
+    this.requireScopes(def.scopes, state.principal);
+    const json = await this.features.resources.read(found, uri, this.environment(state));
+    return state.era.stateless ? withFields(json, `"ttlMs":${def.cache.ttlMs},"cacheScope":"${def.cache.scope}"`) : json;
+  }
+
+  private async getPrompt(params: Record<string, unknown>, state: RequestState): Promise<string> {
+    const name = params.name;
+    if (typeof name !== 'string') throw this.errors.create('INVALID_PARAMS', { detail: 'params.name must be the name of a prompt' });
+    const def = this.features.prompts.get(name);
+    if (!def) throw this.errors.create('UNKNOWN_PROMPT', { prompt: name });
+    this.requireScopes(def.scopes, state.principal);
+    return this.features.prompts.run(name, params.arguments, this.environment(state));
+  }
+
+  private async complete(params: Record<string, unknown>, state: RequestState): Promise<string> {
+    const target = this.features.completions.target(params);
+    this.requireScopes(target.scopes, state.principal);
+    return this.features.completions.run(target, this.environment(state));
+  }
+
+  private environment(state: RequestState): FeatureEnvironment {
+    return { principal: state.principal, signal: state.signal, log: this.logger(state) };
+  }
+
+  /** Sends log notifications at or above the request's level, when it has one. */
+  private logger(state: RequestState): FeatureEnvironment['log'] {
+    const { channel, era } = state;
+    const threshold = era.logLevel === undefined ? -1 : LOG_LEVELS.indexOf(era.logLevel);
+    return (level, data, logger) => {
+      if (threshold < 0 || LOG_LEVELS.indexOf(level) < threshold) return;
+      channel.notify(notificationMessage('notifications/message', { level, ...(logger !== undefined && { logger }), data }));
+    };
   }
 
   private async callTool(params: Record<string, unknown>, state: RequestState): Promise<string> {
@@ -160,15 +252,11 @@ export class McpProtocol {
     const args = params.arguments ?? {};
     const meta = params._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken;
-    const { channel, era } = state;
-    const threshold = era.logLevel === undefined ? -1 : LOG_LEVELS.indexOf(era.logLevel);
+    const { channel } = state;
     return this.runner.call(name, args, {
       principal: state.principal,
       signal: state.signal,
-      log: (level, data, logger) => {
-        if (threshold < 0 || LOG_LEVELS.indexOf(level) < threshold) return;
-        channel.notify(notificationMessage('notifications/message', { level, ...(logger !== undefined && { logger }), data }));
-      },
+      log: this.logger(state),
       progress: (progress, total, message) => {
         if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
         channel.notify(
@@ -197,6 +285,17 @@ export class McpProtocol {
 
 export function rpcError(err: CatalogError) {
   return { code: err.definition.rpcCode ?? -32603, message: err.message, ...(err.data !== undefined && { data: err.data }) };
+}
+
+/** A list's result pages, serialized: `{"<field>":[...],"nextCursor":...}` each. */
+function paginate(field: string, items: readonly unknown[], pageSize: number): string[] {
+  const pages: string[] = [];
+  for (let start = 0; start < items.length || start === 0; start += pageSize) {
+    const next = start + pageSize < items.length ? { nextCursor: encodeCursor(start + pageSize) } : {};
+    pages.push(JSON.stringify({ [field]: items.slice(start, start + pageSize), ...next }));
+    if (!items.length) break;
+  }
+  return pages;
 }
 
 function encodeCursor(offset: number): string {

@@ -9,6 +9,7 @@ import { renderTemplate } from '../../runtime/errors.ts';
 import type { ErrorModel, Model, ToolExample, ToolModel } from '../model.ts';
 import { directDefs } from '../defs.ts';
 import type { Block } from './blocks.ts';
+import { promptBlocks, resourceBlocks } from './features.ts';
 import { fieldRows, isObjectDef, type Defs, type FieldRow, typeOf, detailsOf } from './fields.ts';
 import { code, link, toolAnchor, typeAnchor, type Inline } from './inline.ts';
 
@@ -141,6 +142,8 @@ export function referenceBlocks(model: Model): Block[] {
           ...model.defs.flatMap((d) => typeBlocks(model, d.name, d.schema, defs)),
         ]
       : []),
+    ...resourceBlocks(model),
+    ...promptBlocks(model),
     { kind: 'heading', level: 2, id: 'scopes', text: 'Scopes' },
     { kind: 'paragraph', text: 'A token carries some of these; a tool needs all of its scopes. Pre-selected scopes are checked on the consent screen.' },
     { kind: 'table', head: ['Scope', 'Pre-selected', 'Meaning'], rows: model.scopes.map((s) => [code(s.name), s.default ? 'yes' : 'no', s.description]) },

@@ -30,6 +30,13 @@ export function emitDocs(model: Model): OutputFile[] {
       kind: StructureKind.VariableStatement,
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
+      docs: ['The same reference as Markdown (without the connecting section, which depends on where the server runs).'],
+      declarations: [{ name: 'referenceMarkdown', initializer: literal(toMarkdown(reference)) }],
+    },
+    {
+      kind: StructureKind.VariableStatement,
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
       docs: ['The reference title.'],
       declarations: [
         {

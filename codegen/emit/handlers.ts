@@ -8,9 +8,10 @@ import type { Model, ToolModel } from '../model.ts';
 import type { OutputFile } from './output.ts';
 import { importPath, renderSource } from './ts-source.ts';
 import { toolTypesPath } from './tool-types.ts';
+import { featureHandlerPath, features, promptsPath, resourcesPath } from './features.ts';
 
-/** The local name of a tool's imported handler: `add_leads` -> `addLeadsHandler`. */
-const handlerBinding = (tool: ToolModel) => `${tool.typeName[0]!.toLowerCase()}${tool.typeName.slice(1)}Handler`;
+/** The local name of an imported handler: tool `add_leads` -> `addLeadsHandler`, resource `campaign` -> `campaignResourceHandler`. */
+const handlerBinding = (item: { typeName: string }) => `${item.typeName[0]!.toLowerCase()}${item.typeName.slice(1)}Handler`;
 
 /**
  * The static handler registry: each handler file imported by name and checked against the type
@@ -18,6 +19,28 @@ const handlerBinding = (tool: ToolModel) => `${tool.typeName[0]!.toLowerCase()}$
  * type-check instead of the start.
  */
 export function emitHandlers(model: Model): OutputFile {
+  const extra = features(model);
+  const registry = (name: string, doc: string, items: readonly { name: string; typeName: string }[]) => [
+    {
+      kind: StructureKind.TypeAlias as const,
+      isExported: true,
+      name: `${name[0]!.toUpperCase()}${name.slice(1)}`,
+      docs: [`${doc} with the handler type it needs.`],
+      type: items.length ? `{\n${items.map((t) => `  ${JSON.stringify(t.name)}: ${t.typeName}Handler;`).join('\n')}\n}` : 'Record<never, never>',
+    },
+    {
+      kind: StructureKind.VariableStatement as const,
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [`${doc}'s handler (the \`handler\` export of its file), for the runtime.`],
+      declarations: [
+        {
+          name,
+          initializer: `{${items.length ? '\n' : ''}${items.map((t) => `  ${JSON.stringify(t.name)}: ${handlerBinding(t)},`).join('\n')}${items.length ? '\n' : ''}} satisfies ${name[0]!.toUpperCase()}${name.slice(1)}`,
+        },
+      ],
+    },
+  ];
   const content = renderSource([
     ...model.tools.map((t) => ({
       kind: StructureKind.ImportDeclaration as const,
@@ -25,10 +48,35 @@ export function emitHandlers(model: Model): OutputFile {
       moduleSpecifier: `./tools/${t.name}.gen.ts`,
       namedImports: [`${t.typeName}Handler`],
     })),
+    ...(model.resources.length
+      ? [
+          {
+            kind: StructureKind.ImportDeclaration as const,
+            isTypeOnly: true,
+            moduleSpecifier: importPath(model.paths.generated, resourcesPath(model), path.relative),
+            namedImports: model.resources.map((r) => `${r.typeName}Handler`),
+          },
+        ]
+      : []),
+    ...(model.prompts.length
+      ? [
+          {
+            kind: StructureKind.ImportDeclaration as const,
+            isTypeOnly: true,
+            moduleSpecifier: importPath(model.paths.generated, promptsPath(model), path.relative),
+            namedImports: model.prompts.map((p) => `${p.typeName}Handler`),
+          },
+        ]
+      : []),
     ...model.tools.map((t) => ({
       kind: StructureKind.ImportDeclaration as const,
       moduleSpecifier: importPath(model.paths.generated, handlerPath(model, t), path.relative),
       namedImports: [{ name: 'handler', alias: handlerBinding(t) }],
+    })),
+    ...extra.map((f) => ({
+      kind: StructureKind.ImportDeclaration as const,
+      moduleSpecifier: importPath(model.paths.generated, featureHandlerPath(model, f), path.relative),
+      namedImports: [{ name: 'handler', alias: handlerBinding(f.model) }],
     })),
     {
       kind: StructureKind.Interface,
@@ -49,6 +97,8 @@ export function emitHandlers(model: Model): OutputFile {
         },
       ],
     },
+    ...registry('resourceHandlers', 'Every resource', model.resources),
+    ...registry('promptHandlers', 'Every prompt', model.prompts),
   ]);
   return { path: path.join(model.paths.generated, 'handlers.gen.ts'), content };
 }

@@ -32,6 +32,8 @@ export function emitServer(model: Model): OutputFile {
     '  errors: errorCatalog,',
     '  toolsList,',
     `  tools: {\n${tools}\n  },`,
+    ...(model.resources.length ? ['  resources,', '  resourcesList,', '  resourceTemplatesList,'] : []),
+    ...(model.prompts.length ? ['  prompts,', '  promptsList,'] : []),
     '}',
   ].join('\n');
   const content = renderSource([
@@ -44,6 +46,18 @@ export function emitServer(model: Model): OutputFile {
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './errors.gen.ts', namedImports: ['errorCatalog'] },
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './scopes.gen.ts', namedImports: ['scopes'] },
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './tools-list.gen.ts', namedImports: ['toolsList'] },
+    ...(model.resources.length
+      ? [
+          {
+            kind: StructureKind.ImportDeclaration as const,
+            moduleSpecifier: './resources.gen.ts',
+            namedImports: ['resources', 'resourcesList', 'resourceTemplatesList'],
+          },
+        ]
+      : []),
+    ...(model.prompts.length
+      ? [{ kind: StructureKind.ImportDeclaration as const, moduleSpecifier: './prompts.gen.ts', namedImports: ['prompts', 'promptsList'] }]
+      : []),
     ...model.tools.map((t) => ({
       kind: StructureKind.ImportDeclaration as const,
       moduleSpecifier: `./validators/${t.name}.gen.js`,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify, { LogController } from 'fastify';
 import { freePort, mcpHttp } from '../../runtime/index.ts';
-import { handlers } from './generated/handlers.gen.ts';
+import { handlers, promptHandlers, resourceHandlers } from './generated/handlers.gen.ts';
 import { serverDefinition } from './generated/server.gen.ts';
 
 const HOST = '127.0.0.1';
@@ -32,6 +32,8 @@ export async function startConformanceServer(port?: number): Promise<Conformance
   await app.register(mcpHttp, {
     definition: serverDefinition,
     handlers,
+    resourceHandlers,
+    promptHandlers,
     publicUrl: baseUrl,
     validateResults: true,
   });

@@ -194,7 +194,7 @@ describe('envelope and version', () => {
   });
 
   test('an unknown method: 404, -32601', async () => {
-    const res = await send('resources/list');
+    const res = await send('tasks/list');
     assertRpcError(res, 404, -32601);
   });
 

@@ -45,6 +45,7 @@ export function modernRequest(method: string, params: Record<string, unknown> = 
   const body = request(method, { ...params, _meta: modernMeta(version) });
   const headers: Record<string, string> = { 'mcp-protocol-version': version, 'mcp-method': method };
   if (typeof params.name === 'string') headers['mcp-name'] = params.name;
+  if (method === 'resources/read' && typeof params.uri === 'string') headers['mcp-name'] = params.uri;
   return { body, headers };
 }
 

@@ -179,11 +179,11 @@ describe('JSON-RPC framing', () => {
   });
 
   test('an unknown method (handshake era): 200 with JSON-RPC error -32601', async () => {
-    const body = request('resources/list');
+    const body = request('tasks/list');
     const res = await post(body, { 'mcp-protocol-version': '2025-06-18' });
     assertRpcError(res, 200, -32601);
     assert.equal(res.json.id, body.id);
-    assert.match(res.json.error.message, /resources\/list/);
+    assert.match(res.json.error.message, /tasks\/list/);
   });
 
   test('the id is echoed as given, string or number', async () => {

@@ -91,8 +91,29 @@ describe('docs/reference.md names everything exactly once', () => {
     for (const def of model.defs) {
       const id = `type-${def.name.toLowerCase()}`;
       assert.equal(count(md.split('\n'), `<a id="${id}"></a>`), 1, def.name);
-      const section = markdownSection(md, id, /<a id="(type-|scopes)/);
+      const section = markdownSection(md, id, /<a id="(type-|resources|prompts|scopes)/);
       assert.deepEqual(tableNames(section, `### ${def.name}`).sort(), expectedPaths(def.schema).sort(), def.name);
+    }
+  });
+
+  test('every resource and prompt has one section with its variables or arguments', () => {
+    for (const [kind, items] of [
+      ['resource', model.resources.map((r) => ({ name: r.name, args: r.variables, head: `### \`${r.uri ?? r.uriTemplate}\`` }))],
+      ['prompt', model.prompts.map((p) => ({ name: p.name, args: p.arguments, head: `### \`${p.name}\`` }))],
+    ] as const) {
+      assert.ok(items.length, `tools.yaml declares ${kind}s`);
+      for (const item of items) {
+        const id = `${kind}-${item.name}`;
+        assert.equal(count(md.split('\n'), `<a id="${id}"></a>`), 1, id);
+        const section = markdownSection(md, id, /<a id="(resource-|prompt|scopes)/);
+        assert.ok(section.includes(item.head), `${id} is headed by ${item.head}`);
+        if (item.args.length)
+          assert.deepEqual(
+            tableNames(section, item.head),
+            item.args.map((a) => a.name),
+            id,
+          );
+      }
     }
   });
 

@@ -140,6 +140,8 @@ describe('parseToolsYaml: a valid file', () => {
       source: FILE,
       generated: path.join(dir, 'generated'),
       handlers: path.join(dir, 'tools'),
+      resourceHandlers: path.join(dir, 'resources'),
+      promptHandlers: path.join(dir, 'prompts'),
       contract: path.join(dir, 'tools.contract.json'),
       runtimeImport: '../runtime',
     });
@@ -163,6 +165,8 @@ describe('parseToolsYaml: a valid file', () => {
       source: FILE,
       generated: path.join(dir, 'out', 'gen'),
       handlers: path.join(dir, 'handlers'),
+      resourceHandlers: path.join(dir, 'resources'),
+      promptHandlers: path.join(dir, 'prompts'),
       docs: path.join(dir, '..', 'docs', 'ref.md'),
       contract: path.join(dir, 'api', 'published.json'),
       runtimeImport: '../../rt',

@@ -37,6 +37,12 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32000,
     params: ['origin'],
   },
+  HANDLER_FAILED: {
+    message: '{{what}} failed unexpectedly (reference {{reference}}); the error was logged',
+    surface: 'protocol',
+    rpcCode: -32603,
+    params: ['what', 'reference'],
+  },
   HEADER_MISMATCH: {
     message: 'Header mismatch: {{detail}}',
     surface: 'protocol',
@@ -66,6 +72,12 @@ export const errorCatalog: ErrorCatalog = {
     surface: 'protocol',
     rpcCode: -32602,
     params: ['detail'],
+  },
+  INVALID_PROMPT_ARGUMENTS: {
+    message: 'Invalid arguments for prompt {{prompt}}: {{detail}}',
+    surface: 'protocol',
+    rpcCode: -32602,
+    params: ['prompt', 'detail'],
   },
   INVALID_REQUEST: {
     message: 'Invalid request: {{detail}}',
@@ -121,6 +133,12 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32700,
     params: [],
   },
+  RESOURCE_NOT_FOUND: {
+    message: 'Resource not found: {{uri}}',
+    surface: 'protocol',
+    rpcCode: -32602,
+    params: ['uri'],
+  },
   TEST_ERROR: {
     message: 'This tool intentionally returns an error for testing',
     surface: 'tool',
@@ -139,6 +157,12 @@ export const errorCatalog: ErrorCatalog = {
     status: 429,
     rpcCode: -32000,
     params: ['seconds'],
+  },
+  UNKNOWN_PROMPT: {
+    message: 'Unknown prompt: {{prompt}}',
+    surface: 'protocol',
+    rpcCode: -32602,
+    params: ['prompt'],
   },
   UNKNOWN_TOOL: {
     message: 'Unknown tool: {{tool}}',
@@ -169,11 +193,13 @@ export interface ErrorParams {
   BODY_TOO_LARGE: { limit: number };
   FORBIDDEN_HOST: { host: string };
   FORBIDDEN_ORIGIN: { origin: string };
+  HANDLER_FAILED: { what: string; reference: string };
   HEADER_MISMATCH: { detail: string };
   INSUFFICIENT_SCOPE: { scopes: string };
   INTERNAL_ERROR: { tool: string; reference: string };
   INVALID_ARGUMENTS: { tool: string; detail: string };
   INVALID_PARAMS: { detail: string };
+  INVALID_PROMPT_ARGUMENTS: { prompt: string; detail: string };
   INVALID_REQUEST: { detail: string };
   INVALID_REQUEST_META: { detail: string };
   INVALID_RESULT: { tool: string; detail: string };
@@ -182,9 +208,11 @@ export interface ErrorParams {
   METHOD_NOT_FOUND: { method: string };
   NOT_ACCEPTABLE: Record<never, never>;
   PARSE_ERROR: Record<never, never>;
+  RESOURCE_NOT_FOUND: { uri: string };
   TEST_ERROR: Record<never, never>;
   TOKEN_REJECTED: { detail: string };
   TOO_MANY_AUTH_FAILURES: { seconds: number };
+  UNKNOWN_PROMPT: { prompt: string };
   UNKNOWN_TOOL: { tool: string };
   UNSUPPORTED_MEDIA_TYPE: Record<never, never>;
   UNSUPPORTED_PROTOCOL_VERSION: { version: string; supported: string };
@@ -196,11 +224,13 @@ export type ErrorCode =
   | 'BODY_TOO_LARGE'
   | 'FORBIDDEN_HOST'
   | 'FORBIDDEN_ORIGIN'
+  | 'HANDLER_FAILED'
   | 'HEADER_MISMATCH'
   | 'INSUFFICIENT_SCOPE'
   | 'INTERNAL_ERROR'
   | 'INVALID_ARGUMENTS'
   | 'INVALID_PARAMS'
+  | 'INVALID_PROMPT_ARGUMENTS'
   | 'INVALID_REQUEST'
   | 'INVALID_REQUEST_META'
   | 'INVALID_RESULT'
@@ -209,9 +239,11 @@ export type ErrorCode =
   | 'METHOD_NOT_FOUND'
   | 'NOT_ACCEPTABLE'
   | 'PARSE_ERROR'
+  | 'RESOURCE_NOT_FOUND'
   | 'TEST_ERROR'
   | 'TOKEN_REJECTED'
   | 'TOO_MANY_AUTH_FAILURES'
+  | 'UNKNOWN_PROMPT'
   | 'UNKNOWN_TOOL'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNSUPPORTED_PROTOCOL_VERSION';

@@ -8,6 +8,13 @@ import type { TestMultipleContentTypesHandler } from './tools/test_multiple_cont
 import type { TestSimpleTextHandler } from './tools/test_simple_text.gen.ts';
 import type { TestToolWithLoggingHandler } from './tools/test_tool_with_logging.gen.ts';
 import type { TestToolWithProgressHandler } from './tools/test_tool_with_progress.gen.ts';
+import type { StaticBinaryResourceHandler, StaticTextResourceHandler, TemplateDataResourceHandler } from './resources.gen.ts';
+import type {
+  TestPromptWithArgumentsPromptHandler,
+  TestPromptWithEmbeddedResourcePromptHandler,
+  TestPromptWithImagePromptHandler,
+  TestSimplePromptPromptHandler,
+} from './prompts.gen.ts';
 import { handler as jsonSchema202012ToolHandler } from '../tools/json_schema_2020_12_tool.ts';
 import { handler as testAudioContentHandler } from '../tools/test_audio_content.ts';
 import { handler as testEmbeddedResourceHandler } from '../tools/test_embedded_resource.ts';
@@ -17,6 +24,13 @@ import { handler as testMultipleContentTypesHandler } from '../tools/test_multip
 import { handler as testSimpleTextHandler } from '../tools/test_simple_text.ts';
 import { handler as testToolWithLoggingHandler } from '../tools/test_tool_with_logging.ts';
 import { handler as testToolWithProgressHandler } from '../tools/test_tool_with_progress.ts';
+import { handler as staticBinaryResourceHandler } from '../resources/static_binary.ts';
+import { handler as staticTextResourceHandler } from '../resources/static_text.ts';
+import { handler as templateDataResourceHandler } from '../resources/template_data.ts';
+import { handler as testPromptWithArgumentsPromptHandler } from '../prompts/test_prompt_with_arguments.ts';
+import { handler as testPromptWithEmbeddedResourcePromptHandler } from '../prompts/test_prompt_with_embedded_resource.ts';
+import { handler as testPromptWithImagePromptHandler } from '../prompts/test_prompt_with_image.ts';
+import { handler as testSimplePromptPromptHandler } from '../prompts/test_simple_prompt.ts';
 
 /** Every tool of the server with the handler type it needs. */
 export interface Handlers {
@@ -43,3 +57,29 @@ export const handlers = {
   test_tool_with_logging: testToolWithLoggingHandler,
   test_tool_with_progress: testToolWithProgressHandler,
 } satisfies Handlers;
+/** Every resource with the handler type it needs. */
+export type ResourceHandlers = {
+  static_binary: StaticBinaryResourceHandler;
+  static_text: StaticTextResourceHandler;
+  template_data: TemplateDataResourceHandler;
+};
+/** Every resource's handler (the `handler` export of its file), for the runtime. */
+export const resourceHandlers = {
+  static_binary: staticBinaryResourceHandler,
+  static_text: staticTextResourceHandler,
+  template_data: templateDataResourceHandler,
+} satisfies ResourceHandlers;
+/** Every prompt with the handler type it needs. */
+export type PromptHandlers = {
+  test_prompt_with_arguments: TestPromptWithArgumentsPromptHandler;
+  test_prompt_with_embedded_resource: TestPromptWithEmbeddedResourcePromptHandler;
+  test_prompt_with_image: TestPromptWithImagePromptHandler;
+  test_simple_prompt: TestSimplePromptPromptHandler;
+};
+/** Every prompt's handler (the `handler` export of its file), for the runtime. */
+export const promptHandlers = {
+  test_prompt_with_arguments: testPromptWithArgumentsPromptHandler,
+  test_prompt_with_embedded_resource: testPromptWithEmbeddedResourcePromptHandler,
+  test_prompt_with_image: testPromptWithImagePromptHandler,
+  test_simple_prompt: testSimplePromptPromptHandler,
+} satisfies PromptHandlers;

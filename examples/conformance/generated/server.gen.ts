@@ -3,6 +3,8 @@ import type { ServerDefinition } from '../../../runtime/index.ts';
 import { errorCatalog } from './errors.gen.ts';
 import { scopes } from './scopes.gen.ts';
 import { toolsList } from './tools-list.gen.ts';
+import { resources, resourcesList, resourceTemplatesList } from './resources.gen.ts';
+import { prompts, promptsList } from './prompts.gen.ts';
 import { validateJsonSchema202012ToolArguments } from './validators/json_schema_2020_12_tool.gen.js';
 import { validateTestAudioContentArguments } from './validators/test_audio_content.gen.js';
 import { validateTestEmbeddedResourceArguments } from './validators/test_embedded_resource.gen.js';
@@ -80,4 +82,9 @@ export const serverDefinition: ServerDefinition = {
       validateArguments: validateTestToolWithProgressArguments,
     },
   },
+  resources,
+  resourcesList,
+  resourceTemplatesList,
+  prompts,
+  promptsList,
 };

@@ -1,0 +1,47 @@
+/**
+ * Calling a resource, prompt or completion handler: the errors it raises become JSON-RPC errors.
+ * Unlike a tool, whose failures are results the model reads, these requests come from the client
+ * application, which expects an error object: a declared catalog error is about the request's
+ * params (an id that names nothing of this user, say), so it is -32602 with the catalog message;
+ * anything else is logged under a reference and answered -32603 with that reference.
+ */
+import { randomUUID } from 'node:crypto';
+import { CatalogError, type ErrorFactory } from './errors.ts';
+import type { LogLevel, Principal } from './handler.ts';
+import type { ServerLogger } from './tool-runner.ts';
+
+/** What the transport gives a resource read, prompt get or completion. */
+export interface FeatureEnvironment {
+  principal: Principal;
+  /** Creates the abort signal on first use. */
+  signal: () => AbortSignal;
+  log(level: LogLevel, data: unknown, logger?: string): void;
+}
+
+export async function callFeatureHandler<T>(
+  what: string,
+  call: () => T | Promise<T>,
+  data: Record<string, unknown>,
+  errors: ErrorFactory,
+  logger: ServerLogger,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof CatalogError) {
+      if (err.definition.surface !== 'tool') throw err;
+      const asParams = new CatalogError(err.code, { ...err.definition, surface: 'protocol', rpcCode: -32602 }, err.params);
+      asParams.data = { ...data, code: err.code };
+      throw asParams;
+    }
+    const reference = randomUUID().slice(0, 8);
+    logger.error({ err, handler: what, reference }, 'handler failed');
+    throw errors.create('HANDLER_FAILED', { what, reference });
+  }
+}
+
+/** Gives a context a `signal` created on first read: most handlers never look at it. */
+export function withLazySignal<T extends object>(ctx: T, env: FeatureEnvironment): T & { readonly signal: AbortSignal } {
+  let signal: AbortSignal | undefined;
+  return Object.defineProperty(ctx, 'signal', { enumerable: true, get: () => (signal ??= env.signal()) }) as T & { readonly signal: AbortSignal };
+}

@@ -1,0 +1,105 @@
+/**
+ * prompts/get: checks the arguments against the declaration (strings only, every required one,
+ * no unknown name), runs the handler and checks the messages it returns.
+ */
+import type { PromptDefinition, ServerDefinition } from './definition.ts';
+import { FrameworkConfigError, toolErrorConstructors, type ErrorFactory } from './errors.ts';
+import { callFeatureHandler, withLazySignal, type FeatureEnvironment } from './feature-call.ts';
+import type { AnyFeatureHandler, Completer, PromptContext, PromptResult } from './handler.ts';
+import type { ServerLogger } from './tool-runner.ts';
+
+interface PreparedPrompt {
+  definition: PromptDefinition;
+  get: (args: Record<string, string>, ctx: PromptContext<unknown, unknown>) => unknown;
+  completers: Readonly<Record<string, Completer<unknown>>>;
+  errors: Record<string, unknown>;
+}
+
+const ROLES = new Set(['user', 'assistant']);
+
+export class PromptRunner<Services = unknown> {
+  private readonly prompts = new Map<string, PreparedPrompt>();
+
+  constructor(
+    definition: ServerDefinition,
+    handlers: Readonly<Record<string, AnyFeatureHandler<Services>>>,
+    private readonly services: Services,
+    private readonly errors: ErrorFactory,
+    private readonly logger: ServerLogger,
+  ) {
+    const declared = Object.values(definition.prompts ?? {});
+    const missing = declared.filter((p) => typeof handlers[p.name]?.get !== 'function').map((p) => p.name);
+    if (missing.length) throw new FrameworkConfigError(`No handler for prompt(s): ${missing.join(', ')}; run \`npm run gen\` to create their stubs`);
+    for (const def of declared) {
+      const handler = handlers[def.name]!;
+      const completers = (handler.complete ?? {}) as Readonly<Record<string, Completer<unknown>>>;
+      const lacking = def.completable.filter((a) => typeof completers[a] !== 'function');
+      if (lacking.length) throw new FrameworkConfigError(`The handler of prompt ${def.name} completes no ${lacking.join(', ')}`);
+      this.prompts.set(def.name, {
+        definition: def,
+        get: handler.get as unknown as PreparedPrompt['get'],
+        completers,
+        errors: toolErrorConstructors(errors, def.errors),
+      });
+    }
+  }
+
+  get size(): number {
+    return this.prompts.size;
+  }
+
+  get(name: string): PromptDefinition | undefined {
+    return this.prompts.get(name)?.definition;
+  }
+
+  completerFor(name: string, argument: string): { definition: PromptDefinition; complete?: Completer<unknown> } | undefined {
+    const prompt = this.prompts.get(name);
+    return prompt && { definition: prompt.definition, ...(prompt.completers[argument] && { complete: prompt.completers[argument] }) };
+  }
+
+  /** Validates the arguments, runs the handler; resolves to the serialized GetPromptResult. */
+  async run(name: string, rawArgs: unknown, env: FeatureEnvironment): Promise<string> {
+    const prompt = this.prompts.get(name)!;
+    const def = prompt.definition;
+    const args = this.checkArguments(def, rawArgs);
+    const ctx = withLazySignal({ prompt: name, principal: env.principal, services: this.services as unknown, errors: prompt.errors, log: env.log }, env);
+    const result = await callFeatureHandler(
+      `Prompt ${name}`,
+      async () => checkResult(name, await prompt.get(args, ctx)),
+      { prompt: name },
+      this.errors,
+      this.logger,
+    );
+    return JSON.stringify(result);
+  }
+
+  private checkArguments(def: PromptDefinition, raw: unknown): Record<string, string> {
+    const invalid = (detail: string) => this.errors.create('INVALID_PROMPT_ARGUMENTS', { prompt: def.name, detail });
+    const given = raw ?? {};
+    if (typeof given !== 'object' || Array.isArray(given)) throw invalid('arguments must be an object of strings');
+    const args: Record<string, string> = {};
+    for (const [key, value] of Object.entries(given)) {
+      if (!def.arguments.some((a) => a.name === key))
+        throw invalid(`unknown argument "${key}"; it takes ${def.arguments.map((a) => a.name).join(', ') || 'no arguments'}`);
+      if (typeof value !== 'string') throw invalid(`argument "${key}" must be a string`);
+      if (value.includes('\0')) throw invalid(`argument "${key}" must not contain the NUL character (\\u0000)`);
+      args[key] = value;
+    }
+    const missing = def.arguments.filter((a) => a.required && !(a.name in args)).map((a) => a.name);
+    if (missing.length) throw invalid(`missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `"${m}"`).join(', ')}`);
+    return args;
+  }
+}
+
+/** The handler's result, when it is a GetPromptResult; throws (a handler bug) otherwise. */
+function checkResult(name: string, result: unknown): PromptResult {
+  const r = result as Partial<PromptResult> | null;
+  const messages = r !== null && typeof r === 'object' ? r.messages : undefined;
+  if (!Array.isArray(messages)) throw new Error(`prompt handler of ${name} returned no messages array`);
+  messages.forEach((m: unknown, i) => {
+    const msg = m as { role?: unknown; content?: { type?: unknown } } | null;
+    if (!msg || !ROLES.has(msg.role as string) || typeof msg.content?.type !== 'string')
+      throw new Error(`prompt handler of ${name} returned message ${i} without a role (user or assistant) and a content block`);
+  });
+  return r as PromptResult;
+}

@@ -1,0 +1,108 @@
+/**
+ * resources/read and the listings' data: finds the resource a URI names (a fixed URI first, then
+ * the templates in declared order), checks scopes, runs its handler and shapes its contents.
+ */
+import type { ResourceDefinition, ServerDefinition } from './definition.ts';
+import { FrameworkConfigError, toolErrorConstructors, type ErrorFactory } from './errors.ts';
+import { callFeatureHandler, withLazySignal, type FeatureEnvironment } from './feature-call.ts';
+import type { AnyFeatureHandler, Completer, ResourceContent, ResourceContext } from './handler.ts';
+import type { ServerLogger } from './tool-runner.ts';
+import { parseUriTemplate, type UriTemplate } from './uri-template.ts';
+
+interface PreparedResource {
+  definition: ResourceDefinition;
+  template?: UriTemplate;
+  read: (variables: Record<string, string>, ctx: ResourceContext<unknown, unknown>) => unknown;
+  completers: Readonly<Record<string, Completer<unknown>>>;
+  errors: Record<string, unknown>;
+}
+
+export interface FoundResource {
+  resource: PreparedResource;
+  variables: Record<string, string>;
+}
+
+export class ResourceRunner<Services = unknown> {
+  private readonly byUri = new Map<string, PreparedResource>();
+  private readonly templates: PreparedResource[] = [];
+  private readonly byName = new Map<string, PreparedResource>();
+
+  constructor(
+    definition: ServerDefinition,
+    handlers: Readonly<Record<string, AnyFeatureHandler<Services>>>,
+    private readonly services: Services,
+    private readonly errors: ErrorFactory,
+    private readonly logger: ServerLogger,
+  ) {
+    const declared = Object.values(definition.resources ?? {});
+    const missing = declared.filter((r) => typeof handlers[r.name]?.read !== 'function').map((r) => r.name);
+    if (missing.length) throw new FrameworkConfigError(`No handler for resource(s): ${missing.join(', ')}; run \`npm run gen\` to create their stubs`);
+    for (const def of declared) {
+      const handler = handlers[def.name]!;
+      const completers = (handler.complete ?? {}) as Readonly<Record<string, Completer<unknown>>>;
+      const lacking = def.completable.filter((v) => typeof completers[v] !== 'function');
+      if (lacking.length) throw new FrameworkConfigError(`The handler of resource ${def.name} completes no ${lacking.join(', ')}`);
+      const prepared: PreparedResource = {
+        definition: def,
+        ...(def.uriTemplate !== undefined && { template: parseUriTemplate(def.uriTemplate) }),
+        read: handler.read as unknown as PreparedResource['read'],
+        completers,
+        errors: toolErrorConstructors(errors, def.errors),
+      };
+      this.byName.set(def.name, prepared);
+      if (def.uri !== undefined) this.byUri.set(def.uri, prepared);
+      else this.templates.push(prepared);
+    }
+  }
+
+  get size(): number {
+    return this.byName.size;
+  }
+
+  /** The resource a URI names, with its template's values; undefined when none does. */
+  find(uri: string): FoundResource | undefined {
+    const fixed = this.byUri.get(uri);
+    if (fixed) return { resource: fixed, variables: {} };
+    for (const resource of this.templates) {
+      const variables = resource.template!.match(uri);
+      if (variables) return { resource, variables };
+    }
+    return undefined;
+  }
+
+  /** A template's completer for a variable, by the template as listed. */
+  completerFor(uriTemplate: string, variable: string): { definition: ResourceDefinition; complete?: Completer<unknown> } | undefined {
+    const resource = this.templates.find((r) => r.definition.uriTemplate === uriTemplate);
+    return resource && { definition: resource.definition, ...(resource.completers[variable] && { complete: resource.completers[variable] }) };
+  }
+
+  /** Runs the handler; resolves to the serialized ReadResourceResult (without cache hints). */
+  async read(found: FoundResource, uri: string, env: FeatureEnvironment): Promise<string> {
+    const { resource, variables } = found;
+    const def = resource.definition;
+    const ctx = withLazySignal(
+      { resource: def.name, uri, principal: env.principal, services: this.services as unknown, errors: resource.errors, log: env.log },
+      env,
+    );
+    const contents = await callFeatureHandler(
+      `Resource ${def.name}`,
+      async () => {
+        const result = await resource.read(variables, ctx);
+        return (Array.isArray(result) ? (result as unknown[]) : [result]).map((item) => withDefaults(def, uri, item));
+      },
+      { uri },
+      this.errors,
+      this.logger,
+    );
+    return JSON.stringify({ contents });
+  }
+}
+
+/** One content item with its uri and MIME type filled in; throws (a handler bug) when it is not one. */
+function withDefaults(def: ResourceDefinition, uri: string, item: unknown): ResourceContent {
+  const c = item as Partial<ResourceContent> & { text?: unknown; blob?: unknown };
+  if (c === null || typeof c !== 'object' || (typeof c.text === 'string') === (typeof c.blob === 'string'))
+    throw new Error(`resource handler of ${def.name} returned an item without exactly one of text and blob`);
+  const mimeType = c.mimeType ?? def.mimeType;
+  return { ...c, uri: c.uri ?? uri, ...(mimeType !== undefined && { mimeType }) } as ResourceContent;
+}

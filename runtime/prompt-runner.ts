@@ -3,17 +3,12 @@
  * no unknown name), runs the handler and checks the messages it returns.
  */
 import type { PromptDefinition, ServerDefinition } from './definition.ts';
-import { FrameworkConfigError, toolErrorConstructors, type ErrorFactory } from './errors.ts';
-import { callFeatureHandler, withLazySignal, type FeatureEnvironment } from './feature-call.ts';
+import type { ErrorFactory } from './errors.ts';
+import { callFeatureHandler, prepareFeatures, withLazySignal, type FeatureEnvironment, type PreparedFeature } from './feature-call.ts';
 import type { AnyFeatureHandler, Completer, PromptContext, PromptResult } from './handler.ts';
 import type { ServerLogger } from './tool-runner.ts';
 
-interface PreparedPrompt {
-  definition: PromptDefinition;
-  get: (args: Record<string, string>, ctx: PromptContext<unknown, unknown>) => unknown;
-  completers: Readonly<Record<string, Completer<unknown>>>;
-  errors: Record<string, unknown>;
-}
+type PreparedPrompt = PreparedFeature<PromptDefinition> & { run: (args: Record<string, string>, ctx: PromptContext<unknown, unknown>) => unknown };
 
 const ROLES = new Set(['user', 'assistant']);
 
@@ -27,21 +22,8 @@ export class PromptRunner<Services = unknown> {
     private readonly errors: ErrorFactory,
     private readonly logger: ServerLogger,
   ) {
-    const declared = Object.values(definition.prompts ?? {});
-    const missing = declared.filter((p) => typeof handlers[p.name]?.get !== 'function').map((p) => p.name);
-    if (missing.length) throw new FrameworkConfigError(`No handler for prompt(s): ${missing.join(', ')}; run \`npm run gen\` to create their stubs`);
-    for (const def of declared) {
-      const handler = handlers[def.name]!;
-      const completers = (handler.complete ?? {}) as Readonly<Record<string, Completer<unknown>>>;
-      const lacking = def.completable.filter((a) => typeof completers[a] !== 'function');
-      if (lacking.length) throw new FrameworkConfigError(`The handler of prompt ${def.name} completes no ${lacking.join(', ')}`);
-      this.prompts.set(def.name, {
-        definition: def,
-        get: handler.get as unknown as PreparedPrompt['get'],
-        completers,
-        errors: toolErrorConstructors(errors, def.errors),
-      });
-    }
+    for (const prepared of prepareFeatures('prompt', 'get', Object.values(definition.prompts ?? {}), handlers, errors))
+      this.prompts.set(prepared.definition.name, prepared as PreparedPrompt);
   }
 
   get size(): number {
@@ -65,7 +47,7 @@ export class PromptRunner<Services = unknown> {
     const ctx = withLazySignal({ prompt: name, principal: env.principal, services: this.services as unknown, errors: prompt.errors, log: env.log }, env);
     const result = await callFeatureHandler(
       `Prompt ${name}`,
-      async () => checkResult(name, await prompt.get(args, ctx)),
+      async () => checkResult(name, await prompt.run(args, ctx)),
       { prompt: name },
       this.errors,
       this.logger,

@@ -3,19 +3,16 @@
  * the templates in declared order), checks scopes, runs its handler and shapes its contents.
  */
 import type { ResourceDefinition, ServerDefinition } from './definition.ts';
-import { FrameworkConfigError, toolErrorConstructors, type ErrorFactory } from './errors.ts';
-import { callFeatureHandler, withLazySignal, type FeatureEnvironment } from './feature-call.ts';
+import type { ErrorFactory } from './errors.ts';
+import { callFeatureHandler, prepareFeatures, withLazySignal, type FeatureEnvironment, type PreparedFeature } from './feature-call.ts';
 import type { AnyFeatureHandler, Completer, ResourceContent, ResourceContext } from './handler.ts';
 import type { ServerLogger } from './tool-runner.ts';
 import { parseUriTemplate, type UriTemplate } from './uri-template.ts';
 
-interface PreparedResource {
-  definition: ResourceDefinition;
+type PreparedResource = PreparedFeature<ResourceDefinition> & {
   template?: UriTemplate;
-  read: (variables: Record<string, string>, ctx: ResourceContext<unknown, unknown>) => unknown;
-  completers: Readonly<Record<string, Completer<unknown>>>;
-  errors: Record<string, unknown>;
-}
+  run: (variables: Record<string, string>, ctx: ResourceContext<unknown, unknown>) => unknown;
+};
 
 export interface FoundResource {
   resource: PreparedResource;
@@ -34,20 +31,11 @@ export class ResourceRunner<Services = unknown> {
     private readonly errors: ErrorFactory,
     private readonly logger: ServerLogger,
   ) {
-    const declared = Object.values(definition.resources ?? {});
-    const missing = declared.filter((r) => typeof handlers[r.name]?.read !== 'function').map((r) => r.name);
-    if (missing.length) throw new FrameworkConfigError(`No handler for resource(s): ${missing.join(', ')}; run \`npm run gen\` to create their stubs`);
-    for (const def of declared) {
-      const handler = handlers[def.name]!;
-      const completers = (handler.complete ?? {}) as Readonly<Record<string, Completer<unknown>>>;
-      const lacking = def.completable.filter((v) => typeof completers[v] !== 'function');
-      if (lacking.length) throw new FrameworkConfigError(`The handler of resource ${def.name} completes no ${lacking.join(', ')}`);
+    for (const feature of prepareFeatures('resource', 'read', Object.values(definition.resources ?? {}), handlers, errors)) {
+      const def = feature.definition;
       const prepared: PreparedResource = {
-        definition: def,
+        ...(feature as PreparedResource),
         ...(def.uriTemplate !== undefined && { template: parseUriTemplate(def.uriTemplate) }),
-        read: handler.read as unknown as PreparedResource['read'],
-        completers,
-        errors: toolErrorConstructors(errors, def.errors),
       };
       this.byName.set(def.name, prepared);
       if (def.uri !== undefined) this.byUri.set(def.uri, prepared);
@@ -87,7 +75,7 @@ export class ResourceRunner<Services = unknown> {
     const contents = await callFeatureHandler(
       `Resource ${def.name}`,
       async () => {
-        const result = await resource.read(variables, ctx);
+        const result = await resource.run(variables, ctx);
         return (Array.isArray(result) ? (result as unknown[]) : [result]).map((item) => withDefaults(def, uri, item));
       },
       { uri },

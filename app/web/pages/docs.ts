@@ -23,8 +23,8 @@ export function docsPage(view: DocsView): string {
   const body = html`<article class="docs">
     <h1>${view.title}</h1>
     <nav class="docs-toc" aria-label="On this page">
-      <a href="#connecting">Connecting</a> · <a href="#tools">Tools</a> · <a href="#types">Types</a> · <a href="#scopes">Scopes</a> ·
-      <a href="#errors">Errors</a>
+      <a href="#connecting">Connecting</a> · <a href="#tools">Tools</a> · <a href="#types">Types</a> · <a href="#resources">Resources</a> ·
+      <a href="#prompts">Prompts</a> · <a href="#scopes">Scopes</a> · <a href="#errors">Errors</a>
     </nav>
     <h2 id="connecting">Connecting</h2>
     <p>

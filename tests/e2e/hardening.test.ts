@@ -14,7 +14,7 @@ import { SignJWT, importJWK, type JWK } from 'jose';
 import { freePort } from '../../runtime/index.ts';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
 import { assertNothingWritten, serverBackends, spawnServer } from './outreach-support.ts';
-import { accountWithToken, bearer, callTool, initializeRequest, modernRequest, request } from './support.ts';
+import { accountWithToken, bearer, callTool, initializeRequest, modernRequest, rawPost, request } from './support.ts';
 
 /** An object that throws when anything tries to make a string of it. */
 const HOSTILE = { toString: 1, valueOf: 1 };
@@ -115,6 +115,22 @@ describe('requests', () => {
     });
     assert.match(answer, /^HTTP\/1\.1 400/);
     assert.match(answer, /Invalid request: more than one Host header; send exactly one/);
+  });
+
+  test('two Authorization headers are refused, whichever comes first (a proxy may have read the other)', async () => {
+    const body = JSON.stringify(request('ping'));
+    for (const tokens of [
+      [account.token, 'forged'],
+      ['forged', account.token],
+    ]) {
+      const res = await rawPost(server.mcpUrl, body, {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        authorization: tokens.map((t) => `Bearer ${t}`) as unknown as string,
+      });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(JSON.parse(res.text).error.message, 'Invalid request: more than one Authorization header; send exactly one');
+    }
   });
 });
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { toolScopes } from '../../generated/scopes.gen.ts';
 import { toolsList } from '../../generated/tools-list.gen.ts';
-import { loadToolsYaml } from '../../codegen/load.ts';
+import { ID_ARGUMENTS, toolsModel as model, validArgs, type Ids } from '../helpers/tool-examples.ts';
 import { postMcp, type TestServer } from '../helpers/server.ts';
 import { assertRpcError, assertToolError, assertToolResult, bearer, callTool } from './support.ts';
 import { assertNothingWritten, serverBackends } from './outreach-support.ts';
@@ -23,39 +23,6 @@ const NAME_3 = `Relance « dernière » 'chance' 日本`;
 const fallbackMissing = (n: number, name: string) => `Step ${n} ('${name}') references variables like {name} or {company} but has no fallback_text`;
 const plain = (name: string) => ({ name, type: 'message', text: `Hello, this is ${name}.` });
 const withPlaceholder = (name: string) => ({ name, type: 'message', text: 'Hi {name}, how is {company}?' });
-
-interface Ids {
-  profile: string;
-  campaign: string;
-  step: string;
-  lead: string;
-  conversation: string;
-}
-
-const model = loadToolsYaml('tools.yaml');
-
-/** The id arguments the tools take, and which of the ids each one gets. */
-const ID_ARGUMENTS: Record<string, keyof Ids> = {
-  service_profile_id: 'profile',
-  campaign_id: 'campaign',
-  step_id: 'step',
-  lead_id: 'lead',
-  conversation_id: 'conversation',
-};
-
-/**
- * Arguments that pass validation for a tool and would succeed with the owner's ids and scopes:
- * its first worked example in tools.yaml that succeeds (and takes the argument `taking`), with
- * the ids replaced by real ones. Derived
- * from the YAML, so a new tool (with its example, which the docs need anyway) joins every test below.
- */
-function validArgs(tool: string, ids: Ids, taking?: string): Record<string, unknown> {
-  const example = model.tools.find((t) => t.name === tool)?.examples.find((e) => e.error === undefined && (taking === undefined || taking in e.arguments));
-  if (!example) throw new Error(`tools.yaml has no successful example of the tool ${tool}${taking ? ` with ${taking}` : ''}; add one under its examples`);
-  const args = structuredClone(example.arguments);
-  for (const [name, id] of Object.entries(ID_ARGUMENTS)) if (name in args) args[name] = ids[id];
-  return args;
-}
 
 /** The tools that act on one of the user's sender profiles. */
 const profileTools = model.tools.filter((t) => (t.inputSchema.required as string[] | undefined)?.includes('service_profile_id')).map((t) => t.name);

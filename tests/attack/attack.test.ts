@@ -1,0 +1,35 @@
+/**
+ * The bounded attack suite of every test run (`npm run attack` runs all of it): on each store, the
+ * attacks of the catalogue not marked as full-run only, one test each, against a real server on a
+ * real port. A test fails with what got through; the figures per front are printed at the end.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { serverBackends } from '../e2e/outreach-support.ts';
+import { report, runAttacks, type AttackOutcome } from './attack.ts';
+import { catalogue } from './catalogue.ts';
+import { startTarget, type Target } from './target.ts';
+
+const slice = catalogue().filter((attack) => !attack.fullRunOnly);
+
+for (const backend of await serverBackends()) {
+  describe(`attacks on ${backend.kind} (bounded slice)`, { skip: backend.skip }, () => {
+    let target: Target;
+    const outcomes: AttackOutcome[] = [];
+    before(async () => {
+      target = await startTarget(backend.kind);
+    });
+    after(async () => {
+      await target?.close();
+      console.log(report(outcomes, `${outcomes.length} of ${catalogue().length} attacks on ${backend.kind}:`).replace(/^/gm, '# '));
+    });
+
+    // In order: some attacks change what later ones see (a key rotation, a spent limit).
+    for (const attack of slice)
+      test(`[${attack.front}] ${attack.name}`, async () => {
+        const [outcome] = await runAttacks([attack], target);
+        outcomes.push(outcome!);
+        assert.equal(outcome!.problem, undefined, `${attack.name}\n  expected: ${attack.expects}\n  ${outcome!.problem}`);
+      });
+  });
+}

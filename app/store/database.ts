@@ -28,6 +28,11 @@ export async function openDatabase(config: DatabaseConfig): Promise<{ db: Db; ki
     // An idle connection the server closes (restart, failover) must not crash the process:
     // the pool drops it and opens a new one on the next query.
     pool.on('error', (err) => console.error(`PostgreSQL connection lost: ${err.message}`));
+    // A connection lost while it is checked out (a query or transaction under way when the
+    // database restarts) emits 'error' on the client itself, which the pool listens to only while
+    // the client is idle: unheard, that error ends the process. The query under way fails with it
+    // (its caller answers with an error) and the pool drops the dead client when it is released.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     allowDirectReads(db, postgresReader(pool));
     return { db, kind: 'postgres', location: redact(config.databaseUrl), pool };

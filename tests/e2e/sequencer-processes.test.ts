@@ -6,14 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../../app/config.ts';
 import { openService } from '../../app/server.ts';
-import type { Db } from '../../app/store/database.ts';
-import { createPostgresDatabase, postgresBackend } from '../helpers/databases.ts';
+import type { Db, DbKind } from '../../app/store/database.ts';
+import { freshStoreEnv, postgresBackend } from '../helpers/databases.ts';
+import { seedStartedCampaign } from '../helpers/started-campaign.ts';
 import { REPO_ROOT } from './outreach-support.ts';
 
 const LEADS = 1200;
@@ -29,35 +27,8 @@ const CLOCK = { CLOCK_START: '2026-11-23T00:00:00.000Z', CLOCK_END: '2027-01-31T
 /** A fresh store with one started campaign: three steps a day apart, LEADS leads, DAILY_LIMIT a day. */
 async function seededStore(env: Record<string, string>) {
   const service = await openService(loadConfig({ ...env, PUBLIC_URL: 'http://localhost:3997' }));
-  const owner = await service.accounts.createAccount({
-    name: 'Bulk',
-    email: `bulk.${Math.random().toString(36).slice(2)}@example.com`,
-    password: 'password-1',
-    profiles: [{ name: 'P', channel: 'email', timezone: 'UTC', daily_limit: 100_000 }],
-  });
-  const profileId = owner.profileIds[0]!;
-  const campaign = await service.campaigns.create({
-    accountId: owner.accountId,
-    profileId,
-    name: 'Bulk',
-    steps: Array.from({ length: STEPS }, (_, i) => ({
-      name: `Step ${i + 1}`,
-      type: 'email',
-      text: `Step ${i + 1} for {first_name}`,
-      auto_fallback: true,
-      delay_days: i ? 1 : 0,
-    })),
-    settings: { daily_limit: DAILY_LIMIT },
-  });
-  for (let i = 0; i < LEADS; i += 500)
-    await service.leads.add(
-      owner.accountId,
-      profileId,
-      campaign.id,
-      Array.from({ length: Math.min(500, LEADS - i) }, (_, j) => ({ first_name: `L${i + j}`, email: `l${i + j}@example.com` })),
-    );
-  await service.campaigns.transition(owner.accountId, profileId, campaign.id, 'start');
-  return { service, campaignId: campaign.id };
+  const { campaignId } = await seedStartedCampaign(service, { leads: LEADS, steps: STEPS, delayDays: 1, dailyLimit: DAILY_LIMIT });
+  return { service, campaignId };
 }
 
 function worker(env: Record<string, string>, epoch: number) {
@@ -102,31 +73,11 @@ async function assertExactlyOnce(db: Db, campaignId: string): Promise<void> {
   assert.equal(campaign.status, 'completed');
 }
 
-async function stores(): Promise<{ kind: string; skip?: string; make(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> }[]> {
+async function stores(): Promise<{ kind: DbKind; skip?: string; make(): ReturnType<typeof freshStoreEnv> }[]> {
   const pg = await postgresBackend();
   return [
-    {
-      kind: 'sqlite',
-      async make() {
-        const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-seq-'));
-        return { env: { DATA_DIR: dataDir }, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
-      },
-    },
-    {
-      kind: 'postgres',
-      ...(pg.skip && { skip: pg.skip }),
-      async make() {
-        const database = await createPostgresDatabase();
-        const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-seq-'));
-        return {
-          env: { DATA_DIR: dataDir, DATABASE_URL: database.url },
-          async drop() {
-            await database.drop();
-            rmSync(dataDir, { recursive: true, force: true });
-          },
-        };
-      },
-    },
+    { kind: 'sqlite', make: () => freshStoreEnv('sqlite') },
+    { kind: 'postgres', ...(pg.skip && { skip: pg.skip }), make: () => freshStoreEnv('postgres') },
   ];
 }
 

@@ -92,15 +92,18 @@ export async function accountWithToken(server: TestServer, options: { profiles?:
 }
 
 /**
- * A raw POST through node:http, for what fetch refuses to send (a custom Host header).
+ * A raw POST through node:http, for what fetch refuses to send (a custom Host header), or on a
+ * connection of the caller's choosing (`agent`).
  */
 export function rawPost(
   url: string,
   body: string,
   headers: Record<string, string>,
+  agent?: http.Agent,
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
+    const options = { method: 'POST', headers: { 'content-length': Buffer.byteLength(body), ...headers }, ...(agent && { agent }) };
+    const req = http.request(url, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));

@@ -77,6 +77,22 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
   };
 }
 
+/**
+ * A fresh, empty store for server processes (not migrated: they migrate it): the DATA_DIR, and
+ * for PostgreSQL the DATABASE_URL, that select it; and its removal.
+ */
+export async function freshStoreEnv(kind: DbKind): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-processes-'));
+  const database = kind === 'postgres' ? await createPostgresDatabase() : undefined;
+  return {
+    env: { DATA_DIR: dataDir, ...(database && { DATABASE_URL: database.url }) },
+    async drop() {
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 export const sqliteBackend: Backend = {
   kind: 'sqlite',
   skip: undefined,

@@ -84,16 +84,21 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   };
 }
 
-/** POSTs one JSON-RPC message to /mcp and returns status, headers and the parsed body (JSON or SSE). */
+/**
+ * POSTs one JSON-RPC message to /mcp and returns status, headers and the parsed body (JSON or SSE).
+ * `signal` bounds the wait (the durability tests tell a hung server from a slow one).
+ */
 export async function postMcp(
   url: string,
   body: unknown,
   headers: Record<string, string> = {},
+  signal?: AbortSignal,
 ): Promise<{ status: number; headers: Headers; json: any; events: any[]; text: string }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...(signal && { signal }),
   });
   const text = await res.text();
   let json: any;

@@ -1,0 +1,43 @@
+/**
+ * `npm run durability`: kill -9 under concurrent writers on each setup (SQLite one process, two
+ * processes on one SQLite file, two instances on one PostgreSQL database), then PostgreSQL
+ * restarted under load on a private cluster; prints the figures and exits non-zero on any lost
+ * acknowledged write or other broken promise. Knobs: DURABILITY_SECONDS (per setup, default 40),
+ * DURABILITY_KILLS (8), DURABILITY_WRITERS (8), DURABILITY_LEADS (600, the sequencer's campaign).
+ */
+import { killSetups, runKillScenario, type KillFigures } from './kill-scenario.ts';
+import { runPostgresRestart } from './postgres-restart.ts';
+import { killTable, problemsOf, restartProblemsOf, restartSummary } from './report.ts';
+
+process.env.PASSWORD_SCRYPT_LOG_N ??= '12';
+const seconds = Number(process.env.DURABILITY_SECONDS ?? 40);
+const kills = Number(process.env.DURABILITY_KILLS ?? 8);
+const writers = Number(process.env.DURABILITY_WRITERS ?? 8);
+const leads = Number(process.env.DURABILITY_LEADS ?? 600);
+
+const problems: string[] = [];
+const rows: KillFigures[] = [];
+console.log(`kill -9 under load: ${seconds} s and ${kills} kills per setup, ${writers} writers, a campaign of ${leads} leads`);
+for (const setup of await killSetups()) {
+  if (setup.skip) {
+    console.log(`${setup.name}: skipped (${setup.skip})`);
+    continue;
+  }
+  const started = Date.now();
+  const figures = await runKillScenario(setup, { seconds, kills, writers, leads });
+  rows.push(figures);
+  problems.push(...problemsOf(figures).map((p) => `${setup.name}: ${p}`));
+  console.log(`${setup.name}: done in ${Math.round((Date.now() - started) / 1000)} s (outbox settled in ${(figures.outbox.settleMs / 1000).toFixed(1)} s)`);
+}
+console.log(`\n${killTable(rows)}\n`);
+
+const restart = await runPostgresRestart({ secondsAround: Math.max(5, seconds / 4), downSeconds: 5, writers, leads });
+if ('skip' in restart) console.log(`PostgreSQL restart: skipped (${restart.skip})`);
+else {
+  console.log(restartSummary(restart));
+  problems.push(...restartProblemsOf(restart).map((p) => `PostgreSQL restart: ${p}`));
+}
+
+if (problems.length) console.error(`\nFAILED:\n- ${problems.join('\n- ')}`);
+else console.log('\nNo acknowledged write lost; every repeated call answered its first result; every message delivered.');
+process.exitCode = problems.length ? 1 : 0;

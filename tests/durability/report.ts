@@ -1,0 +1,84 @@
+/**
+ * The figures of durability runs as a person reads them (a table per kill setup, a paragraph for
+ * the database restart), and the broken promises in them: what makes a run fail.
+ */
+import type { KillFigures } from './kill-scenario.ts';
+import type { RestartFigures } from './postgres-restart.ts';
+import { ANSWER_WITHIN_MS } from './tool-answer.ts';
+import type { TrialFigures } from './trial.ts';
+
+/** Every broken promise in a trial's figures; empty when it kept them all. */
+export function problemsOf(f: TrialFigures): string[] {
+  const problems: string[] = [];
+  if (f.lost.length) problems.push(`${f.lost.length} acknowledged writes lost: ${f.lost.slice(0, 5).join('; ')}`);
+  if (f.doubledLeads) problems.push(`${f.doubledLeads} leads added twice`);
+  if (f.repeatMismatches.length)
+    problems.push(`${f.repeatMismatches.length} repeated calls did not answer their first result: ${f.repeatMismatches.slice(0, 3).join('; ')}`);
+  const hung = Object.entries(f.troubles).find(([label]) => label.startsWith('no answer within'));
+  if (hung) problems.push(`${hung[1]} calls unanswered after ${ANSWER_WITHIN_MS / 1000} s`);
+  const o = f.outbox;
+  if (!o.settled) problems.push(`the outbox did not empty (or the campaign did not complete) within ${Math.round(o.settleMs / 1000)} s`);
+  if (o.undelivered.length) problems.push(`${o.undelivered.length} messages never delivered: ${o.undelivered.slice(0, 5).join(', ')}`);
+  if (o.unknown.length) problems.push(`${o.unknown.length} delivered messages missing from the store: ${o.unknown.slice(0, 5).join(', ')}`);
+  const [stored, distinct, expected] = o.sequencer;
+  if (stored !== expected || distinct !== expected)
+    problems.push(`the sequencer sent ${stored} messages (${distinct} distinct lead and step), expected ${expected}, each once`);
+  return problems;
+}
+
+export function restartProblemsOf(f: RestartFigures): string[] {
+  const problems = problemsOf(f);
+  const unclear = Object.keys(f.readyWhileDown).filter((label) => !label.startsWith('503 the store does not answer'));
+  if (unclear.length) problems.push(`/readyz answered otherwise than 503 with the reason while the database was down: ${unclear.join('; ')}`);
+  if (f.recoveredMs.some((ms) => ms < 0)) problems.push('an instance did not recover within 60 s of the database coming back');
+  if (!f.sameProcesses) problems.push('an instance exited (or was restarted) while the database was down');
+  return problems;
+}
+
+const pad = (value: string | number, width: number) => String(value).padEnd(width);
+
+export function killTable(rows: KillFigures[]): string {
+  const head = [
+    'setup',
+    'kills',
+    'acknowledged',
+    'lost',
+    'cut off',
+    'retry = first',
+    'repeated (mismatched)',
+    'outbox sent / delivered / duplicates / undelivered',
+  ];
+  const widths = [34, 6, 13, 5, 8, 14, 22, 0];
+  const line = (cells: Array<string | number>) => cells.map((c, i) => pad(c, widths[i]!)).join(' ');
+  return [
+    line(head),
+    ...rows.map((r) =>
+      line([
+        r.setup,
+        r.kills,
+        r.acknowledged,
+        r.lost.length,
+        r.interrupted,
+        r.retriesAnsweredFirst,
+        `${r.repeated} (${r.repeatMismatches.length})`,
+        `${r.outbox.sent} / ${r.outbox.delivered} / ${r.outbox.duplicates} / ${r.outbox.undelivered.length}`,
+      ]),
+    ),
+  ].join('\n');
+}
+
+const counts = (c: Record<string, number>) =>
+  Object.entries(c)
+    .map(([label, n]) => `${label} ×${n}`)
+    .join('; ') || 'none';
+
+export function restartSummary(f: RestartFigures): string {
+  return [
+    `PostgreSQL restarted under load (private cluster, pg_ctl stop -m immediate, then start; down ${(f.downMs / 1000).toFixed(1)} s):`,
+    `  /readyz while down: ${counts(f.readyWhileDown)} (slowest ${f.readySlowestMs} ms)`,
+    `  writers' calls while down: ${counts(f.callsWhileDown)} (slowest ${f.callsSlowestMs} ms)`,
+    `  back: ready and answering tool calls ${f.recoveredMs.map((ms) => `${ms} ms`).join(' and ')} after the database accepted connections; same processes: ${f.sameProcesses ? 'yes' : 'NO'}`,
+    `  acknowledged ${f.acknowledged}, lost ${f.lost.length}; repeated ${f.repeated} (${f.repeatMismatches.length} mismatched); ` +
+      `outbox sent ${f.outbox.sent} / delivered ${f.outbox.delivered} / duplicates ${f.outbox.duplicates} / undelivered ${f.outbox.undelivered.length}`,
+  ].join('\n');
+}

@@ -6,6 +6,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { serverDefinition } from '../generated/server.gen.ts';
 import { handlers, promptHandlers, resourceHandlers } from '../generated/handlers.gen.ts';
+import { describeStoreOutage } from './store/outage.ts';
 import { Challenges, createJwtAuthenticator, ErrorFactory, mcpHttp, resourceMetadata, resourceMetadataUrl, type Authenticator } from '../runtime/index.ts';
 import { ActivityRecorder } from './activity/recorder.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -158,6 +159,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     allowedOrigins: config.allowedOrigins,
     allowedHosts: config.allowedHosts,
     validateResults: options.validateResults ?? process.env.NODE_ENV !== 'production',
+    describeOutage: describeStoreOutage,
     onToolCall: (event) => {
       activity.record(event);
       metrics.toolCall(event);

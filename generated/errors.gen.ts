@@ -239,6 +239,13 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32602,
     params: ['uri'],
   },
+  SERVICE_UNAVAILABLE: {
+    message: 'Service unavailable: {{detail}}; try again in a few seconds',
+    surface: 'http',
+    status: 503,
+    rpcCode: -32000,
+    params: ['detail'],
+  },
   STEPS_LOCKED: {
     message: 'Cannot change the steps of campaign {{campaign_id}} while it is {{current}}; steps can change only while it is draft or paused',
     surface: 'tool',
@@ -344,6 +351,7 @@ export interface ErrorParams {
   PROFILE_NOT_ACTIVE: { service_profile_id: string; status: string };
   PROFILE_NOT_FOUND: { service_profile_id: string };
   RESOURCE_NOT_FOUND: { uri: string };
+  SERVICE_UNAVAILABLE: { detail: string };
   STEPS_LOCKED: { campaign_id: string; current: string };
   STEP_FALLBACK_MISSING: { step: number; step_name: string };
   STEP_NOT_FOUND: { step_id: string; campaign_id: string };
@@ -398,6 +406,7 @@ export type ErrorCode =
   | 'PROFILE_NOT_ACTIVE'
   | 'PROFILE_NOT_FOUND'
   | 'RESOURCE_NOT_FOUND'
+  | 'SERVICE_UNAVAILABLE'
   | 'STEPS_LOCKED'
   | 'STEP_FALLBACK_MISSING'
   | 'STEP_NOT_FOUND'

@@ -5,11 +5,10 @@
  * is an invalid-params error.
  */
 import type { ErrorFactory } from './errors.ts';
-import { callFeatureHandler, withLazySignal, type FeatureEnvironment } from './feature-call.ts';
+import { callFeatureHandler, withLazySignal, type FeatureEnvironment, type HandlerFailures } from './feature-call.ts';
 import type { Completer, CompletionContext } from './handler.ts';
 import type { PromptRunner } from './prompt-runner.ts';
 import type { ResourceRunner } from './resource-runner.ts';
-import type { ServerLogger } from './tool-runner.ts';
 
 /** The protocol's cap on values in one completion result. */
 const MAX_VALUES = 100;
@@ -30,7 +29,7 @@ export class Completions<Services = unknown> {
     private readonly prompts: PromptRunner<Services>,
     private readonly services: Services,
     private readonly errors: ErrorFactory,
-    private readonly logger: ServerLogger,
+    private readonly failures: HandlerFailures,
   ) {}
 
   /** What a completion/complete request asks for; throws INVALID_PARAMS when it names nothing of this server. */
@@ -72,7 +71,7 @@ export class Completions<Services = unknown> {
       { principal: env.principal, services: this.services, argument: target.argument, arguments: target.context },
       env,
     ) as CompletionContext<unknown>;
-    const completion = await callFeatureHandler(target.label, async () => normalize(await complete(target.value, ctx)), {}, this.errors, this.logger);
+    const completion = await callFeatureHandler(target.label, async () => normalize(await complete(target.value, ctx)), {}, this.errors, this.failures);
     return JSON.stringify({ completion });
   }
 

@@ -63,3 +63,8 @@ export function toolErrorConstructors(factory: ErrorFactory, codes: readonly str
   for (const code of codes) out[code] = (params = {}) => factory.create(code, params);
   return Object.freeze(out);
 }
+
+/** 503 for an outage of a dependency (the database not answering), with the seconds to wait before asking again. */
+export function serviceUnavailable(factory: ErrorFactory, detail: string): CatalogError {
+  return factory.create('SERVICE_UNAVAILABLE', { detail }, { 'retry-after': '5' });
+}

@@ -6,7 +6,7 @@
  * anything else is logged under a reference and answered -32603 with that reference.
  */
 import { randomUUID } from 'node:crypto';
-import { CatalogError, FrameworkConfigError, toolErrorConstructors, type ErrorFactory } from './errors.ts';
+import { CatalogError, FrameworkConfigError, serviceUnavailable, toolErrorConstructors, type ErrorFactory } from './errors.ts';
 import type { AnyFeatureHandler, Completer, LogLevel, Principal } from './handler.ts';
 import type { ServerLogger } from './tool-runner.ts';
 
@@ -18,12 +18,18 @@ export interface FeatureEnvironment {
   log(level: LogLevel, data: unknown, logger?: string): void;
 }
 
+/** How a handler's unexpected failure is handled: logged, or a 503 when it means a dependency is down. */
+export interface HandlerFailures {
+  logger: ServerLogger;
+  describeOutage?: ((err: unknown) => string | undefined) | undefined;
+}
+
 export async function callFeatureHandler<T>(
   what: string,
   call: () => T | Promise<T>,
   data: Record<string, unknown>,
   errors: ErrorFactory,
-  logger: ServerLogger,
+  failures: HandlerFailures,
 ): Promise<T> {
   try {
     return await call();
@@ -34,8 +40,10 @@ export async function callFeatureHandler<T>(
       asParams.data = { ...data, code: err.code };
       throw asParams;
     }
+    const outage = failures.describeOutage?.(err);
+    if (outage !== undefined) throw serviceUnavailable(errors, outage);
     const reference = randomUUID().slice(0, 8);
-    logger.error({ err, handler: what, reference }, 'handler failed');
+    failures.logger.error({ err, handler: what, reference }, 'handler failed');
     throw errors.create('HANDLER_FAILED', { what, reference });
   }
 }

@@ -206,6 +206,14 @@ export const frameworkErrors: Record<string, FrameworkError> = {
     remedy: 'Reach the server by its configured name (PUBLIC_URL), or add the host to ALLOWED_HOSTS.',
     params: { host: 'string' },
   },
+  SERVICE_UNAVAILABLE: {
+    message: 'Service unavailable: {{detail}}; try again in a few seconds',
+    surface: 'http',
+    status: 503,
+    code: -32000,
+    remedy: 'Retry after the Retry-After seconds; the operator sees the outage in /readyz and the logs.',
+    params: { detail: 'string' },
+  },
   TOO_MANY_AUTH_FAILURES: {
     message: 'Too many requests with a token this server refuses, from this address; try again in {{seconds}} seconds',
     surface: 'http',

@@ -8,7 +8,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { anonymousPrincipal, Challenges, type Authenticator } from './auth.ts';
 import type { ServerDefinition } from './definition.ts';
-import { CatalogError, ErrorFactory, FrameworkConfigError } from './errors.ts';
+import { CatalogError, ErrorFactory, FrameworkConfigError, serviceUnavailable } from './errors.ts';
 import { frameworkErrors } from './framework-errors.ts';
 import type { AnyFeatureHandler, HandlerMap, LogLevel, Principal } from './handler.ts';
 import { classify, errorMessage, type RequestId } from './jsonrpc.ts';
@@ -48,6 +48,11 @@ interface McpHttpCommonOptions<Services> {
   listTtlMs?: number;
   /** Log threshold for handshake-era requests, which cannot carry one; default: info. */
   defaultLogLevel?: LogLevel;
+  /**
+   * Tells an error that means a dependency is down (the database not answering) from a bug: it
+   * returns what is down, and the client gets 503 with Retry-After instead of an internal error.
+   */
+  describeOutage?: (err: unknown) => string | undefined;
   /** Told of every finished tools/call (for an activity log); keep it cheap, it runs on the hot path. */
   onToolCall?: ToolCallObserver;
   /**
@@ -113,11 +118,13 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
     validateResults: options.validateResults ?? false,
     logger: app.log,
     onToolCall: options.onToolCall,
+    describeOutage: options.describeOutage,
   });
   const services = options.services as Services;
-  const resources = new ResourceRunner(definition, options.resourceHandlers ?? {}, services, errors, app.log);
-  const prompts = new PromptRunner(definition, options.promptHandlers ?? {}, services, errors, app.log);
-  const completions = new Completions(resources, prompts, services, errors, app.log);
+  const failures = { logger: app.log, describeOutage: options.describeOutage };
+  const resources = new ResourceRunner(definition, options.resourceHandlers ?? {}, services, errors, failures);
+  const prompts = new PromptRunner(definition, options.promptHandlers ?? {}, services, errors, failures);
+  const completions = new Completions(resources, prompts, services, errors, failures);
   const features = { resources, prompts, completions } as FeatureRunners;
   const protocol = new McpProtocol(definition, runner, features, errors, challenges, {
     pageSize: options.pageSize ?? 100,
@@ -143,6 +150,11 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, _req, reply) => {
     if (err instanceof CatalogError) return sendError(reply, err);
+    const outage = options.describeOutage?.(err);
+    if (outage !== undefined) {
+      app.log.warn({ err: err.message, outage }, 'answered 503: a dependency is down');
+      return sendError(reply, serviceUnavailable(errors, outage));
+    }
     switch (err.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return sendError(reply, errors.create('BODY_TOO_LARGE', { limit: bodyLimit }));

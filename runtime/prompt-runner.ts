@@ -4,9 +4,8 @@
  */
 import type { PromptDefinition, ServerDefinition } from './definition.ts';
 import type { ErrorFactory } from './errors.ts';
-import { callFeatureHandler, prepareFeatures, withLazySignal, type FeatureEnvironment, type PreparedFeature } from './feature-call.ts';
+import { callFeatureHandler, prepareFeatures, withLazySignal, type FeatureEnvironment, type HandlerFailures, type PreparedFeature } from './feature-call.ts';
 import type { AnyFeatureHandler, Completer, PromptContext, PromptResult } from './handler.ts';
-import type { ServerLogger } from './tool-runner.ts';
 
 type PreparedPrompt = PreparedFeature<PromptDefinition> & { run: (args: Record<string, string>, ctx: PromptContext<unknown, unknown>) => unknown };
 
@@ -20,7 +19,7 @@ export class PromptRunner<Services = unknown> {
     handlers: Readonly<Record<string, AnyFeatureHandler<Services>>>,
     private readonly services: Services,
     private readonly errors: ErrorFactory,
-    private readonly logger: ServerLogger,
+    private readonly failures: HandlerFailures,
   ) {
     for (const prepared of prepareFeatures('prompt', 'get', Object.values(definition.prompts ?? {}), handlers, errors))
       this.prompts.set(prepared.definition.name, prepared as PreparedPrompt);
@@ -50,7 +49,7 @@ export class PromptRunner<Services = unknown> {
       async () => checkResult(name, await prompt.run(args, ctx)),
       { prompt: name },
       this.errors,
-      this.logger,
+      this.failures,
     );
     return JSON.stringify(result);
   }

@@ -4,9 +4,8 @@
  */
 import type { ResourceDefinition, ServerDefinition } from './definition.ts';
 import type { ErrorFactory } from './errors.ts';
-import { callFeatureHandler, prepareFeatures, withLazySignal, type FeatureEnvironment, type PreparedFeature } from './feature-call.ts';
+import { callFeatureHandler, prepareFeatures, withLazySignal, type FeatureEnvironment, type HandlerFailures, type PreparedFeature } from './feature-call.ts';
 import type { AnyFeatureHandler, Completer, ResourceContent, ResourceContext } from './handler.ts';
-import type { ServerLogger } from './tool-runner.ts';
 import { parseUriTemplate, type UriTemplate } from './uri-template.ts';
 
 type PreparedResource = PreparedFeature<ResourceDefinition> & {
@@ -29,7 +28,7 @@ export class ResourceRunner<Services = unknown> {
     handlers: Readonly<Record<string, AnyFeatureHandler<Services>>>,
     private readonly services: Services,
     private readonly errors: ErrorFactory,
-    private readonly logger: ServerLogger,
+    private readonly failures: HandlerFailures,
   ) {
     for (const feature of prepareFeatures('resource', 'read', Object.values(definition.resources ?? {}), handlers, errors)) {
       const def = feature.definition;
@@ -80,7 +79,7 @@ export class ResourceRunner<Services = unknown> {
       },
       { uri },
       this.errors,
-      this.logger,
+      this.failures,
     );
     return JSON.stringify({ contents });
   }

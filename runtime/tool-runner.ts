@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerDefinition, ToolDefinition, ValidationErrorObject } from './definition.ts';
-import { CatalogError, type ErrorFactory, toolErrorConstructors } from './errors.ts';
+import { CatalogError, type ErrorFactory, serviceUnavailable, toolErrorConstructors } from './errors.ts';
 import type { ContentResult, HandlerMap, LogLevel, Principal, ToolContext } from './handler.ts';
 import { FrameworkConfigError } from './errors.ts';
 
@@ -109,7 +109,13 @@ export class ToolRunner<Services = unknown> {
     handlers: HandlerMap<Services>,
     private readonly services: Services,
     private readonly errors: ErrorFactory,
-    private readonly options: { validateResults: boolean; logger: ServerLogger; onToolCall?: ToolCallObserver | undefined },
+    private readonly options: {
+      validateResults: boolean;
+      logger: ServerLogger;
+      onToolCall?: ToolCallObserver | undefined;
+      /** What is down, for an error that means a dependency is (the call is then a 503, not a tool failure). */
+      describeOutage?: ((err: unknown) => string | undefined) | undefined;
+    },
   ) {
     const missing = Object.keys(definition.tools).filter((name) => typeof handlers[name] !== 'function');
     if (missing.length) throw new FrameworkConfigError(`No handler for tool(s): ${missing.join(', ')}; run \`npm run gen\` to create their stubs`);
@@ -164,6 +170,11 @@ export class ToolRunner<Services = unknown> {
       return this.finish(name, env, started, this.serialize(name, def, result));
     } catch (err) {
       if (err instanceof CatalogError && err.definition.surface === 'tool') return this.finish(name, env, started, this.errorResult(err), err.code);
+      const outage = this.options.describeOutage?.(err);
+      if (outage !== undefined) {
+        this.finish(name, env, started, '', 'SERVICE_UNAVAILABLE');
+        throw serviceUnavailable(this.errors, outage);
+      }
       return this.finish(name, env, started, this.internalError(name, err), 'INTERNAL_ERROR');
     }
   }

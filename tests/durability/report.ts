@@ -30,6 +30,9 @@ export function restartProblemsOf(f: RestartFigures): string[] {
   const problems = problemsOf(f);
   const unclear = Object.keys(f.readyWhileDown).filter((label) => !label.startsWith('503 the store does not answer'));
   if (unclear.length) problems.push(`/readyz answered otherwise than 503 with the reason while the database was down: ${unclear.join('; ')}`);
+  // A database outage is not a bug of ours: 503 with the reason, never an internal error.
+  const internal = Object.keys(f.callsWhileDown).filter((label) => /^HTTP 500|INTERNAL_ERROR/.test(label));
+  if (internal.length) problems.push(`calls got an internal error while the database was down (503 expected): ${internal.join('; ')}`);
   if (f.recoveredMs.some((ms) => ms < 0)) problems.push('an instance did not recover within 60 s of the database coming back');
   if (!f.sameProcesses) problems.push('an instance exited (or was restarted) while the database was down');
   return problems;

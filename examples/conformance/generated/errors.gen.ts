@@ -139,6 +139,13 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32602,
     params: ['uri'],
   },
+  SERVICE_UNAVAILABLE: {
+    message: 'Service unavailable: {{detail}}; try again in a few seconds',
+    surface: 'http',
+    status: 503,
+    rpcCode: -32000,
+    params: ['detail'],
+  },
   TEST_ERROR: {
     message: 'This tool intentionally returns an error for testing',
     surface: 'tool',
@@ -209,6 +216,7 @@ export interface ErrorParams {
   NOT_ACCEPTABLE: Record<never, never>;
   PARSE_ERROR: Record<never, never>;
   RESOURCE_NOT_FOUND: { uri: string };
+  SERVICE_UNAVAILABLE: { detail: string };
   TEST_ERROR: Record<never, never>;
   TOKEN_REJECTED: { detail: string };
   TOO_MANY_AUTH_FAILURES: { seconds: number };
@@ -240,6 +248,7 @@ export type ErrorCode =
   | 'NOT_ACCEPTABLE'
   | 'PARSE_ERROR'
   | 'RESOURCE_NOT_FOUND'
+  | 'SERVICE_UNAVAILABLE'
   | 'TEST_ERROR'
   | 'TOKEN_REJECTED'
   | 'TOO_MANY_AUTH_FAILURES'

@@ -16,6 +16,7 @@ import { Authorizations } from './auth/authorizations.ts';
 import { principalCheck } from './auth/principal-check.ts';
 import { RevocationFeed } from './auth/revocation-feed.ts';
 import { SigningKeys } from './auth/signing-keys.ts';
+import { KeyEncryption } from './auth/key-encryption.ts';
 import type { AppConfig } from './config.ts';
 import { LogDeliveryAdapter, WebhookDeliveryAdapter } from './delivery/adapter.ts';
 import { OutboxWorker } from './delivery/outbox-worker.ts';
@@ -37,6 +38,7 @@ import { webApp } from './web/plugin.ts';
 import { Metrics } from './ops/metrics.ts';
 import { requestLog } from './ops/request-log.ts';
 import { lazySchemaCompilers } from './ops/lazy-schema-compilers.ts';
+import { connectRedis } from './ops/redis.ts';
 import { sql } from 'kysely';
 
 export interface BuildOptions {
@@ -77,8 +79,12 @@ export async function openService(config: AppConfig, options: Pick<BuildOptions,
   const { db, kind, location, pool } = await openDatabase(config);
   await migrate(db);
   const clock = options.clock ?? systemClock;
-  const keys = new SigningKeys(db);
-  await keys.init();
+  const keys = new SigningKeys(db, config.keyEncryptionKey && new KeyEncryption(config.keyEncryptionKey));
+  // A wrong or missing KEY_ENCRYPTION_KEY fails here: the start ends, the store is let go.
+  await keys.init().catch(async (err: unknown) => {
+    await db.destroy();
+    throw err;
+  });
   const accounts = new AccountStore(db, clock);
   const grants = new GrantStore(db, kind);
   const campaigns = new CampaignStore(db, kind, clock);
@@ -147,6 +153,14 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     onQueued: () => void outbox.drain().catch((err: unknown) => app.log.error({ err }, 'outbox drain failed')),
   });
 
+  // Without REDIS_URL the /mcp limits are counted in memory, by each instance alone.
+  const redis = config.redisUrl
+    ? await connectRedis(config.redisUrl, app.log).catch(async (err: unknown) => {
+        await db.destroy();
+        throw err;
+      })
+    : undefined;
+  const perMinute = (max: number) => max > 0 && { max, windowMs: 60_000 };
   const services: Services = { accounts, campaigns, leads, messages, stats, outbox };
   await app.register(mcpHttp<Services>, {
     definition: serverDefinition,
@@ -160,11 +174,15 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     allowedHosts: config.allowedHosts,
     validateResults: options.validateResults ?? process.env.NODE_ENV !== 'production',
     describeOutage: describeStoreOutage,
+    // Every instance seals and opens 2026-07-28 input rounds with the same secret, from the store.
+    inputStateSecret: await sharedSecret(db, 'mcp-request-state'),
     onToolCall: (event) => {
       activity.record(event);
       metrics.toolCall(event);
     },
-    authFailureLimit: config.authFailuresPerMinute > 0 && { max: config.authFailuresPerMinute, windowMs: 60_000 },
+    authFailureLimit: perMinute(config.authFailuresPerMinute),
+    requestLimits: { perToken: perMinute(config.requestsPerMinutePerToken), perAddress: perMinute(config.requestsPerMinutePerAddress) },
+    ...(redis && { rateLimitRedis: redis }),
   });
   await app.register(resourceMetadata, {
     resource: tokenSettings.audience,
@@ -236,6 +254,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     housekeeping.stop();
     await sequencer.stop();
     await Promise.all([outbox.stop(), activity.stop(), revocations.stop()]);
+    await redis?.quit();
   });
   // Answers that finish after close() began also close their keep-alive connection; otherwise
   // close() (and a SIGTERM shutdown) waits for the keep-alive timeout, about 70 s.

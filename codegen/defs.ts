@@ -150,12 +150,16 @@ export function directDefs(schema: unknown): string[] {
 /**
  * The schema with its own root `$defs` inlined where they are referenced, and dropped: the shape
  * a client validates against, whichever way it is spelled (for comparing two versions). Recursive
- * local definitions cannot be inlined; such a schema is returned as declared.
+ * local definitions cannot be inlined, nor can definitions referred to by anchor or by a deeper
+ * pointer; such a schema is returned as declared.
  */
 export function withLocalDefsInlined(schema: JSONSchema): JSONSchema {
   if (!isObject(schema.$defs)) return schema;
   const local = schema.$defs as Defs;
   if (findCycle(local)) return schema;
+  // A reference by anchor or pointer (`#addr`, `#/$defs/a/properties/b`, `#`) would point at
+  // nothing once the $defs are dropped.
+  if (refsIn(schema).some((r) => refName(r.ref) === undefined)) return schema;
   const { $defs: _own, ...rest } = schema;
   return inlineRefs(rest as JSONSchema, local);
 }

@@ -5,12 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { frameworkErrors } from '../runtime/framework-errors.ts';
-import { findCycle, inlineRefs, localDefNames, refName, refsIn, selfContained, type Defs } from './defs.ts';
+import { inlineRefs, refName, selfContained, type Defs } from './defs.ts';
 import { hint } from './did-you-mean.ts';
 import { loadPrompts, loadResources } from './features.ts';
+import { checkDefs, checkHeaders, compileSchema, reportUnknownKeywords, unescapePointer } from './schema-checks.ts';
 import { SchemaCompiler, validatorName } from './schemas.ts';
 import type { ErrorModel, LintOptions, Model, ParamType, ToolModel } from './model.ts';
 import { ToolsYamlError, type Problem } from './problems.ts';
@@ -141,7 +142,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
   const defs: Defs = data.$defs;
 
   const schemas = new SchemaCompiler();
-  const defsUsable = checkDefs(schemas, data, atPath);
+  const defsUsable = checkDefs(schemas, defs, data.tools, atPath);
   for (const [name, def] of Object.entries(defs)) warnUndescribed(def, ['$defs', name], defs, warnAt);
   const tools: ToolModel[] = [];
   const typeNames = new Map<string, string>();
@@ -174,8 +175,12 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
         atPath([...base, kind], `the ${kind} schema of tool ${name} must describe an object: \`type: object\`, or a $ref to a $defs entry that is one`);
     warnUndescribed(tool.input, [...base, 'input'], defs, warnAt);
     if (tool.output) warnUndescribed(tool.output, [...base, 'output'], defs, warnAt);
+    if (defsUsable) checkHeaders(name, tool, base, defs, atPath, warnAt);
+    // Keyword typos are found even when references are broken; a schema with one is not compiled.
     const compile = (schema: JSONSchema, kind: 'input' | 'output', exportName: string) =>
-      defsUsable ? compileSchema(schemas, selfContained(schema, defs), `tools/${name}/${kind}`, exportName, [...base, kind], atPath) : undefined;
+      reportUnknownKeywords(schemas, schema, [...base, kind], atPath) && defsUsable
+        ? compileSchema(schemas, schema, selfContained(schema, defs), { id: `tools/${name}/${kind}`, exportName }, [...base, kind], atPath, warnAt)
+        : undefined;
     const input = compile(tool.input, 'input', validatorName(typeName, 'Arguments'));
     const output = tool.output ? compile(tool.output, 'output', validatorName(typeName, 'Result')) : undefined;
     (tool.examples ?? []).forEach((ex, i) => {
@@ -292,44 +297,6 @@ function buildErrors(data: RawFile, atPath: (p: Path, m: string, key?: boolean) 
   return out;
 }
 
-/**
- * Checks the $defs and every reference to them; true when the tools' schemas can be compiled
- * (every reference resolves and nothing is recursive).
- */
-function checkDefs(schemas: SchemaCompiler, data: RawFile, atPath: (p: Path, m: string) => void): boolean {
-  const defs = data.$defs;
-  let usable = true;
-  for (const [name, def] of Object.entries(defs)) usable = reportInvalidSchema(schemas, def, ['$defs', name], atPath) && usable;
-  const places: [Path, unknown][] = [
-    ...Object.entries(defs).map(([name, def]): [Path, unknown] => [['$defs', name], def]),
-    ...Object.entries(data.tools).flatMap(([name, t]): [Path, unknown][] => [
-      [['tools', name, 'input'], t.input],
-      [['tools', name, 'output'], t.output],
-    ]),
-  ];
-  for (const [base, schema] of places) {
-    const local = localDefNames(schema);
-    for (const { ref, path: at } of refsIn(schema)) {
-      const name = refName(ref);
-      if (name !== undefined && (name in defs || local.has(name))) continue;
-      usable = false;
-      const wanted = typeof ref === 'string' ? ref.replace(/^#\/\$defs\//, '') : '';
-      atPath(
-        [...base, ...at],
-        typeof ref === 'string' && ref.startsWith('#/$defs/')
-          ? `$ref ${ref} points to no $defs entry${hint(wanted, Object.keys(defs)) || `; declared: ${Object.keys(defs).sort().join(', ') || 'none'}`}`
-          : `$ref ${JSON.stringify(ref)} is not supported: refer to an entry of this file's $defs as '#/$defs/<Name>'`,
-      );
-    }
-  }
-  const cycle = findCycle(defs);
-  if (cycle) {
-    usable = false;
-    atPath(['$defs', cycle[0]!], `$defs ${cycle.join(' -> ')} refer to each other in a cycle; clients get shapes inlined, so a shape cannot contain itself`);
-  }
-  return usable;
-}
-
 /** Warns about each property, at any depth, that has no description (nor a referenced definition with one). */
 function warnUndescribed(schema: JSONSchema, where: Path, defs: Defs, warnAt: (p: Path, m: string) => void): void {
   const described = (s: unknown): boolean => {
@@ -339,68 +306,28 @@ function warnUndescribed(schema: JSONSchema, where: Path, defs: Defs, warnAt: (p
     const target = refName(o.$ref);
     return target !== undefined && target in defs && described(defs[target]);
   };
-  const walk = (node: unknown, at: Path) => {
+  // `declared`: the fields of the object around a composition branch, whose schemas the branch
+  // only refines (`oneOf: [{ properties: { kind: { const: a } } }]`); their description is there.
+  const walk = (node: unknown, at: Path, declared: ReadonlySet<string> = new Set()) => {
     if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
     const o = node as Record<string, unknown>;
-    if (typeof o.properties === 'object' && o.properties !== null)
-      for (const [prop, sub] of Object.entries(o.properties)) {
-        if (!described(sub)) warnAt([...at, 'properties', prop], `${prop} has no description; add one, so that the docs and the model can tell what it is`);
+    const own = typeof o.properties === 'object' && o.properties !== null ? Object.keys(o.properties) : [];
+    if (own.length)
+      for (const [prop, sub] of Object.entries(o.properties as object)) {
+        if (!declared.has(prop) && !described(sub))
+          warnAt([...at, 'properties', prop], `${prop} has no description; add one, so that the docs and the model can tell what it is`);
         walk(sub, [...at, 'properties', prop]);
       }
     for (const key of ['items', 'additionalProperties'] as const) walk(o[key], [...at, key]);
-    for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(o[key])) (o[key] as unknown[]).forEach((sub, i) => walk(sub, [...at, key, i]));
+    const around = new Set([...declared, ...own]);
+    for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
+      if (Array.isArray(o[key])) (o[key] as unknown[]).forEach((sub, i) => walk(sub, [...at, key, i], around));
+    for (const key of ['if', 'then', 'else', 'not'] as const) walk(o[key], [...at, key], around);
+    if (typeof o.dependentSchemas === 'object' && o.dependentSchemas !== null)
+      for (const [name, sub] of Object.entries(o.dependentSchemas)) walk(sub, [...at, 'dependentSchemas', name], around);
   };
   walk(schema, where);
 }
-
-/** Reports a schema that is not valid JSON Schema, each mistake at its place; true when it is valid. */
-function reportInvalidSchema(schemas: SchemaCompiler, schema: JSONSchema, where: Path, atPath: (p: Path, m: string) => void): boolean {
-  if (schemas.ajv.validateSchema(schema)) return true;
-  // The meta-schema reports one mistake several ways (enum, array, anyOf); keep the first per place.
-  const seen = new Set<string>();
-  for (const e of schemas.ajv.errors ?? []) {
-    if (seen.has(e.instancePath)) continue;
-    seen.add(e.instancePath);
-    const inner = e.instancePath.split('/').slice(1).map(unescapePointer);
-    const what = e.keyword === 'enum' ? `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` : (e.message ?? e.keyword);
-    atPath([...where, ...inner], `invalid JSON Schema: ${inner.length ? inner.join('.') : 'the schema'} ${what}`);
-  }
-  return false;
-}
-
-function compileSchema(
-  schemas: SchemaCompiler,
-  schema: JSONSchema,
-  id: string,
-  exportName: string,
-  where: Path,
-  atPath: (p: Path, m: string) => void,
-): ValidateFunction | undefined {
-  if (!reportInvalidSchema(schemas, schema, where, atPath)) return undefined;
-  try {
-    return schemas.compile(schema, id, exportName);
-  } catch (err) {
-    const message = (err as Error).message;
-    // Strict-mode errors name a keyword but not where it is: point at its first use.
-    const keyword = /unknown keyword: "([^"]+)"/.exec(message)?.[1];
-    const found = keyword === undefined ? undefined : findKey(schema, keyword);
-    atPath(found ? [...where, ...found] : where, `invalid JSON Schema: ${message}`);
-    return undefined;
-  }
-}
-
-/** The path of the first property named `key` inside a JSON value, depth first. */
-function findKey(value: unknown, key: string, at: Path = []): Path | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (!Array.isArray(value) && Object.hasOwn(value, key)) return [...at, key];
-  for (const [k, v] of Object.entries(value)) {
-    const found = findKey(v, key, [...at, Array.isArray(value) ? Number(k) : k]);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-const unescapePointer = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** The key text at a source offset (for duplicate-key messages). */
 function keyAt(text: string, offset: number): string {

@@ -5,6 +5,7 @@
 import { compile } from 'json-schema-to-typescript';
 import { replaceRefs } from './defs.ts';
 import type { JSONSchema } from './json-schema.ts';
+import { isSchemaNode, walkSchema, type SchemaNode } from './schema-walk.ts';
 
 export interface TypeJob {
   name: string;
@@ -28,8 +29,76 @@ export interface CompiledTypes {
 /** json-schema-to-typescript's `tsType` keyword names the type to use instead of compiling a subschema. */
 const namedRefs = (schema: JSONSchema) => replaceRefs(schema, (name, siblings) => ({ ...siblings, tsType: name }));
 
+const escapePointer = (s: string | number) => String(s).replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * The schema (a copy, changed in place) with each `$ref: '#<anchor>'` written as the JSON pointer
+ * of the anchored subschema: json-schema-to-typescript's resolver knows pointers, not anchors
+ * (the validators and clients get the anchors as declared).
+ */
+function anchorsAsPointers(schema: JSONSchema): JSONSchema {
+  const pointers = new Map<string, string>();
+  walkSchema(schema, (node, at) => {
+    if (typeof node.$anchor === 'string') pointers.set(`#${node.$anchor}`, `#/${at.map(escapePointer).join('/')}`);
+  });
+  walkSchema(schema, (node) => {
+    if (typeof node.$ref === 'string' && pointers.has(node.$ref)) node.$ref = pointers.get(node.$ref);
+  });
+  return schema;
+}
+
+/**
+ * 2020-12 tuples (`prefixItems`, then `items` for the rest) in the draft-07 spelling
+ * json-schema-to-typescript reads (`items` as a list, then `additionalItems`).
+ */
+function tuplesAsDraft7(node: SchemaNode): void {
+  if (!Array.isArray(node.prefixItems)) return;
+  const { prefixItems, items } = node;
+  delete node.prefixItems;
+  node.items = prefixItems;
+  node.additionalItems = items ?? true;
+}
+
+const COMPOSITIONS = ['allOf', 'anyOf', 'oneOf'] as const;
+
+/**
+ * Composition branches that only constrain the object around them (`anyOf: [{ required:
+ * [email] }, { required: [phone] }]`) as object types of the fields they name, so that
+ * `{ email: string } | { phone: string }` is intersected with the object's own fields instead of
+ * json-schema-to-typescript's `{ [k: string]: unknown }` for a branch without a type.
+ */
+function branchesAsObjects(node: SchemaNode): void {
+  const own = isSchemaNode(node.properties) ? node.properties : undefined;
+  if (!own && node.type !== 'object') return;
+  for (const key of COMPOSITIONS) {
+    if (!Array.isArray(node[key])) continue;
+    node[key] = (node[key] as unknown[]).map((branch) => {
+      if (!isSchemaNode(branch) || branch.type !== undefined || branch.$ref !== undefined) return branch;
+      const required = Array.isArray(branch.required) ? (branch.required as string[]) : [];
+      const props = isSchemaNode(branch.properties) ? branch.properties : {};
+      if (!required.length && !Object.keys(props).length) return branch;
+      const names = new Set([...required, ...Object.keys(props)]);
+      const fields = [...names].flatMap((n) => {
+        const field = { ...(isSchemaNode(own?.[n]) ? own[n] : {}), ...(isSchemaNode(props[n]) ? props[n] : {}) };
+        return Object.keys(field).length ? [[n, field]] : [];
+      });
+      return { ...branch, type: 'object', properties: Object.fromEntries(fields) };
+    });
+  }
+}
+
+/** The schema as json-schema-to-typescript understands it best; the validators and clients get it as declared. */
+function forTypes(schema: JSONSchema): JSONSchema {
+  const copy = anchorsAsPointers(structuredClone(schema));
+  walkSchema(copy, (node) => {
+    tuplesAsDraft7(node);
+    branchesAsObjects(node);
+  });
+  return copy;
+}
+
 export async function schemaToType(schema: JSONSchema, name: string): Promise<string> {
-  const ts = await compile({ ...namedRefs(schema), title: undefined } as never, name, {
+  const ts = await compile({ ...forTypes(namedRefs(schema)), title: undefined } as never, name, {
     bannerComment: '',
     format: false,
     additionalProperties: false,

@@ -9,6 +9,11 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32001,
     params: [],
   },
+  ARCHIVE_NOT_CONFIRMED: {
+    message: 'The user did not confirm archiving campaign {{campaign_id}} ({{answer}}); it is unchanged',
+    surface: 'tool',
+    params: ['campaign_id', 'answer'],
+  },
   AUTH_HEADER_MISSING: {
     message: 'Authorization header is required in MCP server config',
     surface: 'auth',
@@ -89,6 +94,11 @@ export const errorCatalog: ErrorCatalog = {
     message: 'Cannot {{action}} campaign {{campaign_id}}: it is {{current}}, and {{action}} is allowed only when it is {{allowed}}',
     surface: 'tool',
     params: ['action', 'campaign_id', 'current', 'allowed'],
+  },
+  INPUT_UNAVAILABLE: {
+    message: 'Tool {{tool}} needs input from the user that this client cannot give: {{detail}}',
+    surface: 'tool',
+    params: ['tool', 'detail'],
   },
   INSUFFICIENT_SCOPE: {
     message: 'Missing required scope(s): {{scopes}}',
@@ -275,6 +285,13 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32000,
     params: ['seconds'],
   },
+  TOO_MANY_REQUESTS: {
+    message: 'Too many requests {{source}}: the limit is {{limit}} every {{window}} seconds; slow down and try again in {{seconds}} seconds',
+    surface: 'http',
+    status: 429,
+    rpcCode: -32000,
+    params: ['source', 'limit', 'window', 'seconds'],
+  },
   UNKNOWN_PLACEHOLDER: {
     message: "Step {{step}} ('{{step_name}}') uses the unknown placeholder {{placeholder}}; known placeholders: {{known}}",
     surface: 'tool',
@@ -311,6 +328,7 @@ export const errorCatalog: ErrorCatalog = {
 /** The parameters each error message template takes. */
 export interface ErrorParams {
   ACCOUNT_CLAIM_INVALID: Record<never, never>;
+  ARCHIVE_NOT_CONFIRMED: { campaign_id: string; answer: string };
   AUTH_HEADER_MISSING: Record<never, never>;
   BODY_TOO_LARGE: { limit: number };
   CAMPAIGN_ARCHIVED: { campaign_id: string };
@@ -325,6 +343,7 @@ export interface ErrorParams {
   HANDLER_FAILED: { what: string; reference: string };
   HEADER_MISMATCH: { detail: string };
   ILLEGAL_TRANSITION: { action: string; campaign_id: string; current: string; allowed: string };
+  INPUT_UNAVAILABLE: { tool: string; detail: string };
   INSUFFICIENT_SCOPE: { scopes: string };
   INTERNAL_ERROR: { tool: string; reference: string };
   INVALID_ARGUMENTS: { tool: string; detail: string };
@@ -357,6 +376,7 @@ export interface ErrorParams {
   STEP_NOT_FOUND: { step_id: string; campaign_id: string };
   TOKEN_REJECTED: { detail: string };
   TOO_MANY_AUTH_FAILURES: { seconds: number };
+  TOO_MANY_REQUESTS: { source: string; limit: number; window: number; seconds: number };
   UNKNOWN_PLACEHOLDER: { step: number; step_name: string; placeholder: string; known: string };
   UNKNOWN_PROMPT: { prompt: string };
   UNKNOWN_TOOL: { tool: string };
@@ -366,6 +386,7 @@ export interface ErrorParams {
 
 export type ErrorCode =
   | 'ACCOUNT_CLAIM_INVALID'
+  | 'ARCHIVE_NOT_CONFIRMED'
   | 'AUTH_HEADER_MISSING'
   | 'BODY_TOO_LARGE'
   | 'CAMPAIGN_ARCHIVED'
@@ -380,6 +401,7 @@ export type ErrorCode =
   | 'HANDLER_FAILED'
   | 'HEADER_MISMATCH'
   | 'ILLEGAL_TRANSITION'
+  | 'INPUT_UNAVAILABLE'
   | 'INSUFFICIENT_SCOPE'
   | 'INTERNAL_ERROR'
   | 'INVALID_ARGUMENTS'
@@ -412,6 +434,7 @@ export type ErrorCode =
   | 'STEP_NOT_FOUND'
   | 'TOKEN_REJECTED'
   | 'TOO_MANY_AUTH_FAILURES'
+  | 'TOO_MANY_REQUESTS'
   | 'UNKNOWN_PLACEHOLDER'
   | 'UNKNOWN_PROMPT'
   | 'UNKNOWN_TOOL'

@@ -64,7 +64,7 @@ export const serverDefinition: ServerDefinition = {
     archive_campaign: {
       name: 'archive_campaign',
       scopes: ['mcp:write'],
-      errors: ['CAMPAIGN_NOT_FOUND', 'ILLEGAL_TRANSITION', 'PROFILE_NOT_FOUND'],
+      errors: ['ARCHIVE_NOT_CONFIRMED', 'CAMPAIGN_NOT_FOUND', 'ILLEGAL_TRANSITION', 'PROFILE_NOT_FOUND'],
       validateArguments: validateArchiveCampaignArguments,
       validateResult: validateArchiveCampaignResult,
     },

@@ -920,7 +920,20 @@ export const toolsList: readonly ToolListing[] = [
     name: 'archive_campaign',
     title: 'Archive a campaign',
     description: 'Archives a campaign in any state. An archived campaign stops sending at once and can no longer be changed.',
-    inputSchema: CampaignRefSchema,
+    inputSchema: {
+      type: 'object',
+      required: ['service_profile_id', 'campaign_id'],
+      additionalProperties: false,
+      properties: {
+        service_profile_id: ProfileIdSchema,
+        campaign_id: CampaignIdSchema,
+        confirm_with_user: {
+          type: 'boolean',
+          default: false,
+          description: 'Ask the user to confirm first, in the client (it must support elicitation); anything but a confirmation leaves the campaign as it is.',
+        },
+      },
+    },
     outputSchema: CampaignResultSchema,
     annotations: { title: 'Archive a campaign', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },

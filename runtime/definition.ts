@@ -34,6 +34,11 @@ export interface ToolDefinition {
   readonly validateArguments: Validator;
   /** Present when the tool declares an output schema: its handler returns structured content. */
   readonly validateResult?: Validator;
+  /**
+   * Arguments marked `x-mcp-header` (SEP-2243): at 2026-07-28 the client also sends each one's
+   * value as the header `Mcp-Param-<header>`, which must match the body.
+   */
+  readonly headerParams?: readonly { readonly header: string; readonly path: readonly string[] }[];
 }
 
 export interface ScopeDefinition {

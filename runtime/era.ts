@@ -30,12 +30,12 @@ const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'resources
 
 const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 
-function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
-function decodeHeader(value: string): string {
+export function decodeHeader(value: string): string {
   const m = BASE64_SENTINEL.exec(value);
   return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : value;
 }
@@ -117,4 +117,30 @@ function unsupported(errors: ErrorFactory, version: string) {
   const err = errors.create('UNSUPPORTED_PROTOCOL_VERSION', { version, supported: SUPPORTED_VERSIONS.join(', ') });
   err.data = { supported: SUPPORTED_VERSIONS, requested: version };
   return err;
+}
+
+/**
+ * SEP-2243: each argument marked `x-mcp-header` travels also as `Mcp-Param-<header>` (strings as
+ * they are or base64-encoded, numbers and booleans as JSON text); a request whose header is
+ * missing, extra or different from the body is refused (400), since a gateway may have routed on it.
+ */
+export function checkParamHeaders(
+  params: readonly { readonly header: string; readonly path: readonly string[] }[],
+  args: unknown,
+  headers: IncomingHttpHeaders,
+  errors: ErrorFactory,
+): void {
+  for (const { header, path } of params) {
+    let value: unknown = args;
+    for (const key of path)
+      value = typeof value === 'object' && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+    const raw = headerValue(headers, `mcp-param-${header.toLowerCase()}`);
+    const expected = value === undefined || value === null ? undefined : typeof value === 'string' ? value : JSON.stringify(value);
+    if (expected === undefined && raw === undefined) continue;
+    if (raw === undefined) throw mismatch(errors, `the Mcp-Param-${header} header is required: it carries argument ${path.join('.')}`);
+    if (expected === undefined) throw mismatch(errors, `the Mcp-Param-${header} header is sent, but argument ${path.join('.')} is not`);
+    const sent = decodeHeader(raw);
+    if (sent !== expected)
+      throw mismatch(errors, `Mcp-Param-${header} header value ${shown(sent)} does not match argument ${path.join('.')} ${shown(expected)}`);
+  }
 }

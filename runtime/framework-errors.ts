@@ -164,6 +164,12 @@ export const frameworkErrors: Record<string, FrameworkError> = {
     remedy: 'Try again; if it keeps failing, report the reference to the operator.',
     params: { tool: 'string', reference: 'string' },
   },
+  INPUT_UNAVAILABLE: {
+    message: 'Tool {{tool}} needs input from the user that this client cannot give: {{detail}}',
+    surface: 'tool',
+    remedy: 'Use a client that supports elicitation (or sampling) and accepts text/event-stream, or call a tool that needs no input.',
+    params: { tool: 'string', detail: 'string' },
+  },
   INVALID_RESULT: {
     message: 'Tool {{tool}} produced a result that does not match its output schema: {{detail}}',
     surface: 'tool',
@@ -221,5 +227,13 @@ export const frameworkErrors: Record<string, FrameworkError> = {
     code: -32000,
     remedy: 'Fix the client configuration (the header value from the MCP dialog, whole), then wait and try again.',
     params: { seconds: 'integer' },
+  },
+  TOO_MANY_REQUESTS: {
+    message: 'Too many requests {{source}}: the limit is {{limit}} every {{window}} seconds; slow down and try again in {{seconds}} seconds',
+    surface: 'http',
+    status: 429,
+    code: -32000,
+    remedy: 'Wait the Retry-After seconds, then send requests more slowly (or ask the operator to raise the limit).',
+    params: { source: 'string', limit: 'integer', window: 'integer', seconds: 'integer' },
   },
 };

@@ -34,6 +34,42 @@ export interface ToolContext<Errors, Services = unknown> extends RequestContext<
   readonly tool: string;
   /** Sends notifications/progress when the client asked for it with a progressToken. */
   progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Asks the user, through the client, for input (elicitation/create). Throws InputUnavailableError
+   * when the client cannot ask (no elicitation capability, or no event stream in the handshake era);
+   * uncaught, that becomes a tool error saying so. At 2026-07-28 the handler runs again from the
+   * start once the client has the answer: do not write before asking.
+   */
+  elicit(request: ElicitRequest): Promise<ElicitResult>;
+  /** Asks the client's model for a completion (sampling/createMessage); same rules as elicit. */
+  sample(request: SamplingRequest): Promise<SamplingResult>;
+  /** Asks the client for its roots (roots/list); same rules as elicit. */
+  listRoots(): Promise<{ roots: { uri: string; name?: string }[] }>;
+}
+
+export interface ElicitRequest {
+  message: string;
+  /** A flat object schema of primitive fields (the protocol's restriction). */
+  requestedSchema: { type: 'object'; properties: Record<string, object>; required?: string[] };
+}
+
+export interface ElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+}
+
+export interface SamplingRequest {
+  messages: { role: 'user' | 'assistant'; content: ContentBlock }[];
+  maxTokens: number;
+  systemPrompt?: string;
+  [field: string]: unknown;
+}
+
+export interface SamplingResult {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
+  model: string;
+  stopReason?: string;
 }
 
 export interface ResourceContext<Errors, Services = unknown> extends RequestContext<Errors, Services> {

@@ -4,7 +4,6 @@
  * from itself alone: no session, no per-request server objects.
  */
 import { METHODS } from 'node:http';
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { anonymousPrincipal, Challenges, type Authenticator } from './auth.ts';
 import type { ServerDefinition } from './definition.ts';
@@ -15,10 +14,12 @@ import { classify, errorMessage, type RequestId } from './jsonrpc.ts';
 import { checkOrigin, defaultOriginPolicy } from './origin-guard.ts';
 import { McpProtocol, rpcError, type FeatureRunners } from './protocol.ts';
 import { ResponseChannel } from './response-channel.ts';
+import { McpRateLimits, type WindowLimit } from './request-limits.ts';
 import { ToolRunner, type ToolCallObserver } from './tool-runner.ts';
 import { ResourceRunner } from './resource-runner.ts';
 import { PromptRunner } from './prompt-runner.ts';
 import { Completions } from './completion.ts';
+import { PendingInputs, RequestStateSeal } from './input-requests.ts';
 
 /**
  * `Services` is whatever the handlers get as `ctx.services` (the type tools.yaml names under
@@ -53,13 +54,30 @@ interface McpHttpCommonOptions<Services> {
    * returns what is down, and the client gets 503 with Retry-After instead of an internal error.
    */
   describeOutage?: (err: unknown) => string | undefined;
+  /**
+   * Seals the state of a call that asks the client for input (2026-07-28). Give every instance the
+   * same secret so any of them can resume a call; without one each instance makes its own.
+   */
+  inputStateSecret?: string | Buffer;
+  /** How long a handshake-era call waits for the client's answer to its question (default 10 minutes). */
+  inputTimeoutMs?: number;
   /** Told of every finished tools/call (for an activity log); keep it cheap, it runs on the hot path. */
   onToolCall?: ToolCallObserver;
   /**
    * Requests refused for their token (401), per client address, before that address gets 429
    * until the window ends (default 30 a minute; false: no limit). Only refusals count.
    */
-  authFailureLimit?: { max: number; windowMs: number } | false;
+  authFailureLimit?: WindowLimit | false;
+  /**
+   * Requests served per token (per grant, or per subject) and per client address, each answered
+   * 429 with Retry-After past its limit until the window ends (default: no limit).
+   */
+  requestLimits?: { perToken?: WindowLimit | false; perAddress?: WindowLimit | false };
+  /**
+   * An ioredis client: every limit above is counted there, so that all instances given the same
+   * Redis count together (default: in memory, each instance its own).
+   */
+  rateLimitRedis?: unknown;
 }
 
 /** Codes the runtime raises itself; checked against the catalog at start. */
@@ -126,7 +144,9 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
   const prompts = new PromptRunner(definition, options.promptHandlers ?? {}, services, errors, failures);
   const completions = new Completions(resources, prompts, services, errors, failures);
   const features = { resources, prompts, completions } as FeatureRunners;
+  const inputs = { seal: new RequestStateSeal(options.inputStateSecret), pending: new PendingInputs(options.inputTimeoutMs) };
   const protocol = new McpProtocol(definition, runner, features, errors, challenges, {
+    inputs,
     pageSize: options.pageSize ?? 100,
     listTtlMs: options.listTtlMs ?? 300_000,
     defaultLogLevel: options.defaultLogLevel ?? 'info',
@@ -205,17 +225,18 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
    * read: a stranger cannot make the server buffer and parse a megabyte, and gets the 401 first.
    * An async hook that answered must return the reply, or Fastify would go on to the handler.
    */
-  // Refused tokens are counted per address (in memory: each instance counts its own); an address
-  // past the limit gets 429 without its token being looked at. Successful requests cost one read.
-  const failureLimit = options.authFailureLimit ?? { max: 30, windowMs: 60_000 };
-  if (failureLimit) await app.register(rateLimit, { global: false });
-  const authFailures = failureLimit
-    ? app.createRateLimit({ max: failureLimit.max, timeWindow: failureLimit.windowMs, keyGenerator: (req) => `mcp-auth:${req.ip}` })
-    : undefined;
-  const tooMany = (limit: { ttl: number }) => {
-    const seconds = Math.max(1, Math.ceil(limit.ttl / 1000));
-    return errors.create('TOO_MANY_AUTH_FAILURES', { seconds }, { 'retry-after': String(seconds) });
-  };
+  // Refused tokens are counted per address, and served requests per token and per address
+  // (request-limits.ts); an address past the refused-token limit gets 429 without its token being looked at.
+  const limits = await McpRateLimits.register(
+    app,
+    {
+      authFailures: options.authFailureLimit ?? { max: 30, windowMs: 60_000 },
+      perToken: options.requestLimits?.perToken ?? false,
+      perAddress: options.requestLimits?.perAddress ?? false,
+      ...(options.rateLimitRedis !== undefined && { redis: options.rateLimitRedis }),
+    },
+    errors,
+  );
 
   async function admit(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     // Node keeps the first of several Host or Authorization headers: a request with two could be
@@ -228,18 +249,20 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
     if (req.headers.origin !== undefined) reply.headers(corsHeaders(req.headers.origin));
     const accept = acceptsType(req.headers.accept);
     if (!accept.json && !accept.sse) return sendError(reply, errors.create('NOT_ACCEPTABLE'));
-    if (authFailures) {
-      const seen = await authFailures(req, { increment: false });
-      if (!seen.isAllowed && seen.remaining <= 0) return sendError(reply, tooMany(seen));
-    }
+    const refusedAddress = limits.refusedAddress(req);
+    if (refusedAddress) return sendError(reply, refusedAddress);
+    let principal: Principal;
     try {
-      admitted.set(req, { principal: await authenticate(req), accept });
-      return undefined;
+      principal = await authenticate(req);
     } catch (err) {
       if (!(err instanceof CatalogError)) throw err;
-      if (authFailures && err.definition.status === 401) await authFailures(req);
-      return sendError(reply, err);
+      const limited = err.definition.status === 401 ? await limits.countRefused(req) : undefined;
+      return sendError(reply, limited ?? err);
     }
+    const overLimit = await limits.countServed(req, principal);
+    if (overLimit) return sendError(reply, overLimit);
+    admitted.set(req, { principal, accept });
+    return undefined;
   }
 
   app.post(path, { onRequest: admit }, async (req, reply) => {
@@ -248,6 +271,8 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
     if (body === PARSE_FAILED) return sendError(reply, errors.create('PARSE_ERROR'));
     const message = classify(body);
     if (message.kind === 'invalid') return sendError(reply, errors.create('INVALID_REQUEST', { detail: message.detail }), message.id);
+    // A client's answer to a question a handler asked it (handshake era): handed to the waiting call.
+    if (message.kind === 'response') protocol.deliverInput(message.message, principal);
     if (message.kind !== 'request') return reply.code(202).send();
 
     const request = message.message;

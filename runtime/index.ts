@@ -5,6 +5,7 @@
 
 // Serving MCP over HTTP.
 export { mcpHttp, resourceMetadataUrl, type McpHttpOptions } from './http.ts';
+export type { WindowLimit } from './request-limits.ts';
 export { resourceMetadata, type ResourceMetadataOptions } from './resource-metadata.ts';
 export { freePort } from './free-port.ts';
 
@@ -41,6 +42,10 @@ export type {
   Completer,
   Completion,
   CompletionContext,
+  ElicitRequest,
+  ElicitResult,
+  SamplingRequest,
+  SamplingResult,
   ContentBlock,
   ContentResult,
   HandlerMap,
@@ -59,6 +64,9 @@ export type {
   ToolHandler,
 } from './handler.ts';
 export type { ToolCallEvent, ToolCallObserver } from './tool-runner.ts';
+
+// Asking the client for input during a call.
+export { InputRequestFailedError, InputUnavailableError } from './input-requests.ts';
 
 // Resource URI templates (RFC 6570 simple expressions).
 export { parseUriTemplate, uriTemplateProblem, type UriTemplate } from './uri-template.ts';

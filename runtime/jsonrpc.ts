@@ -21,10 +21,18 @@ export interface JsonRpcErrorObject {
   data?: unknown;
 }
 
+/** A client's answer to a request the server sent it (elicitation/create, sampling/createMessage, roots/list). */
+export interface JsonRpcResponse {
+  jsonrpc: '2.0';
+  id: RequestId | null;
+  result?: unknown;
+  error?: JsonRpcErrorObject;
+}
+
 export type Classified =
   | { kind: 'request'; message: JsonRpcRequest }
   | { kind: 'notification'; message: JsonRpcNotification }
-  | { kind: 'response' }
+  | { kind: 'response'; message: JsonRpcResponse }
   | { kind: 'invalid'; id: RequestId | null; detail: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -40,7 +48,7 @@ export function classify(body: unknown): Classified {
     };
   const id = isId(body.id) ? body.id : null;
   if (body.jsonrpc !== '2.0') return { kind: 'invalid', id, detail: 'jsonrpc must be "2.0"' };
-  if (body.method === undefined && ('result' in body || 'error' in body)) return { kind: 'response' };
+  if (body.method === undefined && ('result' in body || 'error' in body)) return { kind: 'response', message: { ...body, id } as JsonRpcResponse };
   if (typeof body.method !== 'string' || body.method === '') return { kind: 'invalid', id, detail: 'method must be a non-empty string' };
   if (body.params !== undefined && !isObject(body.params)) return { kind: 'invalid', id, detail: 'params must be an object' };
   if (!('id' in body)) return { kind: 'notification', message: body as unknown as JsonRpcNotification };

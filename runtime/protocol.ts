@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServerDefinition } from './definition.ts';
 import { CatalogError, type ErrorFactory } from './errors.ts';
-import { LOG_LEVELS, META, resolveEra, type Era } from './era.ts';
+import { checkParamHeaders, LOG_LEVELS, META, resolveEra, type Era } from './era.ts';
 import type { LogLevel, Principal } from './handler.ts';
 import { errorMessage, notificationMessage, type JsonRpcRequest, type RequestId } from './jsonrpc.ts';
 import type { ResponseChannel } from './response-channel.ts';
@@ -15,6 +15,8 @@ import type { ResourceRunner } from './resource-runner.ts';
 import type { PromptRunner } from './prompt-runner.ts';
 import type { Completions } from './completion.ts';
 import type { FeatureEnvironment } from './feature-call.ts';
+import { argumentsDigest, callerOf, InputRequired, roundAsker, type Asker, type PendingInputs, type RequestStateSeal } from './input-requests.ts';
+import type { JsonRpcResponse } from './jsonrpc.ts';
 import { SUPPORTED_VERSIONS, negotiate } from './versions.ts';
 import type { Challenges } from './auth.ts';
 
@@ -25,6 +27,8 @@ export interface ProtocolOptions {
   listTtlMs: number;
   /** Threshold of log notifications for handshake-era requests (which cannot carry a level). */
   defaultLogLevel: LogLevel | undefined;
+  /** How handlers' questions to the client are carried: sealed state (2026-07-28), waiting calls (handshake era). */
+  inputs: { seal: RequestStateSeal; pending: PendingInputs };
 }
 
 interface RequestState {
@@ -34,6 +38,8 @@ interface RequestState {
   channel: ResponseChannel;
   /** Creates the request's abort signal; called only when a handler reads ctx.signal. */
   signal: () => AbortSignal;
+  /** The result is an interim input_required one (2026-07-28), not a complete result. */
+  inputRequired?: boolean;
 }
 
 /** Appends pre-serialized fields to a serialized JSON object: `{"a":1}` + `"b":2` -> `{"a":1,"b":2}`. */
@@ -56,6 +62,8 @@ export class McpProtocol {
   private readonly capabilities: Record<string, object>;
   private readonly serverInfoJson: string;
   private readonly statelessFields: string;
+  /** `_meta` with serverInfo alone, for interim results (which carry no resultType "complete"). */
+  private readonly serverInfoMeta: string;
   /** Every list's pages, serialized once: they are fixed for the server's lifetime. */
   private readonly lists: Record<ListMethod, string[]>;
 
@@ -68,7 +76,8 @@ export class McpProtocol {
     private readonly options: ProtocolOptions,
   ) {
     this.serverInfoJson = JSON.stringify(definition.info);
-    this.statelessFields = `"resultType":"complete","_meta":{${JSON.stringify(META.serverInfo)}:${this.serverInfoJson}}`;
+    this.serverInfoMeta = `"_meta":{${JSON.stringify(META.serverInfo)}:${this.serverInfoJson}}`;
+    this.statelessFields = `"resultType":"complete",${this.serverInfoMeta}`;
     const { resources, prompts } = features;
     const hasTemplates = Boolean(definition.resourceTemplatesList?.length);
     this.capabilities = {
@@ -90,7 +99,12 @@ export class McpProtocol {
    * Resolves the era of a message and validates it; throws CatalogError for HTTP-level failures.
    */
   era(message: JsonRpcRequest | { method: string; params?: Record<string, unknown> }, headers: IncomingHttpHeaders): Era {
-    return resolveEra(message as JsonRpcRequest, headers, this.errors, this.options.defaultLogLevel);
+    const era = resolveEra(message as JsonRpcRequest, headers, this.errors, this.options.defaultLogLevel);
+    if (era.stateless && message.method === 'tools/call' && typeof message.params?.name === 'string') {
+      const params = this.runner.get(message.params.name)?.headerParams;
+      if (params) checkParamHeaders(params, message.params.arguments, headers, this.errors);
+    }
+    return era;
   }
 
   /**
@@ -112,7 +126,7 @@ export class McpProtocol {
       channel.finish(errorMessage(request.id, rpcError(err)));
       return;
     }
-    if (era.stateless) json = withFields(json, this.statelessFields);
+    if (era.stateless) json = state.inputRequired ? withFields(json, this.serverInfoMeta) : withFields(json, this.statelessFields);
     channel.finish(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":${json}}`);
   }
 
@@ -253,22 +267,83 @@ export class McpProtocol {
     const meta = params._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken;
     const { channel } = state;
-    return this.runner.call(name, args, {
-      principal: state.principal,
-      signal: state.signal,
-      log: this.logger(state),
-      progress: (progress, total, message) => {
-        if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
-        channel.notify(
-          notificationMessage('notifications/progress', {
-            progressToken,
-            progress,
-            ...(total !== undefined && { total }),
-            ...(message !== undefined && { message }),
-          }),
-        );
-      },
-    });
+    const input = this.inputRound(name, args, params, state);
+    try {
+      return await this.runner.call(name, args, {
+        principal: state.principal,
+        signal: state.signal,
+        log: this.logger(state),
+        ask: input.ask,
+        progress: (progress, total, message) => {
+          if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
+          channel.notify(
+            notificationMessage('notifications/progress', {
+              progressToken,
+              progress,
+              ...(total !== undefined && { total }),
+              ...(message !== undefined && { message }),
+            }),
+          );
+        },
+      });
+    } catch (err) {
+      if (!(err instanceof InputRequired)) throw err;
+      state.inputRequired = true;
+      return input.required(err);
+    }
+  }
+
+  /**
+   * How this call's handler asks the client for input. At 2026-07-28: from the answers the client
+   * sends back with the sealed state of the round before, and an input_required result when one is
+   * missing. In the handshake era: a request on this POST's event stream, answered by a later POST.
+   */
+  private inputRound(
+    tool: string,
+    args: unknown,
+    params: Record<string, unknown>,
+    state: RequestState,
+  ): { ask: Asker; required(question: InputRequired): string } {
+    const { seal, pending } = this.options.inputs;
+    if (!state.era.stateless) {
+      return {
+        ask: (method, askParams) => pending.ask(state.principal, method, askParams, (message) => state.channel.notify(message), state.signal()),
+        required: () => {
+          throw new Error('input_required exists only at 2026-07-28');
+        },
+      };
+    }
+    // The digest of the arguments is taken only when a round is resumed or ends asking.
+    const bound = () => ({ who: callerOf(state.principal), tool, args: argumentsDigest(args) });
+    const answers: Record<string, unknown> = {};
+    if (params.requestState !== undefined || params.inputResponses !== undefined) {
+      const opened = seal.open(params.requestState, bound());
+      if (!opened)
+        throw this.errors.create('INVALID_PARAMS', {
+          detail: 'requestState is missing, altered, expired or belongs to another call; call the tool again without requestState and inputResponses',
+        });
+      const responses = params.inputResponses ?? {};
+      if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
+        throw this.errors.create('INVALID_PARAMS', { detail: 'inputResponses must be an object of answers by the keys of inputRequests' });
+      Object.assign(answers, opened.answers);
+      for (const key of opened.pending) if (Object.hasOwn(responses, key)) answers[key] = (responses as Record<string, unknown>)[key];
+    }
+    const meta = params._meta as Record<string, unknown> | undefined;
+    const declared = (meta?.[META.clientCapabilities] ?? {}) as Record<string, unknown>;
+    return {
+      ask: roundAsker(answers, declared),
+      required: (question) =>
+        JSON.stringify({
+          resultType: 'input_required',
+          inputRequests: { [question.key]: question.request },
+          requestState: seal.seal({ ...bound(), answers, pending: [question.key] }),
+        }),
+    };
+  }
+
+  /** A client's answer to a question a handler put to it (handshake era); unknown ids are dropped. */
+  deliverInput(response: JsonRpcResponse, principal: Principal): boolean {
+    return this.options.inputs.pending.deliver(response, principal);
   }
 
   /** subscriptions/listen: this server's lists never change, so it acknowledges nothing and ends. */

@@ -6,8 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerDefinition, ToolDefinition, ValidationErrorObject } from './definition.ts';
 import { CatalogError, type ErrorFactory, serviceUnavailable, toolErrorConstructors } from './errors.ts';
-import type { ContentResult, HandlerMap, LogLevel, Principal, ToolContext } from './handler.ts';
+import type { ContentResult, ElicitResult, HandlerMap, LogLevel, Principal, SamplingResult, ToolContext } from './handler.ts';
 import { FrameworkConfigError } from './errors.ts';
+import { InputRequestFailedError, InputRequired, InputUnavailableError, type Asker } from './input-requests.ts';
 
 export interface CallToolResult {
   content: ContentResult['content'];
@@ -22,6 +23,8 @@ export interface CallEnvironment {
   signal: () => AbortSignal;
   log(level: LogLevel, data: unknown, logger?: string): void;
   progress(progress: number, total?: number, message?: string): void;
+  /** Puts a handler's question (elicitation, sampling, roots) to the client, as the request's era does. */
+  ask: Asker;
 }
 
 export interface ServerLogger {
@@ -164,12 +167,21 @@ export class ToolRunner<Services = unknown> {
       },
       log: env.log,
       progress: env.progress,
+      elicit: (request) => env.ask('elicitation/create', request) as Promise<ElicitResult>,
+      sample: (request) => env.ask('sampling/createMessage', request) as Promise<SamplingResult>,
+      listRoots: () => env.ask('roots/list', {}) as Promise<{ roots: { uri: string; name?: string }[] }>,
     };
     try {
       const result = await tool.handler(args, ctx);
       return this.finish(name, env, started, this.serialize(name, def, result));
     } catch (err) {
+      // A question the client must answer first (2026-07-28): the protocol answers input_required.
+      if (err instanceof InputRequired) throw err;
       if (err instanceof CatalogError && err.definition.surface === 'tool') return this.finish(name, env, started, this.errorResult(err), err.code);
+      if (err instanceof InputUnavailableError || err instanceof InputRequestFailedError) {
+        const unavailable = this.errors.create('INPUT_UNAVAILABLE', { tool: name, detail: err.message });
+        return this.finish(name, env, started, this.errorResult(unavailable), unavailable.code);
+      }
       const outage = this.options.describeOutage?.(err);
       if (outage !== undefined) {
         this.finish(name, env, started, '', 'SERVICE_UNAVAILABLE');

@@ -1,5 +1,6 @@
 /** The changes from a published contract to the current one that would break existing clients. */
 import { canonical, isObject, own, type Json } from './json.ts';
+import { MCP_HEADER } from '../mcp-header.ts';
 import type { Break, Contract, ErrorContract } from './snapshot.ts';
 import { ANNOTATIONS, compareText } from './snapshot.ts';
 import { counterpart, describeTypes, describeVariant, variantLabel, variantsOf, type Variant } from './variants.ts';
@@ -89,6 +90,14 @@ function compareVariants(published: Variant, current: Variant, direction: Direct
   if (typeof wide.multipleOf === 'number' && !(typeof narrow.multipleOf === 'number' && narrow.multipleOf % wide.multipleOf === 0))
     found.push({ path, message: change('multipleOf') });
   if (wide.uniqueItems === true && narrow.uniqueItems !== true) found.push({ path, message: change('uniqueItems') });
+  // Adding a header is additive (clients that know SEP-2243 start sending it); changing or
+  // dropping one leaves the gateways and load balancers that route on it without it.
+  const header = published.schema[MCP_HEADER];
+  if (direction === 'input' && typeof header === 'string' && current.schema[MCP_HEADER] !== header)
+    found.push({
+      path,
+      message: `${MCP_HEADER} ${describeChange(header, current.schema[MCP_HEADER] as Json)}; intermediaries that route on Mcp-Param-${header} no longer get it`,
+    });
   for (const k of new Set([...Object.keys(published.schema), ...Object.keys(current.schema)]))
     if (!UNDERSTOOD.has(k) && !ANNOTATIONS.has(k) && !k.startsWith('x-') && canonical(published.schema[k]) !== canonical(current.schema[k]))
       found.push({

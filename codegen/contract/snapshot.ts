@@ -13,6 +13,7 @@
 import { canonical, isObject, sortKeys, type Json } from './json.ts';
 import type { JSONSchema } from '../json-schema.ts';
 import { withLocalDefsInlined } from '../defs.ts';
+import { MCP_HEADER } from '../mcp-header.ts';
 
 export interface ContractSource {
   server: { name: string; version: string };
@@ -87,7 +88,8 @@ function contractSchema(schema: Json): Json {
   if (!isObject(schema)) return schema;
   const entries: [string, Json][] = [];
   for (const [key, value] of Object.entries(schema)) {
-    if (ANNOTATIONS.has(key) || key.startsWith('x-')) continue;
+    // x-mcp-header stays: gateways route on the header it names (SEP-2243), so it is contract.
+    if (ANNOTATIONS.has(key) || (key.startsWith('x-') && key !== MCP_HEADER)) continue;
     if (SCHEMA_MAPS.has(key) && isObject(value)) entries.push([key, Object.fromEntries(Object.entries(value).map(([k, v]) => [k, contractSchema(v)]))]);
     else if ((SCHEMA_LISTS.has(key) || SCHEMA_VALUES.has(key)) && Array.isArray(value)) entries.push([key, value.map(contractSchema)]);
     else if (SCHEMA_VALUES.has(key)) entries.push([key, contractSchema(value)]);

@@ -2,7 +2,7 @@
  * Schemas by meaning: a schema is split into one variant per JSON type it accepts, so that
  * `type: [string, null]` and `anyOf: [{type: string}, {type: null}]` compare as the same.
  */
-import { isObject, type Json } from './json.ts';
+import { canonical, isObject, type Json } from './json.ts';
 import { compareText, sortedUnique } from './snapshot.ts';
 /** A JSON type, or `any` for a schema that does not restrict the type. */
 export type VariantType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object' | 'any';
@@ -95,10 +95,18 @@ export function discriminator(v: Variant): string {
 /** The variant of `wide` that must accept everything `v` (one of `narrow`) accepts. */
 export function counterpart(wide: Variant[], narrow: Variant[], v: Variant): Variant | undefined {
   const exact = wide.filter((w) => w.type === v.type);
+  // An unchanged variant is its own counterpart, wherever composition put it (an anyOf of
+  // required sets crossed with a oneOf of kinds gives several variants per discriminator).
+  const same = exact.find((w) => canonical(w.schema) === canonical(v.schema));
+  if (same) return same;
   if (exact.length === 1) return exact[0];
   if (exact.length > 1) {
     const key = discriminator(v);
-    if (key) return exact.find((w) => discriminator(w) === key);
+    const position = (list: Variant[]) => list.filter((n) => n.type === v.type && discriminator(n) === key);
+    if (key) {
+      const candidates = position(exact);
+      return candidates[position(narrow).indexOf(v)] ?? candidates[0];
+    }
     return exact[narrow.filter((n) => n.type === v.type).indexOf(v)];
   }
   return wide.find((w) => w.type === 'number' && v.type === 'integer') ?? wide.find((w) => w.type === 'any');

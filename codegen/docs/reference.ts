@@ -10,7 +10,7 @@ import type { ErrorModel, Model, ToolExample, ToolModel } from '../model.ts';
 import { directDefs } from '../defs.ts';
 import type { Block } from './blocks.ts';
 import { promptBlocks, resourceBlocks } from './features.ts';
-import { fieldRows, isObjectDef, type Defs, type FieldRow, typeOf, detailsOf } from './fields.ts';
+import { fieldRows, isObjectDef, objectBranches, rulesOf, type Defs, type FieldRow, typeOf, detailsOf } from './fields.ts';
 import { code, link, toolAnchor, typeAnchor, type Inline } from './inline.ts';
 
 /** A message template with its parameters shown as <name>. */
@@ -45,7 +45,21 @@ function schemaBlocks(schema: Record<string, unknown>, defs: Defs, requiredHead:
     return [{ kind: 'paragraph', text: `A ${link(ref, `#${typeAnchor(ref)}`)}.${description}` }];
   }
   const rows = fieldRows(schema, defs);
-  return rows.length ? [fieldsTable(rows, requiredHead)] : [{ kind: 'paragraph', text: empty }];
+  const shapes = rows.length ? [] : objectBranches(schema);
+  if (shapes.length)
+    return [
+      { kind: 'paragraph', text: `${shapes[0]!.keyword === 'oneOf' ? 'Exactly one' : 'At least one'} of these ${shapes.length} shapes:` },
+      ...shapes.flatMap((shape, i): Block[] => [
+        { kind: 'paragraph', text: `Shape ${i + 1}${shape.label ? ` (${shape.label})` : ''}:` },
+        ...schemaBlocks(shape.schema, defs, requiredHead, empty),
+      ]),
+    ];
+  // Rules across fields (anyOf of required sets, if/then/else) have no row of their own.
+  const rules = rulesOf(schema, defs);
+  return [
+    rows.length ? fieldsTable(rows, requiredHead) : { kind: 'paragraph', text: empty },
+    ...(rules ? [{ kind: 'paragraph' as const, text: `Also: ${rules}.` }] : []),
+  ];
 }
 
 function exampleBlocks(model: Model, tool: ToolModel, ex: ToolExample, index: number): Block[] {

@@ -1,11 +1,21 @@
 /** generated/server.gen.ts: the ServerDefinition the runtime is started with. */
 import path from 'node:path';
 import { StructureKind, VariableDeclarationKind } from 'ts-morph';
-import type { Model } from '../model.ts';
+import type { Model, ToolModel } from '../model.ts';
 import type { OutputFile } from './output.ts';
 import { literal, renderSource } from './ts-source.ts';
 import { validatorName } from '../schemas.ts';
 import { toolValidators } from './validators.ts';
+import { headerUses } from '../mcp-header.ts';
+import { localDefNames } from '../defs.ts';
+
+/** The tool's x-mcp-header arguments (the loader has checked them): header name and property path. */
+function headerParams(model: Model, tool: ToolModel): { header: string; path: string[] }[] {
+  const defs = Object.fromEntries(model.defs.map((d) => [d.name, d.schema]));
+  return headerUses(tool.input, [], defs, localDefNames(tool.input)).flatMap((u) =>
+    typeof u.header === 'string' && u.argument !== undefined ? [{ header: u.header, path: u.argument.split('.') }] : [],
+  );
+}
 
 const inlineList = (items: readonly string[]) => `[${items.map((i) => JSON.stringify(i)).join(', ')}]`;
 
@@ -18,6 +28,7 @@ export function emitServer(model: Model): OutputFile {
         `errors: ${inlineList(t.errors)}`,
         `validateArguments: ${validatorName(t.typeName, 'Arguments')}`,
         ...(t.output ? [`validateResult: ${validatorName(t.typeName, 'Result')}`] : []),
+        ...(headerParams(model, t).length ? [`headerParams: ${JSON.stringify(headerParams(model, t))}`] : []),
       ];
       return `    ${literal(t.name)}: {\n${lines.map((l) => `      ${l},`).join('\n')}\n    },`;
     })

@@ -2,10 +2,18 @@
 import type { ToolErrors, ToolHandler } from '../../runtime/index.ts';
 import type { Services } from '../../app/services.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-import type { CampaignRef, CampaignResult } from '../types.gen.ts';
-export type ArchiveCampaignArguments = CampaignRef;
+import type { CampaignId, CampaignResult, ProfileId } from '../types.gen.ts';
+export interface ArchiveCampaignArguments {
+  service_profile_id: ProfileId;
+  campaign_id: CampaignId;
+  /**
+   * Ask the user to confirm first, in the client (it must support elicitation); anything but a confirmation leaves the campaign as it is.
+   */
+  confirm_with_user?: boolean;
+}
+
 export type ArchiveCampaignResult = CampaignResult;
 /** The catalog errors archive_campaign may raise. */
-export type ArchiveCampaignErrorCode = 'CAMPAIGN_NOT_FOUND' | 'ILLEGAL_TRANSITION' | 'PROFILE_NOT_FOUND';
+export type ArchiveCampaignErrorCode = 'ARCHIVE_NOT_CONFIRMED' | 'CAMPAIGN_NOT_FOUND' | 'ILLEGAL_TRANSITION' | 'PROFILE_NOT_FOUND';
 /** The handler of tool archive_campaign; export it as `handler` from its handler file. */
 export type ArchiveCampaignHandler = ToolHandler<ArchiveCampaignArguments, ArchiveCampaignResult, ToolErrors<ErrorParams, ArchiveCampaignErrorCode>, Services>;

@@ -3,8 +3,8 @@
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv-formats/dist/formats.js';
 
-export const validateCampaignStatsArguments = validate46;
-const schema75 = {
+export const validateCampaignStatsArguments = validate44;
+const schema74 = {
   type: 'object',
   required: ['service_profile_id', 'campaign_id'],
   additionalProperties: false,
@@ -19,15 +19,15 @@ const schema75 = {
     ProfileId: { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." },
   },
 };
-const schema76 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema77 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
+const schema75 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema76 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
 const func1 = runtime0.default;
 const formats10 = runtime1.fullFormats.date;
 
-function validate46(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate44(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate46.evaluated;
+  const evaluated0 = validate44.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -249,13 +249,13 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate46.errors = vErrors;
+  validate44.errors = vErrors;
   return errors === 0;
 }
-validate46.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate44.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateCampaignStatsResult = validate47;
-const schema78 = {
+export const validateCampaignStatsResult = validate45;
+const schema77 = {
   $ref: '#/$defs/CampaignStats',
   $defs: {
     CampaignStats: {
@@ -296,7 +296,7 @@ const schema78 = {
     },
   },
 };
-const schema79 = {
+const schema78 = {
   type: 'object',
   required: ['campaign_id', 'leads', 'contacted', 'replied', 'reply_rate', 'sent', 'delivered', 'failed', 'replies', 'per_day'],
   additionalProperties: false,
@@ -319,7 +319,7 @@ const schema79 = {
     per_day: { type: 'array', items: { $ref: '#/$defs/DayStats' }, description: 'The days with any message, oldest first.' },
   },
 };
-const schema80 = {
+const schema79 = {
   type: 'object',
   required: ['day', 'sent', 'delivered', 'failed', 'replies'],
   additionalProperties: false,
@@ -334,10 +334,10 @@ const schema80 = {
 };
 const func3 = Object.prototype.hasOwnProperty;
 
-function validate48(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate46(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate48.evaluated;
+  const evaluated0 = validate46.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -498,7 +498,7 @@ function validate48(data, { instancePath = '', parentData, parentDataProperty, r
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema79.properties, key0)) {
+      if (!func3.call(schema78.properties, key0)) {
         const err10 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -1197,27 +1197,27 @@ function validate48(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate48.errors = vErrors;
+  validate46.errors = vErrors;
   return errors === 0;
 }
-validate48.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate46.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate47(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate45(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate47.evaluated;
+  const evaluated0 = validate45.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!validate48(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+  if (!validate46(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
     errors = vErrors.length;
   } else {
   }
-  validate47.errors = vErrors;
+  validate45.errors = vErrors;
   return errors === 0;
 }
-validate47.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate45.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

@@ -4,8 +4,8 @@ import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv/dist/runtime/equal.js';
 import runtime2 from 'ajv-formats/dist/formats.js';
 
-export const validateCreateCampaignArguments = validate50;
-const schema81 = {
+export const validateCreateCampaignArguments = validate48;
+const schema80 = {
   type: 'object',
   required: ['service_profile_id', 'name'],
   additionalProperties: false,
@@ -99,8 +99,8 @@ const schema81 = {
     Weekday: { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' },
   },
 };
-const schema82 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema91 = {
+const schema81 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema90 = {
   type: 'object',
   additionalProperties: false,
   description: "How the campaign's sequence behaves.",
@@ -119,7 +119,7 @@ const schema91 = {
   },
 };
 const func1 = runtime0.default;
-const schema83 = {
+const schema82 = {
   type: 'object',
   required: ['name', 'type', 'text'],
   additionalProperties: false,
@@ -140,33 +140,33 @@ const schema83 = {
     auto_fallback: { $ref: '#/$defs/AutoFallback', default: false },
   },
 };
-const schema84 = {
+const schema83 = {
   enum: ['message', 'connection_request', 'email', 'inmail', 'follow_up'],
   description: 'How the step reaches the lead: a message, a connection request, an email, an InMail or a follow-up in the same thread.',
 };
-const schema85 = {
+const schema84 = {
   type: 'string',
   minLength: 1,
   maxLength: 8000,
   description: 'Message text; may use placeholders such as {name}, {company} or {custom.<field>}.',
 };
-const schema86 = { type: 'string', maxLength: 500, description: 'Subject line (email and inmail).' };
-const schema87 = {
+const schema85 = { type: 'string', maxLength: 500, description: 'Subject line (email and inmail).' };
+const schema86 = {
   type: 'string',
   minLength: 1,
   maxLength: 8000,
   description:
     "Generic version of the message, used when a lead lacks a placeholder's value; plain text without placeholders. Required when the text uses placeholders, unless `auto_fallback` is true.",
 };
-const schema88 = {
+const schema87 = {
   type: 'boolean',
   description: 'When true, unknown values get generic text ({name} -> "there", {company} -> "your company") instead of needing `fallback_text`.',
 };
 
-function validate51(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate49(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate51.evaluated;
+  const evaluated0 = validate49.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -302,13 +302,13 @@ function validate51(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.type;
       const _errs4 = errors;
       const _errs5 = errors;
-      const vSchema0 = schema84.enum;
+      const vSchema0 = schema83.enum;
       if (!(data1 === 'message' || data1 === 'connection_request' || data1 === 'email' || data1 === 'inmail' || data1 === 'follow_up')) {
         const err7 = {
           instancePath: instancePath + '/type',
           schemaPath: '#/$defs/StepType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema84.enum },
+          params: { allowedValues: schema83.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -553,12 +553,12 @@ function validate51(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate51.errors = vErrors;
+  validate49.errors = vErrors;
   return errors === 0;
 }
-validate51.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate49.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-const schema89 = {
+const schema88 = {
   type: 'object',
   additionalProperties: false,
   description:
@@ -575,13 +575,13 @@ const schema89 = {
     },
   },
 };
-const schema90 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
+const schema89 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
 const func0 = runtime1.default;
 
-function validate53(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate51(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate53.evaluated;
+  const evaluated0 = validate51.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -686,13 +686,13 @@ function validate53(data, { instancePath = '', parentData, parentDataProperty, r
           let data2 = data1[i0];
           const _errs6 = errors;
           const _errs7 = errors;
-          const vSchema0 = schema90.enum;
+          const vSchema0 = schema89.enum;
           if (!(data2 === 'mon' || data2 === 'tue' || data2 === 'wed' || data2 === 'thu' || data2 === 'fri' || data2 === 'sat' || data2 === 'sun')) {
             const err5 = {
               instancePath: instancePath + '/days/' + i0,
               schemaPath: '#/$defs/Weekday/enum',
               keyword: 'enum',
-              params: { allowedValues: schema90.enum },
+              params: { allowedValues: schema89.enum },
               message: 'must be equal to one of the allowed values',
             };
             if (vErrors === null) {
@@ -867,15 +867,15 @@ function validate53(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate53.errors = vErrors;
+  validate51.errors = vErrors;
   return errors === 0;
 }
-validate53.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate51.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate50(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate48(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate50.evaluated;
+  const evaluated0 = validate48.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1048,8 +1048,8 @@ function validate50(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data3 = data2[i0];
           const _errs9 = errors;
-          if (!validate51(data3, { instancePath: instancePath + '/steps/' + i0, parentData: data2, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+          if (!validate49(data3, { instancePath: instancePath + '/steps/' + i0, parentData: data2, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
             errors = vErrors.length;
           } else {
           }
@@ -1078,8 +1078,8 @@ function validate50(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.schedule !== undefined) {
       let data4 = data.schedule;
       const _errs10 = errors;
-      if (!validate53(data4, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+      if (!validate51(data4, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
         errors = vErrors.length;
       } else {
       }
@@ -1210,13 +1210,13 @@ function validate50(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate50.errors = vErrors;
+  validate48.errors = vErrors;
   return errors === 0;
 }
-validate50.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate48.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateCreateCampaignResult = validate55;
-const schema92 = {
+export const validateCreateCampaignResult = validate53;
+const schema91 = {
   $ref: '#/$defs/CampaignResult',
   $defs: {
     Campaign: {
@@ -1334,14 +1334,14 @@ const schema92 = {
     Weekday: { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' },
   },
 };
-const schema93 = {
+const schema92 = {
   type: 'object',
   required: ['campaign'],
   additionalProperties: false,
   description: 'The campaign as it is now.',
   properties: { campaign: { $ref: '#/$defs/Campaign' } },
 };
-const schema94 = {
+const schema93 = {
   type: 'object',
   required: ['id', 'name', 'status', 'service_profile_id', 'created_at', 'updated_at', 'steps', 'lead_counts', 'sequence'],
   additionalProperties: false,
@@ -1360,13 +1360,13 @@ const schema94 = {
     sequence: { $ref: '#/$defs/SequenceCounts' },
   },
 };
-const schema95 = {
+const schema94 = {
   enum: ['draft', 'active', 'paused', 'completed', 'archived'],
   description:
     'draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence.',
 };
-const schema96 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
-const schema100 = {
+const schema95 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
+const schema99 = {
   type: 'object',
   additionalProperties: false,
   description: "How the campaign's sequence behaves.",
@@ -1384,7 +1384,7 @@ const schema100 = {
     },
   },
 };
-const schema103 = {
+const schema102 = {
   type: 'object',
   required: ['total', 'active', 'replied'],
   additionalProperties: false,
@@ -1395,7 +1395,7 @@ const schema103 = {
     replied: { type: 'integer', minimum: 0, description: 'Leads who replied.' },
   },
 };
-const schema104 = {
+const schema103 = {
   type: 'object',
   required: ['pending', 'waiting', 'finished', 'replied', 'failed'],
   additionalProperties: false,
@@ -1410,7 +1410,7 @@ const schema104 = {
 };
 const func3 = Object.prototype.hasOwnProperty;
 const formats2 = runtime2.fullFormats['date-time'];
-const schema98 = {
+const schema97 = {
   type: 'object',
   additionalProperties: false,
   description:
@@ -1427,12 +1427,12 @@ const schema98 = {
     },
   },
 };
-const schema99 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
+const schema98 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
 
-function validate58(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate56(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate58.evaluated;
+  const evaluated0 = validate56.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1537,13 +1537,13 @@ function validate58(data, { instancePath = '', parentData, parentDataProperty, r
           let data2 = data1[i0];
           const _errs6 = errors;
           const _errs7 = errors;
-          const vSchema0 = schema99.enum;
+          const vSchema0 = schema98.enum;
           if (!(data2 === 'mon' || data2 === 'tue' || data2 === 'wed' || data2 === 'thu' || data2 === 'fri' || data2 === 'sat' || data2 === 'sun')) {
             const err5 = {
               instancePath: instancePath + '/days/' + i0,
               schemaPath: '#/$defs/Weekday/enum',
               keyword: 'enum',
-              params: { allowedValues: schema99.enum },
+              params: { allowedValues: schema98.enum },
               message: 'must be equal to one of the allowed values',
             };
             if (vErrors === null) {
@@ -1718,12 +1718,12 @@ function validate58(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate58.errors = vErrors;
+  validate56.errors = vErrors;
   return errors === 0;
 }
-validate58.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate56.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-const schema101 = {
+const schema100 = {
   type: 'object',
   required: ['id', 'position', 'name', 'type', 'text', 'delay_days', 'auto_fallback'],
   additionalProperties: false,
@@ -1740,15 +1740,15 @@ const schema101 = {
     auto_fallback: { type: 'boolean', description: 'Whether unknown values get generic text.' },
   },
 };
-const schema102 = {
+const schema101 = {
   enum: ['message', 'connection_request', 'email', 'inmail', 'follow_up'],
   description: 'How the step reaches the lead: a message, a connection request, an email, an InMail or a follow-up in the same thread.',
 };
 
-function validate60(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate58(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate60.evaluated;
+  const evaluated0 = validate58.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1864,7 +1864,7 @@ function validate60(data, { instancePath = '', parentData, parentDataProperty, r
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema101.properties, key0)) {
+      if (!func3.call(schema100.properties, key0)) {
         const err7 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -1964,13 +1964,13 @@ function validate60(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.type;
       const _errs8 = errors;
       const _errs9 = errors;
-      const vSchema0 = schema102.enum;
+      const vSchema0 = schema101.enum;
       if (!(data3 === 'message' || data3 === 'connection_request' || data3 === 'email' || data3 === 'inmail' || data3 === 'follow_up')) {
         const err12 = {
           instancePath: instancePath + '/type',
           schemaPath: '#/$defs/StepType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema102.enum },
+          params: { allowedValues: schema101.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -2114,15 +2114,15 @@ function validate60(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate60.errors = vErrors;
+  validate58.errors = vErrors;
   return errors === 0;
 }
-validate60.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate58.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate57(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate55(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate57.evaluated;
+  const evaluated0 = validate55.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -2268,7 +2268,7 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema94.properties, key0)) {
+      if (!func3.call(schema93.properties, key0)) {
         const err9 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -2330,13 +2330,13 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.status;
       const _errs6 = errors;
       const _errs7 = errors;
-      const vSchema0 = schema95.enum;
+      const vSchema0 = schema94.enum;
       if (!(data2 === 'draft' || data2 === 'active' || data2 === 'paused' || data2 === 'completed' || data2 === 'archived')) {
         const err12 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/$defs/CampaignStatus/enum',
           keyword: 'enum',
-          params: { allowedValues: schema95.enum },
+          params: { allowedValues: schema94.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -2455,8 +2455,8 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.schedule !== undefined) {
       let data6 = data.schedule;
       const _errs16 = errors;
-      if (!validate58(data6, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+      if (!validate56(data6, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
         errors = vErrors.length;
       } else {
       }
@@ -2588,8 +2588,8 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data11 = data10[i0];
           const _errs27 = errors;
-          if (!validate60(data11, { instancePath: instancePath + '/steps/' + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+          if (!validate58(data11, { instancePath: instancePath + '/steps/' + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
             errors = vErrors.length;
           } else {
           }
@@ -3132,15 +3132,15 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate57.errors = vErrors;
+  validate55.errors = vErrors;
   return errors === 0;
 }
-validate57.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate55.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate56(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate54(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate56.evaluated;
+  const evaluated0 = validate54.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -3185,8 +3185,8 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.campaign !== undefined) {
       let data0 = data.campaign;
       const _errs2 = errors;
-      if (!validate57(data0, { instancePath: instancePath + '/campaign', parentData: data, parentDataProperty: 'campaign', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+      if (!validate55(data0, { instancePath: instancePath + '/campaign', parentData: data, parentDataProperty: 'campaign', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
         errors = vErrors.length;
       } else {
       }
@@ -3201,27 +3201,27 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate56.errors = vErrors;
+  validate54.errors = vErrors;
   return errors === 0;
 }
-validate56.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate54.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate55(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate53(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate55.evaluated;
+  const evaluated0 = validate53.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!validate56(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+  if (!validate54(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
     errors = vErrors.length;
   } else {
   }
-  validate55.errors = vErrors;
+  validate53.errors = vErrors;
   return errors === 0;
 }
-validate55.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate53.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

@@ -4,8 +4,8 @@ import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv-formats/dist/formats.js';
 import runtime2 from 'ajv/dist/runtime/equal.js';
 
-export const validateDeleteStepArguments = validate64;
-const schema105 = {
+export const validateDeleteStepArguments = validate62;
+const schema104 = {
   type: 'object',
   required: ['service_profile_id', 'campaign_id', 'step_id'],
   additionalProperties: false,
@@ -16,15 +16,15 @@ const schema105 = {
     StepId: { type: 'string', minLength: 1, description: 'The id of a step (from `get_campaign`).' },
   },
 };
-const schema106 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema107 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
-const schema108 = { type: 'string', minLength: 1, description: 'The id of a step (from `get_campaign`).' };
+const schema105 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema106 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
+const schema107 = { type: 'string', minLength: 1, description: 'The id of a step (from `get_campaign`).' };
 const func1 = runtime0.default;
 
-function validate64(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate62(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate64.evaluated;
+  const evaluated0 = validate62.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -222,13 +222,13 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate64.errors = vErrors;
+  validate62.errors = vErrors;
   return errors === 0;
 }
-validate64.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate62.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateDeleteStepResult = validate65;
-const schema109 = {
+export const validateDeleteStepResult = validate63;
+const schema108 = {
   $ref: '#/$defs/CampaignResult',
   $defs: {
     Campaign: {
@@ -346,14 +346,14 @@ const schema109 = {
     Weekday: { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' },
   },
 };
-const schema110 = {
+const schema109 = {
   type: 'object',
   required: ['campaign'],
   additionalProperties: false,
   description: 'The campaign as it is now.',
   properties: { campaign: { $ref: '#/$defs/Campaign' } },
 };
-const schema111 = {
+const schema110 = {
   type: 'object',
   required: ['id', 'name', 'status', 'service_profile_id', 'created_at', 'updated_at', 'steps', 'lead_counts', 'sequence'],
   additionalProperties: false,
@@ -372,13 +372,13 @@ const schema111 = {
     sequence: { $ref: '#/$defs/SequenceCounts' },
   },
 };
-const schema112 = {
+const schema111 = {
   enum: ['draft', 'active', 'paused', 'completed', 'archived'],
   description:
     'draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence.',
 };
-const schema113 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
-const schema117 = {
+const schema112 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
+const schema116 = {
   type: 'object',
   additionalProperties: false,
   description: "How the campaign's sequence behaves.",
@@ -396,7 +396,7 @@ const schema117 = {
     },
   },
 };
-const schema120 = {
+const schema119 = {
   type: 'object',
   required: ['total', 'active', 'replied'],
   additionalProperties: false,
@@ -407,7 +407,7 @@ const schema120 = {
     replied: { type: 'integer', minimum: 0, description: 'Leads who replied.' },
   },
 };
-const schema121 = {
+const schema120 = {
   type: 'object',
   required: ['pending', 'waiting', 'finished', 'replied', 'failed'],
   additionalProperties: false,
@@ -422,7 +422,7 @@ const schema121 = {
 };
 const func3 = Object.prototype.hasOwnProperty;
 const formats2 = runtime1.fullFormats['date-time'];
-const schema115 = {
+const schema114 = {
   type: 'object',
   additionalProperties: false,
   description:
@@ -439,13 +439,13 @@ const schema115 = {
     },
   },
 };
-const schema116 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
+const schema115 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
 const func0 = runtime2.default;
 
-function validate68(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate66(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate68.evaluated;
+  const evaluated0 = validate66.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -550,13 +550,13 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           let data2 = data1[i0];
           const _errs6 = errors;
           const _errs7 = errors;
-          const vSchema0 = schema116.enum;
+          const vSchema0 = schema115.enum;
           if (!(data2 === 'mon' || data2 === 'tue' || data2 === 'wed' || data2 === 'thu' || data2 === 'fri' || data2 === 'sat' || data2 === 'sun')) {
             const err5 = {
               instancePath: instancePath + '/days/' + i0,
               schemaPath: '#/$defs/Weekday/enum',
               keyword: 'enum',
-              params: { allowedValues: schema116.enum },
+              params: { allowedValues: schema115.enum },
               message: 'must be equal to one of the allowed values',
             };
             if (vErrors === null) {
@@ -731,12 +731,12 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate68.errors = vErrors;
+  validate66.errors = vErrors;
   return errors === 0;
 }
-validate68.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate66.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-const schema118 = {
+const schema117 = {
   type: 'object',
   required: ['id', 'position', 'name', 'type', 'text', 'delay_days', 'auto_fallback'],
   additionalProperties: false,
@@ -753,15 +753,15 @@ const schema118 = {
     auto_fallback: { type: 'boolean', description: 'Whether unknown values get generic text.' },
   },
 };
-const schema119 = {
+const schema118 = {
   enum: ['message', 'connection_request', 'email', 'inmail', 'follow_up'],
   description: 'How the step reaches the lead: a message, a connection request, an email, an InMail or a follow-up in the same thread.',
 };
 
-function validate70(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate68(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate70.evaluated;
+  const evaluated0 = validate68.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -877,7 +877,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema118.properties, key0)) {
+      if (!func3.call(schema117.properties, key0)) {
         const err7 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -977,13 +977,13 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.type;
       const _errs8 = errors;
       const _errs9 = errors;
-      const vSchema0 = schema119.enum;
+      const vSchema0 = schema118.enum;
       if (!(data3 === 'message' || data3 === 'connection_request' || data3 === 'email' || data3 === 'inmail' || data3 === 'follow_up')) {
         const err12 = {
           instancePath: instancePath + '/type',
           schemaPath: '#/$defs/StepType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema119.enum },
+          params: { allowedValues: schema118.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -1127,15 +1127,15 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate70.errors = vErrors;
+  validate68.errors = vErrors;
   return errors === 0;
 }
-validate70.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate68.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate67(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate65(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate67.evaluated;
+  const evaluated0 = validate65.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1281,7 +1281,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema111.properties, key0)) {
+      if (!func3.call(schema110.properties, key0)) {
         const err9 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -1343,13 +1343,13 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.status;
       const _errs6 = errors;
       const _errs7 = errors;
-      const vSchema0 = schema112.enum;
+      const vSchema0 = schema111.enum;
       if (!(data2 === 'draft' || data2 === 'active' || data2 === 'paused' || data2 === 'completed' || data2 === 'archived')) {
         const err12 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/$defs/CampaignStatus/enum',
           keyword: 'enum',
-          params: { allowedValues: schema112.enum },
+          params: { allowedValues: schema111.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -1468,8 +1468,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.schedule !== undefined) {
       let data6 = data.schedule;
       const _errs16 = errors;
-      if (!validate68(data6, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+      if (!validate66(data6, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
         errors = vErrors.length;
       } else {
       }
@@ -1601,8 +1601,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data11 = data10[i0];
           const _errs27 = errors;
-          if (!validate70(data11, { instancePath: instancePath + '/steps/' + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+          if (!validate68(data11, { instancePath: instancePath + '/steps/' + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
             errors = vErrors.length;
           } else {
           }
@@ -2145,15 +2145,15 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate67.errors = vErrors;
+  validate65.errors = vErrors;
   return errors === 0;
 }
-validate67.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate65.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate66(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate64(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate66.evaluated;
+  const evaluated0 = validate64.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -2198,8 +2198,8 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.campaign !== undefined) {
       let data0 = data.campaign;
       const _errs2 = errors;
-      if (!validate67(data0, { instancePath: instancePath + '/campaign', parentData: data, parentDataProperty: 'campaign', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+      if (!validate65(data0, { instancePath: instancePath + '/campaign', parentData: data, parentDataProperty: 'campaign', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
         errors = vErrors.length;
       } else {
       }
@@ -2214,27 +2214,27 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate66.errors = vErrors;
+  validate64.errors = vErrors;
   return errors === 0;
 }
-validate66.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate64.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate65(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate63(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate65.evaluated;
+  const evaluated0 = validate63.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!validate66(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+  if (!validate64(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
     errors = vErrors.length;
   } else {
   }
-  validate65.errors = vErrors;
+  validate63.errors = vErrors;
   return errors === 0;
 }
-validate65.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate63.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

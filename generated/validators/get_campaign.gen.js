@@ -4,8 +4,8 @@ import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv-formats/dist/formats.js';
 import runtime2 from 'ajv/dist/runtime/equal.js';
 
-export const validateGetCampaignArguments = validate74;
-const schema122 = {
+export const validateGetCampaignArguments = validate72;
+const schema121 = {
   $ref: '#/$defs/CampaignRef',
   $defs: {
     CampaignId: { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' },
@@ -19,21 +19,21 @@ const schema122 = {
     ProfileId: { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." },
   },
 };
-const schema123 = {
+const schema122 = {
   type: 'object',
   required: ['service_profile_id', 'campaign_id'],
   additionalProperties: false,
   description: 'Names one campaign of a profile.',
   properties: { service_profile_id: { $ref: '#/$defs/ProfileId' }, campaign_id: { $ref: '#/$defs/CampaignId' } },
 };
-const schema124 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema125 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
+const schema123 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema124 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
 const func1 = runtime0.default;
 
-function validate75(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate73(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate75.evaluated;
+  const evaluated0 = validate73.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -177,33 +177,33 @@ function validate75(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate75.errors = vErrors;
+  validate73.errors = vErrors;
   return errors === 0;
 }
-validate75.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate73.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate74(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate72(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate74.evaluated;
+  const evaluated0 = validate72.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!validate75(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+  if (!validate73(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
     errors = vErrors.length;
   } else {
   }
-  validate74.errors = vErrors;
+  validate72.errors = vErrors;
   return errors === 0;
 }
-validate74.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate72.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateGetCampaignResult = validate77;
-const schema126 = {
+export const validateGetCampaignResult = validate75;
+const schema125 = {
   $ref: '#/$defs/CampaignResult',
   $defs: {
     Campaign: {
@@ -321,14 +321,14 @@ const schema126 = {
     Weekday: { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' },
   },
 };
-const schema127 = {
+const schema126 = {
   type: 'object',
   required: ['campaign'],
   additionalProperties: false,
   description: 'The campaign as it is now.',
   properties: { campaign: { $ref: '#/$defs/Campaign' } },
 };
-const schema128 = {
+const schema127 = {
   type: 'object',
   required: ['id', 'name', 'status', 'service_profile_id', 'created_at', 'updated_at', 'steps', 'lead_counts', 'sequence'],
   additionalProperties: false,
@@ -347,13 +347,13 @@ const schema128 = {
     sequence: { $ref: '#/$defs/SequenceCounts' },
   },
 };
-const schema129 = {
+const schema128 = {
   enum: ['draft', 'active', 'paused', 'completed', 'archived'],
   description:
     'draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence.',
 };
-const schema130 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
-const schema134 = {
+const schema129 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
+const schema133 = {
   type: 'object',
   additionalProperties: false,
   description: "How the campaign's sequence behaves.",
@@ -371,7 +371,7 @@ const schema134 = {
     },
   },
 };
-const schema137 = {
+const schema136 = {
   type: 'object',
   required: ['total', 'active', 'replied'],
   additionalProperties: false,
@@ -382,7 +382,7 @@ const schema137 = {
     replied: { type: 'integer', minimum: 0, description: 'Leads who replied.' },
   },
 };
-const schema138 = {
+const schema137 = {
   type: 'object',
   required: ['pending', 'waiting', 'finished', 'replied', 'failed'],
   additionalProperties: false,
@@ -397,7 +397,7 @@ const schema138 = {
 };
 const func3 = Object.prototype.hasOwnProperty;
 const formats2 = runtime1.fullFormats['date-time'];
-const schema132 = {
+const schema131 = {
   type: 'object',
   additionalProperties: false,
   description:
@@ -414,13 +414,13 @@ const schema132 = {
     },
   },
 };
-const schema133 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
+const schema132 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
 const func0 = runtime2.default;
 
-function validate80(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate78(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate80.evaluated;
+  const evaluated0 = validate78.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -525,13 +525,13 @@ function validate80(data, { instancePath = '', parentData, parentDataProperty, r
           let data2 = data1[i0];
           const _errs6 = errors;
           const _errs7 = errors;
-          const vSchema0 = schema133.enum;
+          const vSchema0 = schema132.enum;
           if (!(data2 === 'mon' || data2 === 'tue' || data2 === 'wed' || data2 === 'thu' || data2 === 'fri' || data2 === 'sat' || data2 === 'sun')) {
             const err5 = {
               instancePath: instancePath + '/days/' + i0,
               schemaPath: '#/$defs/Weekday/enum',
               keyword: 'enum',
-              params: { allowedValues: schema133.enum },
+              params: { allowedValues: schema132.enum },
               message: 'must be equal to one of the allowed values',
             };
             if (vErrors === null) {
@@ -706,12 +706,12 @@ function validate80(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate80.errors = vErrors;
+  validate78.errors = vErrors;
   return errors === 0;
 }
-validate80.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate78.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-const schema135 = {
+const schema134 = {
   type: 'object',
   required: ['id', 'position', 'name', 'type', 'text', 'delay_days', 'auto_fallback'],
   additionalProperties: false,
@@ -728,15 +728,15 @@ const schema135 = {
     auto_fallback: { type: 'boolean', description: 'Whether unknown values get generic text.' },
   },
 };
-const schema136 = {
+const schema135 = {
   enum: ['message', 'connection_request', 'email', 'inmail', 'follow_up'],
   description: 'How the step reaches the lead: a message, a connection request, an email, an InMail or a follow-up in the same thread.',
 };
 
-function validate82(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate80(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate82.evaluated;
+  const evaluated0 = validate80.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -852,7 +852,7 @@ function validate82(data, { instancePath = '', parentData, parentDataProperty, r
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema135.properties, key0)) {
+      if (!func3.call(schema134.properties, key0)) {
         const err7 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -952,13 +952,13 @@ function validate82(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.type;
       const _errs8 = errors;
       const _errs9 = errors;
-      const vSchema0 = schema136.enum;
+      const vSchema0 = schema135.enum;
       if (!(data3 === 'message' || data3 === 'connection_request' || data3 === 'email' || data3 === 'inmail' || data3 === 'follow_up')) {
         const err12 = {
           instancePath: instancePath + '/type',
           schemaPath: '#/$defs/StepType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema136.enum },
+          params: { allowedValues: schema135.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -1102,15 +1102,15 @@ function validate82(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate82.errors = vErrors;
+  validate80.errors = vErrors;
   return errors === 0;
 }
-validate82.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate80.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate79(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate77(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate79.evaluated;
+  const evaluated0 = validate77.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1256,7 +1256,7 @@ function validate79(data, { instancePath = '', parentData, parentDataProperty, r
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema128.properties, key0)) {
+      if (!func3.call(schema127.properties, key0)) {
         const err9 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -1318,13 +1318,13 @@ function validate79(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.status;
       const _errs6 = errors;
       const _errs7 = errors;
-      const vSchema0 = schema129.enum;
+      const vSchema0 = schema128.enum;
       if (!(data2 === 'draft' || data2 === 'active' || data2 === 'paused' || data2 === 'completed' || data2 === 'archived')) {
         const err12 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/$defs/CampaignStatus/enum',
           keyword: 'enum',
-          params: { allowedValues: schema129.enum },
+          params: { allowedValues: schema128.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -1443,8 +1443,8 @@ function validate79(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.schedule !== undefined) {
       let data6 = data.schedule;
       const _errs16 = errors;
-      if (!validate80(data6, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+      if (!validate78(data6, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
         errors = vErrors.length;
       } else {
       }
@@ -1576,8 +1576,8 @@ function validate79(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data11 = data10[i0];
           const _errs27 = errors;
-          if (!validate82(data11, { instancePath: instancePath + '/steps/' + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+          if (!validate80(data11, { instancePath: instancePath + '/steps/' + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
             errors = vErrors.length;
           } else {
           }
@@ -2120,15 +2120,15 @@ function validate79(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate79.errors = vErrors;
+  validate77.errors = vErrors;
   return errors === 0;
 }
-validate79.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate77.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate78(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate76(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate78.evaluated;
+  const evaluated0 = validate76.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -2173,8 +2173,8 @@ function validate78(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.campaign !== undefined) {
       let data0 = data.campaign;
       const _errs2 = errors;
-      if (!validate79(data0, { instancePath: instancePath + '/campaign', parentData: data, parentDataProperty: 'campaign', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+      if (!validate77(data0, { instancePath: instancePath + '/campaign', parentData: data, parentDataProperty: 'campaign', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
         errors = vErrors.length;
       } else {
       }
@@ -2189,27 +2189,27 @@ function validate78(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate78.errors = vErrors;
+  validate76.errors = vErrors;
   return errors === 0;
 }
-validate78.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate76.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate77(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate75(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate77.evaluated;
+  const evaluated0 = validate75.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!validate78(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+  if (!validate76(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
     errors = vErrors.length;
   } else {
   }
-  validate77.errors = vErrors;
+  validate75.errors = vErrors;
   return errors === 0;
 }
-validate77.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate75.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

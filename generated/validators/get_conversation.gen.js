@@ -3,8 +3,8 @@
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv-formats/dist/formats.js';
 
-export const validateGetConversationArguments = validate86;
-const schema139 = {
+export const validateGetConversationArguments = validate84;
+const schema138 = {
   type: 'object',
   required: ['service_profile_id', 'conversation_id'],
   additionalProperties: false,
@@ -14,13 +14,13 @@ const schema139 = {
   },
   $defs: { ProfileId: { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." } },
 };
-const schema140 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema139 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
 const func1 = runtime0.default;
 
-function validate86(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate84(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate86.evaluated;
+  const evaluated0 = validate84.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -162,13 +162,13 @@ function validate86(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate86.errors = vErrors;
+  validate84.errors = vErrors;
   return errors === 0;
 }
-validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate84.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateGetConversationResult = validate87;
-const schema141 = {
+export const validateGetConversationResult = validate85;
+const schema140 = {
   type: 'object',
   required: ['conversation'],
   additionalProperties: false,
@@ -211,7 +211,7 @@ const schema141 = {
     Timestamp: { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' },
   },
 };
-const schema142 = {
+const schema141 = {
   type: 'object',
   required: ['id', 'created_at', 'last_message_at', 'messages'],
   additionalProperties: false,
@@ -225,9 +225,9 @@ const schema142 = {
     messages: { type: 'array', items: { $ref: '#/$defs/Message' }, description: 'Its messages, oldest first.' },
   },
 };
-const schema143 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
+const schema142 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
 const formats2 = runtime1.fullFormats['date-time'];
-const schema145 = {
+const schema144 = {
   type: 'object',
   required: ['id', 'conversation_id', 'direction', 'status', 'text', 'created_at'],
   additionalProperties: false,
@@ -249,10 +249,10 @@ const schema145 = {
 };
 const func3 = Object.prototype.hasOwnProperty;
 
-function validate89(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate87(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate89.evaluated;
+  const evaluated0 = validate87.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -353,7 +353,7 @@ function validate89(data, { instancePath = '', parentData, parentDataProperty, r
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema145.properties, key0)) {
+      if (!func3.call(schema144.properties, key0)) {
         const err6 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -414,13 +414,13 @@ function validate89(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.direction !== undefined) {
       let data2 = data.direction;
       const _errs6 = errors;
-      const vSchema0 = schema145.properties.direction.enum;
+      const vSchema0 = schema144.properties.direction.enum;
       if (!(data2 === 'outbound' || data2 === 'inbound')) {
         const err9 = {
           instancePath: instancePath + '/direction',
           schemaPath: '#/properties/direction/enum',
           keyword: 'enum',
-          params: { allowedValues: schema145.properties.direction.enum },
+          params: { allowedValues: schema144.properties.direction.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -435,13 +435,13 @@ function validate89(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.status !== undefined) {
       let data3 = data.status;
       const _errs7 = errors;
-      const vSchema1 = schema145.properties.status.enum;
+      const vSchema1 = schema144.properties.status.enum;
       if (!(data3 === 'queued' || data3 === 'delivered' || data3 === 'failed' || data3 === 'received')) {
         const err10 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema145.properties.status.enum },
+          params: { allowedValues: schema144.properties.status.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -670,15 +670,15 @@ function validate89(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate89.errors = vErrors;
+  validate87.errors = vErrors;
   return errors === 0;
 }
-validate89.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate88(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate86(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate88.evaluated;
+  const evaluated0 = validate86.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -920,8 +920,8 @@ function validate88(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data6 = data5[i0];
           const _errs16 = errors;
-          if (!validate89(data6, { instancePath: instancePath + '/messages/' + i0, parentData: data5, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+          if (!validate87(data6, { instancePath: instancePath + '/messages/' + i0, parentData: data5, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
             errors = vErrors.length;
           } else {
           }
@@ -956,15 +956,15 @@ function validate88(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate88.errors = vErrors;
+  validate86.errors = vErrors;
   return errors === 0;
 }
-validate88.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate87(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate85(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate87.evaluated;
+  const evaluated0 = validate85.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1010,9 +1010,9 @@ function validate87(data, { instancePath = '', parentData, parentDataProperty, r
       let data0 = data.conversation;
       const _errs2 = errors;
       if (
-        !validate88(data0, { instancePath: instancePath + '/conversation', parentData: data, parentDataProperty: 'conversation', rootData, dynamicAnchors })
+        !validate86(data0, { instancePath: instancePath + '/conversation', parentData: data, parentDataProperty: 'conversation', rootData, dynamicAnchors })
       ) {
-        vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+        vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
         errors = vErrors.length;
       } else {
       }
@@ -1027,7 +1027,7 @@ function validate87(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate87.errors = vErrors;
+  validate85.errors = vErrors;
   return errors === 0;
 }
-validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate85.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

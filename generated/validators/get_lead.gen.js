@@ -3,8 +3,8 @@
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv-formats/dist/formats.js';
 
-export const validateGetLeadArguments = validate92;
-const schema148 = {
+export const validateGetLeadArguments = validate90;
+const schema147 = {
   $ref: '#/$defs/LeadRef',
   $defs: {
     LeadId: { type: 'string', minLength: 1, description: 'The id of a lead (from `list_leads` or `add_leads`).' },
@@ -18,21 +18,21 @@ const schema148 = {
     ProfileId: { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." },
   },
 };
-const schema149 = {
+const schema148 = {
   type: 'object',
   required: ['service_profile_id', 'lead_id'],
   additionalProperties: false,
   description: 'Names one lead of a profile.',
   properties: { service_profile_id: { $ref: '#/$defs/ProfileId' }, lead_id: { $ref: '#/$defs/LeadId' } },
 };
-const schema150 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema151 = { type: 'string', minLength: 1, description: 'The id of a lead (from `list_leads` or `add_leads`).' };
+const schema149 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema150 = { type: 'string', minLength: 1, description: 'The id of a lead (from `list_leads` or `add_leads`).' };
 const func1 = runtime0.default;
 
-function validate93(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate91(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate93.evaluated;
+  const evaluated0 = validate91.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -176,33 +176,33 @@ function validate93(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate93.errors = vErrors;
+  validate91.errors = vErrors;
   return errors === 0;
 }
-validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate92(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate90(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate92.evaluated;
+  const evaluated0 = validate90.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!validate93(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+  if (!validate91(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
     errors = vErrors.length;
   } else {
   }
-  validate92.errors = vErrors;
+  validate90.errors = vErrors;
   return errors === 0;
 }
-validate92.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateGetLeadResult = validate95;
-const schema152 = {
+export const validateGetLeadResult = validate93;
+const schema151 = {
   type: 'object',
   required: ['lead'],
   additionalProperties: false,
@@ -261,7 +261,7 @@ const schema152 = {
     Timestamp: { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' },
   },
 };
-const schema153 = {
+const schema152 = {
   type: 'object',
   required: ['id', 'campaign_id', 'status', 'created_at', 'sequence'],
   additionalProperties: false,
@@ -288,11 +288,11 @@ const schema153 = {
     },
   },
 };
-const schema154 = { enum: ['active', 'replied'], description: 'active: has not replied; replied: answered in its conversation.' };
-const schema155 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
+const schema153 = { enum: ['active', 'replied'], description: 'active: has not replied; replied: answered in its conversation.' };
+const schema154 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
 const func3 = Object.prototype.hasOwnProperty;
 const formats2 = runtime1.fullFormats['date-time'];
-const schema156 = {
+const schema155 = {
   type: 'object',
   required: ['status', 'steps_sent'],
   additionalProperties: false,
@@ -309,16 +309,16 @@ const schema156 = {
     error: { type: 'string', description: 'Why the sequence failed.' },
   },
 };
-const schema157 = {
+const schema156 = {
   enum: ['pending', 'waiting', 'finished', 'replied', 'failed'],
   description:
     'pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error).',
 };
 
-function validate97(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate95(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate97.evaluated;
+  const evaluated0 = validate95.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -379,13 +379,13 @@ function validate97(data, { instancePath = '', parentData, parentDataProperty, r
       let data0 = data.status;
       const _errs2 = errors;
       const _errs3 = errors;
-      const vSchema0 = schema157.enum;
+      const vSchema0 = schema156.enum;
       if (!(data0 === 'pending' || data0 === 'waiting' || data0 === 'finished' || data0 === 'replied' || data0 === 'failed')) {
         const err3 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/$defs/SequenceStatus/enum',
           keyword: 'enum',
-          params: { allowedValues: schema157.enum },
+          params: { allowedValues: schema156.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -586,15 +586,15 @@ function validate97(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate97.errors = vErrors;
+  validate95.errors = vErrors;
   return errors === 0;
 }
-validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate96(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate94(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate96.evaluated;
+  const evaluated0 = validate94.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -680,7 +680,7 @@ function validate96(data, { instancePath = '', parentData, parentDataProperty, r
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema153.properties, key0)) {
+      if (!func3.call(schema152.properties, key0)) {
         const err5 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -742,13 +742,13 @@ function validate96(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.status;
       const _errs6 = errors;
       const _errs7 = errors;
-      const vSchema0 = schema154.enum;
+      const vSchema0 = schema153.enum;
       if (!(data2 === 'active' || data2 === 'replied')) {
         const err8 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/$defs/LeadStatus/enum',
           keyword: 'enum',
-          params: { allowedValues: schema154.enum },
+          params: { allowedValues: schema153.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -805,8 +805,8 @@ function validate96(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sequence !== undefined) {
       let data4 = data.sequence;
       const _errs11 = errors;
-      if (!validate97(data4, { instancePath: instancePath + '/sequence', parentData: data, parentDataProperty: 'sequence', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+      if (!validate95(data4, { instancePath: instancePath + '/sequence', parentData: data, parentDataProperty: 'sequence', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
         errors = vErrors.length;
       } else {
       }
@@ -1054,15 +1054,15 @@ function validate96(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate96.errors = vErrors;
+  validate94.errors = vErrors;
   return errors === 0;
 }
-validate96.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate94.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate95(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate93(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate95.evaluated;
+  const evaluated0 = validate93.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1107,8 +1107,8 @@ function validate95(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.lead !== undefined) {
       let data0 = data.lead;
       const _errs2 = errors;
-      if (!validate96(data0, { instancePath: instancePath + '/lead', parentData: data, parentDataProperty: 'lead', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+      if (!validate94(data0, { instancePath: instancePath + '/lead', parentData: data, parentDataProperty: 'lead', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
         errors = vErrors.length;
       } else {
       }
@@ -1123,7 +1123,7 @@ function validate95(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate95.errors = vErrors;
+  validate93.errors = vErrors;
   return errors === 0;
 }
-validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

@@ -4,8 +4,8 @@ import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv/dist/runtime/equal.js';
 import runtime2 from 'ajv-formats/dist/formats.js';
 
-export const validateListCampaignsArguments = validate100;
-const schema160 = {
+export const validateListCampaignsArguments = validate98;
+const schema159 = {
   type: 'object',
   required: ['service_profile_id'],
   additionalProperties: false,
@@ -32,21 +32,21 @@ const schema160 = {
     ProfileId: { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." },
   },
 };
-const schema161 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema162 = {
+const schema160 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema161 = {
   enum: ['draft', 'active', 'paused', 'completed', 'archived'],
   description:
     'draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence.',
 };
-const schema163 = { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size (1-100, default 20).' };
-const schema164 = { type: 'string', minLength: 1, description: 'The `next_cursor` of the previous page; omit for the first page.' };
+const schema162 = { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size (1-100, default 20).' };
+const schema163 = { type: 'string', minLength: 1, description: 'The `next_cursor` of the previous page; omit for the first page.' };
 const func1 = runtime0.default;
 const func0 = runtime1.default;
 
-function validate100(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate98(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate100.evaluated;
+  const evaluated0 = validate98.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -153,13 +153,13 @@ function validate100(data, { instancePath = '', parentData, parentDataProperty, 
           let data2 = data1[i0];
           const _errs7 = errors;
           const _errs8 = errors;
-          const vSchema0 = schema162.enum;
+          const vSchema0 = schema161.enum;
           if (!(data2 === 'draft' || data2 === 'active' || data2 === 'paused' || data2 === 'completed' || data2 === 'archived')) {
             const err5 = {
               instancePath: instancePath + '/status/' + i0,
               schemaPath: '#/$defs/CampaignStatus/enum',
               keyword: 'enum',
-              params: { allowedValues: schema162.enum },
+              params: { allowedValues: schema161.enum },
               message: 'must be equal to one of the allowed values',
             };
             if (vErrors === null) {
@@ -322,13 +322,13 @@ function validate100(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate100.errors = vErrors;
+  validate98.errors = vErrors;
   return errors === 0;
 }
-validate100.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate98.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateListCampaignsResult = validate101;
-const schema165 = {
+export const validateListCampaignsResult = validate99;
+const schema164 = {
   type: 'object',
   required: ['campaigns'],
   additionalProperties: false,
@@ -360,8 +360,8 @@ const schema165 = {
     Timestamp: { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' },
   },
 };
-const schema170 = { type: 'string', description: 'Present when there are more results; pass it as `cursor` to get the next page.' };
-const schema166 = {
+const schema169 = { type: 'string', description: 'Present when there are more results; pass it as `cursor` to get the next page.' };
+const schema165 = {
   type: 'object',
   required: ['id', 'name', 'status', 'service_profile_id', 'created_at', 'updated_at'],
   additionalProperties: false,
@@ -375,18 +375,18 @@ const schema166 = {
     updated_at: { $ref: '#/$defs/Timestamp', description: 'When it last changed.' },
   },
 };
-const schema167 = {
+const schema166 = {
   enum: ['draft', 'active', 'paused', 'completed', 'archived'],
   description:
     'draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence.',
 };
-const schema168 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
+const schema167 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
 const formats2 = runtime2.fullFormats['date-time'];
 
-function validate102(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate100(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate102.evaluated;
+  const evaluated0 = validate100.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -549,13 +549,13 @@ function validate102(data, { instancePath = '', parentData, parentDataProperty, 
       let data2 = data.status;
       const _errs6 = errors;
       const _errs7 = errors;
-      const vSchema0 = schema167.enum;
+      const vSchema0 = schema166.enum;
       if (!(data2 === 'draft' || data2 === 'active' || data2 === 'paused' || data2 === 'completed' || data2 === 'archived')) {
         const err9 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/$defs/CampaignStatus/enum',
           keyword: 'enum',
-          params: { allowedValues: schema167.enum },
+          params: { allowedValues: schema166.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -680,15 +680,15 @@ function validate102(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate102.errors = vErrors;
+  validate100.errors = vErrors;
   return errors === 0;
 }
-validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate100.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate101(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate99(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate101.evaluated;
+  const evaluated0 = validate99.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -740,8 +740,8 @@ function validate101(data, { instancePath = '', parentData, parentDataProperty, 
         for (let i0 = 0; i0 < len0; i0++) {
           let data1 = data0[i0];
           const _errs4 = errors;
-          if (!validate102(data1, { instancePath: instancePath + '/campaigns/' + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+          if (!validate100(data1, { instancePath: instancePath + '/campaigns/' + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
             errors = vErrors.length;
           } else {
           }
@@ -799,7 +799,7 @@ function validate101(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate101.errors = vErrors;
+  validate99.errors = vErrors;
   return errors === 0;
 }
-validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

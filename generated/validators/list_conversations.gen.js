@@ -3,8 +3,8 @@
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv-formats/dist/formats.js';
 
-export const validateListConversationsArguments = validate104;
-const schema171 = {
+export const validateListConversationsArguments = validate102;
+const schema170 = {
   type: 'object',
   required: ['service_profile_id'],
   additionalProperties: false,
@@ -23,17 +23,17 @@ const schema171 = {
     ProfileId: { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." },
   },
 };
-const schema172 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema173 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
-const schema174 = { type: 'string', minLength: 1, description: 'The id of a lead (from `list_leads` or `add_leads`).' };
-const schema175 = { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size (1-100, default 20).' };
-const schema176 = { type: 'string', minLength: 1, description: 'The `next_cursor` of the previous page; omit for the first page.' };
+const schema171 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema172 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
+const schema173 = { type: 'string', minLength: 1, description: 'The id of a lead (from `list_leads` or `add_leads`).' };
+const schema174 = { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size (1-100, default 20).' };
+const schema175 = { type: 'string', minLength: 1, description: 'The `next_cursor` of the previous page; omit for the first page.' };
 const func1 = runtime0.default;
 
-function validate104(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate102(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate104.evaluated;
+  const evaluated0 = validate102.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -295,13 +295,13 @@ function validate104(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate104.errors = vErrors;
+  validate102.errors = vErrors;
   return errors === 0;
 }
-validate104.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateListConversationsResult = validate105;
-const schema177 = {
+export const validateListConversationsResult = validate103;
+const schema176 = {
   type: 'object',
   required: ['conversations'],
   additionalProperties: false,
@@ -328,8 +328,8 @@ const schema177 = {
     Timestamp: { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' },
   },
 };
-const schema181 = { type: 'string', description: 'Present when there are more results; pass it as `cursor` to get the next page.' };
-const schema178 = {
+const schema180 = { type: 'string', description: 'Present when there are more results; pass it as `cursor` to get the next page.' };
+const schema177 = {
   type: 'object',
   required: ['id', 'created_at', 'last_message_at', 'message_count'],
   additionalProperties: false,
@@ -343,13 +343,13 @@ const schema178 = {
     message_count: { type: 'integer', minimum: 0, description: 'Messages in it.' },
   },
 };
-const schema179 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
+const schema178 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
 const formats2 = runtime1.fullFormats['date-time'];
 
-function validate106(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate104(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate106.evaluated;
+  const evaluated0 = validate104.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -628,15 +628,15 @@ function validate106(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate106.errors = vErrors;
+  validate104.errors = vErrors;
   return errors === 0;
 }
-validate106.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate104.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate105(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate103(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate105.evaluated;
+  const evaluated0 = validate103.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -689,9 +689,9 @@ function validate105(data, { instancePath = '', parentData, parentDataProperty, 
           let data1 = data0[i0];
           const _errs4 = errors;
           if (
-            !validate106(data1, { instancePath: instancePath + '/conversations/' + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors })
+            !validate104(data1, { instancePath: instancePath + '/conversations/' + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors })
           ) {
-            vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+            vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
             errors = vErrors.length;
           } else {
           }
@@ -749,7 +749,7 @@ function validate105(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate105.errors = vErrors;
+  validate103.errors = vErrors;
   return errors === 0;
 }
-validate105.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate103.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

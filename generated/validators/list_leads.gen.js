@@ -3,8 +3,8 @@
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv-formats/dist/formats.js';
 
-export const validateListLeadsArguments = validate108;
-const schema182 = {
+export const validateListLeadsArguments = validate106;
+const schema181 = {
   type: 'object',
   required: ['service_profile_id', 'campaign_id'],
   additionalProperties: false,
@@ -24,17 +24,17 @@ const schema182 = {
     ProfileId: { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." },
   },
 };
-const schema183 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema184 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
-const schema185 = { enum: ['active', 'replied'], description: 'active: has not replied; replied: answered in its conversation.' };
-const schema186 = { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size (1-100, default 20).' };
-const schema187 = { type: 'string', minLength: 1, description: 'The `next_cursor` of the previous page; omit for the first page.' };
+const schema182 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema183 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
+const schema184 = { enum: ['active', 'replied'], description: 'active: has not replied; replied: answered in its conversation.' };
+const schema185 = { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size (1-100, default 20).' };
+const schema186 = { type: 'string', minLength: 1, description: 'The `next_cursor` of the previous page; omit for the first page.' };
 const func1 = runtime0.default;
 
-function validate108(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate106(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate108.evaluated;
+  const evaluated0 = validate106.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -173,13 +173,13 @@ function validate108(data, { instancePath = '', parentData, parentDataProperty, 
       let data2 = data.status;
       const _errs8 = errors;
       const _errs9 = errors;
-      const vSchema0 = schema185.enum;
+      const vSchema0 = schema184.enum;
       if (!(data2 === 'active' || data2 === 'replied')) {
         const err7 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/$defs/LeadStatus/enum',
           keyword: 'enum',
-          params: { allowedValues: schema185.enum },
+          params: { allowedValues: schema184.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -347,13 +347,13 @@ function validate108(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate108.errors = vErrors;
+  validate106.errors = vErrors;
   return errors === 0;
 }
-validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate106.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateListLeadsResult = validate109;
-const schema188 = {
+export const validateListLeadsResult = validate107;
+const schema187 = {
   type: 'object',
   required: ['leads'],
   additionalProperties: false,
@@ -416,8 +416,8 @@ const schema188 = {
     Timestamp: { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' },
   },
 };
-const schema196 = { type: 'string', description: 'Present when there are more results; pass it as `cursor` to get the next page.' };
-const schema189 = {
+const schema195 = { type: 'string', description: 'Present when there are more results; pass it as `cursor` to get the next page.' };
+const schema188 = {
   type: 'object',
   required: ['id', 'campaign_id', 'status', 'created_at', 'sequence'],
   additionalProperties: false,
@@ -444,11 +444,11 @@ const schema189 = {
     },
   },
 };
-const schema190 = { enum: ['active', 'replied'], description: 'active: has not replied; replied: answered in its conversation.' };
-const schema191 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
+const schema189 = { enum: ['active', 'replied'], description: 'active: has not replied; replied: answered in its conversation.' };
+const schema190 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
 const func3 = Object.prototype.hasOwnProperty;
 const formats2 = runtime1.fullFormats['date-time'];
-const schema192 = {
+const schema191 = {
   type: 'object',
   required: ['status', 'steps_sent'],
   additionalProperties: false,
@@ -465,16 +465,16 @@ const schema192 = {
     error: { type: 'string', description: 'Why the sequence failed.' },
   },
 };
-const schema193 = {
+const schema192 = {
   enum: ['pending', 'waiting', 'finished', 'replied', 'failed'],
   description:
     'pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error).',
 };
 
-function validate111(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate109(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate111.evaluated;
+  const evaluated0 = validate109.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -535,13 +535,13 @@ function validate111(data, { instancePath = '', parentData, parentDataProperty, 
       let data0 = data.status;
       const _errs2 = errors;
       const _errs3 = errors;
-      const vSchema0 = schema193.enum;
+      const vSchema0 = schema192.enum;
       if (!(data0 === 'pending' || data0 === 'waiting' || data0 === 'finished' || data0 === 'replied' || data0 === 'failed')) {
         const err3 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/$defs/SequenceStatus/enum',
           keyword: 'enum',
-          params: { allowedValues: schema193.enum },
+          params: { allowedValues: schema192.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -742,15 +742,15 @@ function validate111(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate111.errors = vErrors;
+  validate109.errors = vErrors;
   return errors === 0;
 }
-validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate109.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate110(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate108(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate110.evaluated;
+  const evaluated0 = validate108.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -836,7 +836,7 @@ function validate110(data, { instancePath = '', parentData, parentDataProperty, 
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema189.properties, key0)) {
+      if (!func3.call(schema188.properties, key0)) {
         const err5 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -898,13 +898,13 @@ function validate110(data, { instancePath = '', parentData, parentDataProperty, 
       let data2 = data.status;
       const _errs6 = errors;
       const _errs7 = errors;
-      const vSchema0 = schema190.enum;
+      const vSchema0 = schema189.enum;
       if (!(data2 === 'active' || data2 === 'replied')) {
         const err8 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/$defs/LeadStatus/enum',
           keyword: 'enum',
-          params: { allowedValues: schema190.enum },
+          params: { allowedValues: schema189.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -961,8 +961,8 @@ function validate110(data, { instancePath = '', parentData, parentDataProperty, 
     if (data.sequence !== undefined) {
       let data4 = data.sequence;
       const _errs11 = errors;
-      if (!validate111(data4, { instancePath: instancePath + '/sequence', parentData: data, parentDataProperty: 'sequence', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+      if (!validate109(data4, { instancePath: instancePath + '/sequence', parentData: data, parentDataProperty: 'sequence', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
         errors = vErrors.length;
       } else {
       }
@@ -1210,15 +1210,15 @@ function validate110(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate110.errors = vErrors;
+  validate108.errors = vErrors;
   return errors === 0;
 }
-validate110.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate109(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate107(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate109.evaluated;
+  const evaluated0 = validate107.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1270,8 +1270,8 @@ function validate109(data, { instancePath = '', parentData, parentDataProperty, 
         for (let i0 = 0; i0 < len0; i0++) {
           let data1 = data0[i0];
           const _errs4 = errors;
-          if (!validate110(data1, { instancePath: instancePath + '/leads/' + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+          if (!validate108(data1, { instancePath: instancePath + '/leads/' + i0, parentData: data0, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
             errors = vErrors.length;
           } else {
           }
@@ -1329,7 +1329,7 @@ function validate109(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate109.errors = vErrors;
+  validate107.errors = vErrors;
   return errors === 0;
 }
-validate109.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate107.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

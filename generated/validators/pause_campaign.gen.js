@@ -4,8 +4,8 @@ import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv-formats/dist/formats.js';
 import runtime2 from 'ajv/dist/runtime/equal.js';
 
-export const validatePauseCampaignArguments = validate114;
-const schema197 = {
+export const validatePauseCampaignArguments = validate112;
+const schema196 = {
   $ref: '#/$defs/CampaignRef',
   $defs: {
     CampaignId: { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' },
@@ -19,21 +19,21 @@ const schema197 = {
     ProfileId: { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." },
   },
 };
-const schema198 = {
+const schema197 = {
   type: 'object',
   required: ['service_profile_id', 'campaign_id'],
   additionalProperties: false,
   description: 'Names one campaign of a profile.',
   properties: { service_profile_id: { $ref: '#/$defs/ProfileId' }, campaign_id: { $ref: '#/$defs/CampaignId' } },
 };
-const schema199 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema200 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
+const schema198 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema199 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
 const func1 = runtime0.default;
 
-function validate115(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate113(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate115.evaluated;
+  const evaluated0 = validate113.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -177,33 +177,33 @@ function validate115(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate115.errors = vErrors;
+  validate113.errors = vErrors;
   return errors === 0;
 }
-validate115.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate114(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate112(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate114.evaluated;
+  const evaluated0 = validate112.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!validate115(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+  if (!validate113(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
     errors = vErrors.length;
   } else {
   }
-  validate114.errors = vErrors;
+  validate112.errors = vErrors;
   return errors === 0;
 }
-validate114.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate112.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validatePauseCampaignResult = validate117;
-const schema201 = {
+export const validatePauseCampaignResult = validate115;
+const schema200 = {
   $ref: '#/$defs/CampaignResult',
   $defs: {
     Campaign: {
@@ -321,14 +321,14 @@ const schema201 = {
     Weekday: { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' },
   },
 };
-const schema202 = {
+const schema201 = {
   type: 'object',
   required: ['campaign'],
   additionalProperties: false,
   description: 'The campaign as it is now.',
   properties: { campaign: { $ref: '#/$defs/Campaign' } },
 };
-const schema203 = {
+const schema202 = {
   type: 'object',
   required: ['id', 'name', 'status', 'service_profile_id', 'created_at', 'updated_at', 'steps', 'lead_counts', 'sequence'],
   additionalProperties: false,
@@ -347,13 +347,13 @@ const schema203 = {
     sequence: { $ref: '#/$defs/SequenceCounts' },
   },
 };
-const schema204 = {
+const schema203 = {
   enum: ['draft', 'active', 'paused', 'completed', 'archived'],
   description:
     'draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence.',
 };
-const schema205 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
-const schema209 = {
+const schema204 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
+const schema208 = {
   type: 'object',
   additionalProperties: false,
   description: "How the campaign's sequence behaves.",
@@ -371,7 +371,7 @@ const schema209 = {
     },
   },
 };
-const schema212 = {
+const schema211 = {
   type: 'object',
   required: ['total', 'active', 'replied'],
   additionalProperties: false,
@@ -382,7 +382,7 @@ const schema212 = {
     replied: { type: 'integer', minimum: 0, description: 'Leads who replied.' },
   },
 };
-const schema213 = {
+const schema212 = {
   type: 'object',
   required: ['pending', 'waiting', 'finished', 'replied', 'failed'],
   additionalProperties: false,
@@ -397,7 +397,7 @@ const schema213 = {
 };
 const func3 = Object.prototype.hasOwnProperty;
 const formats2 = runtime1.fullFormats['date-time'];
-const schema207 = {
+const schema206 = {
   type: 'object',
   additionalProperties: false,
   description:
@@ -414,13 +414,13 @@ const schema207 = {
     },
   },
 };
-const schema208 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
+const schema207 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
 const func0 = runtime2.default;
 
-function validate120(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate118(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate120.evaluated;
+  const evaluated0 = validate118.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -525,13 +525,13 @@ function validate120(data, { instancePath = '', parentData, parentDataProperty, 
           let data2 = data1[i0];
           const _errs6 = errors;
           const _errs7 = errors;
-          const vSchema0 = schema208.enum;
+          const vSchema0 = schema207.enum;
           if (!(data2 === 'mon' || data2 === 'tue' || data2 === 'wed' || data2 === 'thu' || data2 === 'fri' || data2 === 'sat' || data2 === 'sun')) {
             const err5 = {
               instancePath: instancePath + '/days/' + i0,
               schemaPath: '#/$defs/Weekday/enum',
               keyword: 'enum',
-              params: { allowedValues: schema208.enum },
+              params: { allowedValues: schema207.enum },
               message: 'must be equal to one of the allowed values',
             };
             if (vErrors === null) {
@@ -706,12 +706,12 @@ function validate120(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate120.errors = vErrors;
+  validate118.errors = vErrors;
   return errors === 0;
 }
-validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-const schema210 = {
+const schema209 = {
   type: 'object',
   required: ['id', 'position', 'name', 'type', 'text', 'delay_days', 'auto_fallback'],
   additionalProperties: false,
@@ -728,15 +728,15 @@ const schema210 = {
     auto_fallback: { type: 'boolean', description: 'Whether unknown values get generic text.' },
   },
 };
-const schema211 = {
+const schema210 = {
   enum: ['message', 'connection_request', 'email', 'inmail', 'follow_up'],
   description: 'How the step reaches the lead: a message, a connection request, an email, an InMail or a follow-up in the same thread.',
 };
 
-function validate122(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate120(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate122.evaluated;
+  const evaluated0 = validate120.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -852,7 +852,7 @@ function validate122(data, { instancePath = '', parentData, parentDataProperty, 
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema210.properties, key0)) {
+      if (!func3.call(schema209.properties, key0)) {
         const err7 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -952,13 +952,13 @@ function validate122(data, { instancePath = '', parentData, parentDataProperty, 
       let data3 = data.type;
       const _errs8 = errors;
       const _errs9 = errors;
-      const vSchema0 = schema211.enum;
+      const vSchema0 = schema210.enum;
       if (!(data3 === 'message' || data3 === 'connection_request' || data3 === 'email' || data3 === 'inmail' || data3 === 'follow_up')) {
         const err12 = {
           instancePath: instancePath + '/type',
           schemaPath: '#/$defs/StepType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema211.enum },
+          params: { allowedValues: schema210.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -1102,15 +1102,15 @@ function validate122(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate122.errors = vErrors;
+  validate120.errors = vErrors;
   return errors === 0;
 }
-validate122.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate119(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate117(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate119.evaluated;
+  const evaluated0 = validate117.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1256,7 +1256,7 @@ function validate119(data, { instancePath = '', parentData, parentDataProperty, 
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema203.properties, key0)) {
+      if (!func3.call(schema202.properties, key0)) {
         const err9 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -1318,13 +1318,13 @@ function validate119(data, { instancePath = '', parentData, parentDataProperty, 
       let data2 = data.status;
       const _errs6 = errors;
       const _errs7 = errors;
-      const vSchema0 = schema204.enum;
+      const vSchema0 = schema203.enum;
       if (!(data2 === 'draft' || data2 === 'active' || data2 === 'paused' || data2 === 'completed' || data2 === 'archived')) {
         const err12 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/$defs/CampaignStatus/enum',
           keyword: 'enum',
-          params: { allowedValues: schema204.enum },
+          params: { allowedValues: schema203.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -1443,8 +1443,8 @@ function validate119(data, { instancePath = '', parentData, parentDataProperty, 
     if (data.schedule !== undefined) {
       let data6 = data.schedule;
       const _errs16 = errors;
-      if (!validate120(data6, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+      if (!validate118(data6, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
         errors = vErrors.length;
       } else {
       }
@@ -1576,8 +1576,8 @@ function validate119(data, { instancePath = '', parentData, parentDataProperty, 
         for (let i0 = 0; i0 < len0; i0++) {
           let data11 = data10[i0];
           const _errs27 = errors;
-          if (!validate122(data11, { instancePath: instancePath + '/steps/' + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
+          if (!validate120(data11, { instancePath: instancePath + '/steps/' + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
             errors = vErrors.length;
           } else {
           }
@@ -2120,15 +2120,15 @@ function validate119(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate119.errors = vErrors;
+  validate117.errors = vErrors;
   return errors === 0;
 }
-validate119.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate117.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate118(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate116(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate118.evaluated;
+  const evaluated0 = validate116.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -2173,8 +2173,8 @@ function validate118(data, { instancePath = '', parentData, parentDataProperty, 
     if (data.campaign !== undefined) {
       let data0 = data.campaign;
       const _errs2 = errors;
-      if (!validate119(data0, { instancePath: instancePath + '/campaign', parentData: data, parentDataProperty: 'campaign', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+      if (!validate117(data0, { instancePath: instancePath + '/campaign', parentData: data, parentDataProperty: 'campaign', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
         errors = vErrors.length;
       } else {
       }
@@ -2189,27 +2189,27 @@ function validate118(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate118.errors = vErrors;
+  validate116.errors = vErrors;
   return errors === 0;
 }
-validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate117(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate115(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate117.evaluated;
+  const evaluated0 = validate115.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!validate118(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+  if (!validate116(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
     errors = vErrors.length;
   } else {
   }
-  validate117.errors = vErrors;
+  validate115.errors = vErrors;
   return errors === 0;
 }
-validate117.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate115.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

@@ -2,8 +2,8 @@
 // @ts-nocheck
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 
-export const validatePreviewMessageArguments = validate126;
-const schema214 = {
+export const validatePreviewMessageArguments = validate124;
+const schema213 = {
   type: 'object',
   required: ['service_profile_id'],
   additionalProperties: false,
@@ -41,33 +41,33 @@ const schema214 = {
     StepId: { type: 'string', minLength: 1, description: 'The id of a step (from `get_campaign`).' },
   },
 };
-const schema215 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema216 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
-const schema217 = { type: 'string', minLength: 1, description: 'The id of a step (from `get_campaign`).' };
-const schema218 = {
+const schema214 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema215 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
+const schema216 = { type: 'string', minLength: 1, description: 'The id of a step (from `get_campaign`).' };
+const schema217 = {
   type: 'string',
   minLength: 1,
   maxLength: 8000,
   description: 'Message text; may use placeholders such as {name}, {company} or {custom.<field>}.',
 };
-const schema219 = {
+const schema218 = {
   type: 'string',
   minLength: 1,
   maxLength: 8000,
   description:
     "Generic version of the message, used when a lead lacks a placeholder's value; plain text without placeholders. Required when the text uses placeholders, unless `auto_fallback` is true.",
 };
-const schema220 = {
+const schema219 = {
   type: 'boolean',
   description: 'When true, unknown values get generic text ({name} -> "there", {company} -> "your company") instead of needing `fallback_text`.',
 };
-const schema221 = { type: 'string', minLength: 1, description: 'The id of a lead (from `list_leads` or `add_leads`).' };
+const schema220 = { type: 'string', minLength: 1, description: 'The id of a lead (from `list_leads` or `add_leads`).' };
 const func1 = runtime0.default;
 
-function validate126(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate124(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate126.evaluated;
+  const evaluated0 = validate124.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -452,13 +452,13 @@ function validate126(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate126.errors = vErrors;
+  validate124.errors = vErrors;
   return errors === 0;
 }
-validate126.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate124.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validatePreviewMessageResult = validate127;
-const schema222 = {
+export const validatePreviewMessageResult = validate125;
+const schema221 = {
   type: 'object',
   required: ['text', 'source', 'unresolved'],
   additionalProperties: false,
@@ -469,10 +469,10 @@ const schema222 = {
   },
 };
 
-function validate127(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate125(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate127.evaluated;
+  const evaluated0 = validate125.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -568,13 +568,13 @@ function validate127(data, { instancePath = '', parentData, parentDataProperty, 
     if (data.source !== undefined) {
       let data1 = data.source;
       const _errs4 = errors;
-      const vSchema0 = schema222.properties.source.enum;
+      const vSchema0 = schema221.properties.source.enum;
       if (!(data1 === 'personalized' || data1 === 'fallback_text' || data1 === 'auto_fallback')) {
         const err5 = {
           instancePath: instancePath + '/source',
           schemaPath: '#/properties/source/enum',
           keyword: 'enum',
-          params: { allowedValues: schema222.properties.source.enum },
+          params: { allowedValues: schema221.properties.source.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -643,7 +643,7 @@ function validate127(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate127.errors = vErrors;
+  validate125.errors = vErrors;
   return errors === 0;
 }
-validate127.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

@@ -2,8 +2,8 @@
 // @ts-nocheck
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 
-export const validateRemoveLeadArguments = validate130;
-const schema226 = {
+export const validateRemoveLeadArguments = validate128;
+const schema225 = {
   $ref: '#/$defs/LeadRef',
   $defs: {
     LeadId: { type: 'string', minLength: 1, description: 'The id of a lead (from `list_leads` or `add_leads`).' },
@@ -17,21 +17,21 @@ const schema226 = {
     ProfileId: { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." },
   },
 };
-const schema227 = {
+const schema226 = {
   type: 'object',
   required: ['service_profile_id', 'lead_id'],
   additionalProperties: false,
   description: 'Names one lead of a profile.',
   properties: { service_profile_id: { $ref: '#/$defs/ProfileId' }, lead_id: { $ref: '#/$defs/LeadId' } },
 };
-const schema228 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema229 = { type: 'string', minLength: 1, description: 'The id of a lead (from `list_leads` or `add_leads`).' };
+const schema227 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema228 = { type: 'string', minLength: 1, description: 'The id of a lead (from `list_leads` or `add_leads`).' };
 const func1 = runtime0.default;
 
-function validate131(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate129(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate131.evaluated;
+  const evaluated0 = validate129.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -175,43 +175,43 @@ function validate131(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate131.errors = vErrors;
+  validate129.errors = vErrors;
   return errors === 0;
 }
-validate131.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate129.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate130(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate128(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate130.evaluated;
+  const evaluated0 = validate128.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!validate131(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+  if (!validate129(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
     errors = vErrors.length;
   } else {
   }
-  validate130.errors = vErrors;
+  validate128.errors = vErrors;
   return errors === 0;
 }
-validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateRemoveLeadResult = validate133;
-const schema230 = {
+export const validateRemoveLeadResult = validate131;
+const schema229 = {
   type: 'object',
   required: ['removed', 'lead_id'],
   additionalProperties: false,
   properties: { removed: { const: true, description: 'Always true.' }, lead_id: { type: 'string', description: 'The lead that was removed.' } },
 };
 
-function validate133(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate131(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate133.evaluated;
+  const evaluated0 = validate131.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -318,7 +318,7 @@ function validate133(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate133.errors = vErrors;
+  validate131.errors = vErrors;
   return errors === 0;
 }
-validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate131.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

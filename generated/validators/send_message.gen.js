@@ -3,8 +3,8 @@
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv-formats/dist/formats.js';
 
-export const validateSendMessageArguments = validate134;
-const schema231 = {
+export const validateSendMessageArguments = validate132;
+const schema230 = {
   type: 'object',
   required: ['service_profile_id', 'text'],
   additionalProperties: false,
@@ -41,32 +41,32 @@ const schema231 = {
     Subject: { type: 'string', maxLength: 500, description: 'Subject line (email and inmail).' },
   },
 };
-const schema232 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema233 = { type: 'string', minLength: 1, description: 'The id of a lead (from `list_leads` or `add_leads`).' };
-const schema234 = {
+const schema231 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema232 = { type: 'string', minLength: 1, description: 'The id of a lead (from `list_leads` or `add_leads`).' };
+const schema233 = {
   type: 'string',
   minLength: 1,
   maxLength: 8000,
   description: 'Message text; may use placeholders such as {name}, {company} or {custom.<field>}.',
 };
-const schema235 = { type: 'string', maxLength: 500, description: 'Subject line (email and inmail).' };
-const schema236 = {
+const schema234 = { type: 'string', maxLength: 500, description: 'Subject line (email and inmail).' };
+const schema235 = {
   type: 'string',
   minLength: 1,
   maxLength: 8000,
   description:
     "Generic version of the message, used when a lead lacks a placeholder's value; plain text without placeholders. Required when the text uses placeholders, unless `auto_fallback` is true.",
 };
-const schema237 = {
+const schema236 = {
   type: 'boolean',
   description: 'When true, unknown values get generic text ({name} -> "there", {company} -> "your company") instead of needing `fallback_text`.',
 };
 const func1 = runtime0.default;
 
-function validate134(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate132(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate134.evaluated;
+  const evaluated0 = validate132.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -478,13 +478,13 @@ function validate134(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate134.errors = vErrors;
+  validate132.errors = vErrors;
   return errors === 0;
 }
-validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSendMessageResult = validate135;
-const schema238 = {
+export const validateSendMessageResult = validate133;
+const schema237 = {
   type: 'object',
   required: ['message', 'replayed'],
   additionalProperties: false,
@@ -516,7 +516,7 @@ const schema238 = {
     Timestamp: { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' },
   },
 };
-const schema239 = {
+const schema238 = {
   type: 'object',
   required: ['id', 'conversation_id', 'direction', 'status', 'text', 'created_at'],
   additionalProperties: false,
@@ -536,14 +536,14 @@ const schema239 = {
     error: { type: 'string', description: 'Why delivery failed.' },
   },
 };
-const schema240 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
+const schema239 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
 const func3 = Object.prototype.hasOwnProperty;
 const formats2 = runtime1.fullFormats['date-time'];
 
-function validate136(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate134(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate136.evaluated;
+  const evaluated0 = validate134.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -644,7 +644,7 @@ function validate136(data, { instancePath = '', parentData, parentDataProperty, 
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema239.properties, key0)) {
+      if (!func3.call(schema238.properties, key0)) {
         const err6 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -705,13 +705,13 @@ function validate136(data, { instancePath = '', parentData, parentDataProperty, 
     if (data.direction !== undefined) {
       let data2 = data.direction;
       const _errs6 = errors;
-      const vSchema0 = schema239.properties.direction.enum;
+      const vSchema0 = schema238.properties.direction.enum;
       if (!(data2 === 'outbound' || data2 === 'inbound')) {
         const err9 = {
           instancePath: instancePath + '/direction',
           schemaPath: '#/properties/direction/enum',
           keyword: 'enum',
-          params: { allowedValues: schema239.properties.direction.enum },
+          params: { allowedValues: schema238.properties.direction.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -726,13 +726,13 @@ function validate136(data, { instancePath = '', parentData, parentDataProperty, 
     if (data.status !== undefined) {
       let data3 = data.status;
       const _errs7 = errors;
-      const vSchema1 = schema239.properties.status.enum;
+      const vSchema1 = schema238.properties.status.enum;
       if (!(data3 === 'queued' || data3 === 'delivered' || data3 === 'failed' || data3 === 'received')) {
         const err10 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema239.properties.status.enum },
+          params: { allowedValues: schema238.properties.status.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -961,15 +961,15 @@ function validate136(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate136.errors = vErrors;
+  validate134.errors = vErrors;
   return errors === 0;
 }
-validate136.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate135(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate133(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate135.evaluated;
+  const evaluated0 = validate133.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1029,8 +1029,8 @@ function validate135(data, { instancePath = '', parentData, parentDataProperty, 
     if (data.message !== undefined) {
       let data0 = data.message;
       const _errs2 = errors;
-      if (!validate136(data0, { instancePath: instancePath + '/message', parentData: data, parentDataProperty: 'message', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
+      if (!validate134(data0, { instancePath: instancePath + '/message', parentData: data, parentDataProperty: 'message', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
         errors = vErrors.length;
       } else {
       }
@@ -1066,7 +1066,7 @@ function validate135(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate135.errors = vErrors;
+  validate133.errors = vErrors;
   return errors === 0;
 }
-validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

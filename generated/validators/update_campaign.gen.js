@@ -4,8 +4,8 @@ import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv/dist/runtime/equal.js';
 import runtime2 from 'ajv-formats/dist/formats.js';
 
-export const validateUpdateCampaignArguments = validate150;
-const schema259 = {
+export const validateUpdateCampaignArguments = validate148;
+const schema258 = {
   type: 'object',
   required: ['service_profile_id', 'campaign_id'],
   minProperties: 3,
@@ -107,9 +107,9 @@ const schema259 = {
     Weekday: { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' },
   },
 };
-const schema260 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema261 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
-const schema264 = {
+const schema259 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema260 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
+const schema263 = {
   type: 'object',
   additionalProperties: false,
   description: "How the campaign's sequence behaves.",
@@ -128,7 +128,7 @@ const schema264 = {
   },
 };
 const func1 = runtime0.default;
-const schema262 = {
+const schema261 = {
   type: 'object',
   additionalProperties: false,
   description:
@@ -145,13 +145,13 @@ const schema262 = {
     },
   },
 };
-const schema263 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
+const schema262 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
 const func0 = runtime1.default;
 
-function validate151(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate149(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate151.evaluated;
+  const evaluated0 = validate149.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -256,13 +256,13 @@ function validate151(data, { instancePath = '', parentData, parentDataProperty, 
           let data2 = data1[i0];
           const _errs6 = errors;
           const _errs7 = errors;
-          const vSchema0 = schema263.enum;
+          const vSchema0 = schema262.enum;
           if (!(data2 === 'mon' || data2 === 'tue' || data2 === 'wed' || data2 === 'thu' || data2 === 'fri' || data2 === 'sat' || data2 === 'sun')) {
             const err5 = {
               instancePath: instancePath + '/days/' + i0,
               schemaPath: '#/$defs/Weekday/enum',
               keyword: 'enum',
-              params: { allowedValues: schema263.enum },
+              params: { allowedValues: schema262.enum },
               message: 'must be equal to one of the allowed values',
             };
             if (vErrors === null) {
@@ -437,12 +437,12 @@ function validate151(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate151.errors = vErrors;
+  validate149.errors = vErrors;
   return errors === 0;
 }
-validate151.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate149.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-const schema265 = {
+const schema264 = {
   type: 'object',
   required: ['name', 'type', 'text'],
   additionalProperties: false,
@@ -463,33 +463,33 @@ const schema265 = {
     auto_fallback: { $ref: '#/$defs/AutoFallback', default: false },
   },
 };
-const schema266 = {
+const schema265 = {
   enum: ['message', 'connection_request', 'email', 'inmail', 'follow_up'],
   description: 'How the step reaches the lead: a message, a connection request, an email, an InMail or a follow-up in the same thread.',
 };
-const schema267 = {
+const schema266 = {
   type: 'string',
   minLength: 1,
   maxLength: 8000,
   description: 'Message text; may use placeholders such as {name}, {company} or {custom.<field>}.',
 };
-const schema268 = { type: 'string', maxLength: 500, description: 'Subject line (email and inmail).' };
-const schema269 = {
+const schema267 = { type: 'string', maxLength: 500, description: 'Subject line (email and inmail).' };
+const schema268 = {
   type: 'string',
   minLength: 1,
   maxLength: 8000,
   description:
     "Generic version of the message, used when a lead lacks a placeholder's value; plain text without placeholders. Required when the text uses placeholders, unless `auto_fallback` is true.",
 };
-const schema270 = {
+const schema269 = {
   type: 'boolean',
   description: 'When true, unknown values get generic text ({name} -> "there", {company} -> "your company") instead of needing `fallback_text`.',
 };
 
-function validate153(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate151(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate153.evaluated;
+  const evaluated0 = validate151.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -625,13 +625,13 @@ function validate153(data, { instancePath = '', parentData, parentDataProperty, 
       let data1 = data.type;
       const _errs4 = errors;
       const _errs5 = errors;
-      const vSchema0 = schema266.enum;
+      const vSchema0 = schema265.enum;
       if (!(data1 === 'message' || data1 === 'connection_request' || data1 === 'email' || data1 === 'inmail' || data1 === 'follow_up')) {
         const err7 = {
           instancePath: instancePath + '/type',
           schemaPath: '#/$defs/StepType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema266.enum },
+          params: { allowedValues: schema265.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -876,15 +876,15 @@ function validate153(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate153.errors = vErrors;
+  validate151.errors = vErrors;
   return errors === 0;
 }
-validate153.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate151.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate150(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate148(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate150.evaluated;
+  const evaluated0 = validate148.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1089,8 +1089,8 @@ function validate150(data, { instancePath = '', parentData, parentDataProperty, 
     if (data.schedule !== undefined) {
       let data3 = data.schedule;
       const _errs10 = errors;
-      if (!validate151(data3, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
+      if (!validate149(data3, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
         errors = vErrors.length;
       } else {
       }
@@ -1237,8 +1237,8 @@ function validate150(data, { instancePath = '', parentData, parentDataProperty, 
         for (let i0 = 0; i0 < len0; i0++) {
           let data8 = data7[i0];
           const _errs21 = errors;
-          if (!validate153(data8, { instancePath: instancePath + '/steps/' + i0, parentData: data7, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate153.errors : vErrors.concat(validate153.errors);
+          if (!validate151(data8, { instancePath: instancePath + '/steps/' + i0, parentData: data7, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
             errors = vErrors.length;
           } else {
           }
@@ -1273,13 +1273,13 @@ function validate150(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate150.errors = vErrors;
+  validate148.errors = vErrors;
   return errors === 0;
 }
-validate150.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate148.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateUpdateCampaignResult = validate155;
-const schema271 = {
+export const validateUpdateCampaignResult = validate153;
+const schema270 = {
   $ref: '#/$defs/CampaignResult',
   $defs: {
     Campaign: {
@@ -1397,14 +1397,14 @@ const schema271 = {
     Weekday: { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' },
   },
 };
-const schema272 = {
+const schema271 = {
   type: 'object',
   required: ['campaign'],
   additionalProperties: false,
   description: 'The campaign as it is now.',
   properties: { campaign: { $ref: '#/$defs/Campaign' } },
 };
-const schema273 = {
+const schema272 = {
   type: 'object',
   required: ['id', 'name', 'status', 'service_profile_id', 'created_at', 'updated_at', 'steps', 'lead_counts', 'sequence'],
   additionalProperties: false,
@@ -1423,13 +1423,13 @@ const schema273 = {
     sequence: { $ref: '#/$defs/SequenceCounts' },
   },
 };
-const schema274 = {
+const schema273 = {
   enum: ['draft', 'active', 'paused', 'completed', 'archived'],
   description:
     'draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence.',
 };
-const schema275 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
-const schema279 = {
+const schema274 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
+const schema278 = {
   type: 'object',
   additionalProperties: false,
   description: "How the campaign's sequence behaves.",
@@ -1447,7 +1447,7 @@ const schema279 = {
     },
   },
 };
-const schema282 = {
+const schema281 = {
   type: 'object',
   required: ['total', 'active', 'replied'],
   additionalProperties: false,
@@ -1458,7 +1458,7 @@ const schema282 = {
     replied: { type: 'integer', minimum: 0, description: 'Leads who replied.' },
   },
 };
-const schema283 = {
+const schema282 = {
   type: 'object',
   required: ['pending', 'waiting', 'finished', 'replied', 'failed'],
   additionalProperties: false,
@@ -1473,7 +1473,7 @@ const schema283 = {
 };
 const func3 = Object.prototype.hasOwnProperty;
 const formats2 = runtime2.fullFormats['date-time'];
-const schema277 = {
+const schema276 = {
   type: 'object',
   additionalProperties: false,
   description:
@@ -1490,12 +1490,12 @@ const schema277 = {
     },
   },
 };
-const schema278 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
+const schema277 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
 
-function validate158(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate156(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate158.evaluated;
+  const evaluated0 = validate156.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1600,13 +1600,13 @@ function validate158(data, { instancePath = '', parentData, parentDataProperty, 
           let data2 = data1[i0];
           const _errs6 = errors;
           const _errs7 = errors;
-          const vSchema0 = schema278.enum;
+          const vSchema0 = schema277.enum;
           if (!(data2 === 'mon' || data2 === 'tue' || data2 === 'wed' || data2 === 'thu' || data2 === 'fri' || data2 === 'sat' || data2 === 'sun')) {
             const err5 = {
               instancePath: instancePath + '/days/' + i0,
               schemaPath: '#/$defs/Weekday/enum',
               keyword: 'enum',
-              params: { allowedValues: schema278.enum },
+              params: { allowedValues: schema277.enum },
               message: 'must be equal to one of the allowed values',
             };
             if (vErrors === null) {
@@ -1781,12 +1781,12 @@ function validate158(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate158.errors = vErrors;
+  validate156.errors = vErrors;
   return errors === 0;
 }
-validate158.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate156.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-const schema280 = {
+const schema279 = {
   type: 'object',
   required: ['id', 'position', 'name', 'type', 'text', 'delay_days', 'auto_fallback'],
   additionalProperties: false,
@@ -1803,15 +1803,15 @@ const schema280 = {
     auto_fallback: { type: 'boolean', description: 'Whether unknown values get generic text.' },
   },
 };
-const schema281 = {
+const schema280 = {
   enum: ['message', 'connection_request', 'email', 'inmail', 'follow_up'],
   description: 'How the step reaches the lead: a message, a connection request, an email, an InMail or a follow-up in the same thread.',
 };
 
-function validate160(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate158(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate160.evaluated;
+  const evaluated0 = validate158.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1927,7 +1927,7 @@ function validate160(data, { instancePath = '', parentData, parentDataProperty, 
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema280.properties, key0)) {
+      if (!func3.call(schema279.properties, key0)) {
         const err7 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -2027,13 +2027,13 @@ function validate160(data, { instancePath = '', parentData, parentDataProperty, 
       let data3 = data.type;
       const _errs8 = errors;
       const _errs9 = errors;
-      const vSchema0 = schema281.enum;
+      const vSchema0 = schema280.enum;
       if (!(data3 === 'message' || data3 === 'connection_request' || data3 === 'email' || data3 === 'inmail' || data3 === 'follow_up')) {
         const err12 = {
           instancePath: instancePath + '/type',
           schemaPath: '#/$defs/StepType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema281.enum },
+          params: { allowedValues: schema280.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -2177,15 +2177,15 @@ function validate160(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate160.errors = vErrors;
+  validate158.errors = vErrors;
   return errors === 0;
 }
-validate160.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate158.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate157(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate155(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate157.evaluated;
+  const evaluated0 = validate155.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -2331,7 +2331,7 @@ function validate157(data, { instancePath = '', parentData, parentDataProperty, 
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema273.properties, key0)) {
+      if (!func3.call(schema272.properties, key0)) {
         const err9 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -2393,13 +2393,13 @@ function validate157(data, { instancePath = '', parentData, parentDataProperty, 
       let data2 = data.status;
       const _errs6 = errors;
       const _errs7 = errors;
-      const vSchema0 = schema274.enum;
+      const vSchema0 = schema273.enum;
       if (!(data2 === 'draft' || data2 === 'active' || data2 === 'paused' || data2 === 'completed' || data2 === 'archived')) {
         const err12 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/$defs/CampaignStatus/enum',
           keyword: 'enum',
-          params: { allowedValues: schema274.enum },
+          params: { allowedValues: schema273.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -2518,8 +2518,8 @@ function validate157(data, { instancePath = '', parentData, parentDataProperty, 
     if (data.schedule !== undefined) {
       let data6 = data.schedule;
       const _errs16 = errors;
-      if (!validate158(data6, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
+      if (!validate156(data6, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
         errors = vErrors.length;
       } else {
       }
@@ -2651,8 +2651,8 @@ function validate157(data, { instancePath = '', parentData, parentDataProperty, 
         for (let i0 = 0; i0 < len0; i0++) {
           let data11 = data10[i0];
           const _errs27 = errors;
-          if (!validate160(data11, { instancePath: instancePath + '/steps/' + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate160.errors : vErrors.concat(validate160.errors);
+          if (!validate158(data11, { instancePath: instancePath + '/steps/' + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
             errors = vErrors.length;
           } else {
           }
@@ -3195,15 +3195,15 @@ function validate157(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate157.errors = vErrors;
+  validate155.errors = vErrors;
   return errors === 0;
 }
-validate157.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate155.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate156(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate154(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate156.evaluated;
+  const evaluated0 = validate154.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -3248,8 +3248,8 @@ function validate156(data, { instancePath = '', parentData, parentDataProperty, 
     if (data.campaign !== undefined) {
       let data0 = data.campaign;
       const _errs2 = errors;
-      if (!validate157(data0, { instancePath: instancePath + '/campaign', parentData: data, parentDataProperty: 'campaign', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
+      if (!validate155(data0, { instancePath: instancePath + '/campaign', parentData: data, parentDataProperty: 'campaign', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
         errors = vErrors.length;
       } else {
       }
@@ -3264,27 +3264,27 @@ function validate156(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate156.errors = vErrors;
+  validate154.errors = vErrors;
   return errors === 0;
 }
-validate156.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate154.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate155(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate153(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate155.evaluated;
+  const evaluated0 = validate153.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!validate156(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+  if (!validate154(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
     errors = vErrors.length;
   } else {
   }
-  validate155.errors = vErrors;
+  validate153.errors = vErrors;
   return errors === 0;
 }
-validate155.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate153.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

@@ -4,8 +4,8 @@ import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv-formats/dist/formats.js';
 import runtime2 from 'ajv/dist/runtime/equal.js';
 
-export const validateUpdateStepArguments = validate164;
-const schema284 = {
+export const validateUpdateStepArguments = validate162;
+const schema283 = {
   type: 'object',
   required: ['service_profile_id', 'campaign_id', 'step_id'],
   minProperties: 4,
@@ -53,38 +53,38 @@ const schema284 = {
     Subject: { type: 'string', maxLength: 500, description: 'Subject line (email and inmail).' },
   },
 };
-const schema285 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
-const schema286 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
-const schema287 = { type: 'string', minLength: 1, description: 'The id of a step (from `get_campaign`).' };
-const schema288 = {
+const schema284 = { type: 'string', minLength: 1, description: "The id of one of the user's profiles, as returned by `profiles`." };
+const schema285 = { type: 'string', minLength: 1, description: 'The id of a campaign of this profile (from `list_campaigns` or `create_campaign`).' };
+const schema286 = { type: 'string', minLength: 1, description: 'The id of a step (from `get_campaign`).' };
+const schema287 = {
   enum: ['message', 'connection_request', 'email', 'inmail', 'follow_up'],
   description: 'How the step reaches the lead: a message, a connection request, an email, an InMail or a follow-up in the same thread.',
 };
-const schema289 = {
+const schema288 = {
   type: 'string',
   minLength: 1,
   maxLength: 8000,
   description: 'Message text; may use placeholders such as {name}, {company} or {custom.<field>}.',
 };
-const schema290 = { type: 'string', maxLength: 500, description: 'Subject line (email and inmail).' };
-const schema291 = {
+const schema289 = { type: 'string', maxLength: 500, description: 'Subject line (email and inmail).' };
+const schema290 = {
   type: 'string',
   minLength: 1,
   maxLength: 8000,
   description:
     "Generic version of the message, used when a lead lacks a placeholder's value; plain text without placeholders. Required when the text uses placeholders, unless `auto_fallback` is true.",
 };
-const schema292 = {
+const schema291 = {
   type: 'boolean',
   description: 'When true, unknown values get generic text ({name} -> "there", {company} -> "your company") instead of needing `fallback_text`.',
 };
 const func3 = Object.prototype.hasOwnProperty;
 const func1 = runtime0.default;
 
-function validate164(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate162(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate164.evaluated;
+  const evaluated0 = validate162.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -155,7 +155,7 @@ function validate164(data, { instancePath = '', parentData, parentDataProperty, 
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema284.properties, key0)) {
+      if (!func3.call(schema283.properties, key0)) {
         const err4 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -344,13 +344,13 @@ function validate164(data, { instancePath = '', parentData, parentDataProperty, 
       let data4 = data.type;
       const _errs13 = errors;
       const _errs14 = errors;
-      const vSchema0 = schema288.enum;
+      const vSchema0 = schema287.enum;
       if (!(data4 === 'message' || data4 === 'connection_request' || data4 === 'email' || data4 === 'inmail' || data4 === 'follow_up')) {
         const err14 = {
           instancePath: instancePath + '/type',
           schemaPath: '#/$defs/StepType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema288.enum },
+          params: { allowedValues: schema287.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -699,13 +699,13 @@ function validate164(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate164.errors = vErrors;
+  validate162.errors = vErrors;
   return errors === 0;
 }
-validate164.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate162.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateUpdateStepResult = validate165;
-const schema293 = {
+export const validateUpdateStepResult = validate163;
+const schema292 = {
   $ref: '#/$defs/CampaignResult',
   $defs: {
     Campaign: {
@@ -823,14 +823,14 @@ const schema293 = {
     Weekday: { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' },
   },
 };
-const schema294 = {
+const schema293 = {
   type: 'object',
   required: ['campaign'],
   additionalProperties: false,
   description: 'The campaign as it is now.',
   properties: { campaign: { $ref: '#/$defs/Campaign' } },
 };
-const schema295 = {
+const schema294 = {
   type: 'object',
   required: ['id', 'name', 'status', 'service_profile_id', 'created_at', 'updated_at', 'steps', 'lead_counts', 'sequence'],
   additionalProperties: false,
@@ -849,13 +849,13 @@ const schema295 = {
     sequence: { $ref: '#/$defs/SequenceCounts' },
   },
 };
-const schema296 = {
+const schema295 = {
   enum: ['draft', 'active', 'paused', 'completed', 'archived'],
   description:
     'draft -> active <-> paused -> completed; any -> archived. Active campaigns send by themselves; one becomes completed when none of its leads is left in the sequence.',
 };
-const schema297 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
-const schema301 = {
+const schema296 = { type: 'string', format: 'date-time', description: 'An instant, ISO 8601 in UTC (e.g. "2026-11-23T09:30:00.000Z").' };
+const schema300 = {
   type: 'object',
   additionalProperties: false,
   description: "How the campaign's sequence behaves.",
@@ -873,7 +873,7 @@ const schema301 = {
     },
   },
 };
-const schema304 = {
+const schema303 = {
   type: 'object',
   required: ['total', 'active', 'replied'],
   additionalProperties: false,
@@ -884,7 +884,7 @@ const schema304 = {
     replied: { type: 'integer', minimum: 0, description: 'Leads who replied.' },
   },
 };
-const schema305 = {
+const schema304 = {
   type: 'object',
   required: ['pending', 'waiting', 'finished', 'replied', 'failed'],
   additionalProperties: false,
@@ -898,7 +898,7 @@ const schema305 = {
   },
 };
 const formats2 = runtime1.fullFormats['date-time'];
-const schema299 = {
+const schema298 = {
   type: 'object',
   additionalProperties: false,
   description:
@@ -915,13 +915,13 @@ const schema299 = {
     },
   },
 };
-const schema300 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
+const schema299 = { enum: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], description: 'A day of the week.' };
 const func0 = runtime2.default;
 
-function validate168(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate166(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate168.evaluated;
+  const evaluated0 = validate166.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1026,13 +1026,13 @@ function validate168(data, { instancePath = '', parentData, parentDataProperty, 
           let data2 = data1[i0];
           const _errs6 = errors;
           const _errs7 = errors;
-          const vSchema0 = schema300.enum;
+          const vSchema0 = schema299.enum;
           if (!(data2 === 'mon' || data2 === 'tue' || data2 === 'wed' || data2 === 'thu' || data2 === 'fri' || data2 === 'sat' || data2 === 'sun')) {
             const err5 = {
               instancePath: instancePath + '/days/' + i0,
               schemaPath: '#/$defs/Weekday/enum',
               keyword: 'enum',
-              params: { allowedValues: schema300.enum },
+              params: { allowedValues: schema299.enum },
               message: 'must be equal to one of the allowed values',
             };
             if (vErrors === null) {
@@ -1207,12 +1207,12 @@ function validate168(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate168.errors = vErrors;
+  validate166.errors = vErrors;
   return errors === 0;
 }
-validate168.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate166.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-const schema302 = {
+const schema301 = {
   type: 'object',
   required: ['id', 'position', 'name', 'type', 'text', 'delay_days', 'auto_fallback'],
   additionalProperties: false,
@@ -1229,15 +1229,15 @@ const schema302 = {
     auto_fallback: { type: 'boolean', description: 'Whether unknown values get generic text.' },
   },
 };
-const schema303 = {
+const schema302 = {
   enum: ['message', 'connection_request', 'email', 'inmail', 'follow_up'],
   description: 'How the step reaches the lead: a message, a connection request, an email, an InMail or a follow-up in the same thread.',
 };
 
-function validate170(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate168(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate170.evaluated;
+  const evaluated0 = validate168.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1353,7 +1353,7 @@ function validate170(data, { instancePath = '', parentData, parentDataProperty, 
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema302.properties, key0)) {
+      if (!func3.call(schema301.properties, key0)) {
         const err7 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -1453,13 +1453,13 @@ function validate170(data, { instancePath = '', parentData, parentDataProperty, 
       let data3 = data.type;
       const _errs8 = errors;
       const _errs9 = errors;
-      const vSchema0 = schema303.enum;
+      const vSchema0 = schema302.enum;
       if (!(data3 === 'message' || data3 === 'connection_request' || data3 === 'email' || data3 === 'inmail' || data3 === 'follow_up')) {
         const err12 = {
           instancePath: instancePath + '/type',
           schemaPath: '#/$defs/StepType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema303.enum },
+          params: { allowedValues: schema302.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -1603,15 +1603,15 @@ function validate170(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate170.errors = vErrors;
+  validate168.errors = vErrors;
   return errors === 0;
 }
-validate170.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate168.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate167(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate165(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate167.evaluated;
+  const evaluated0 = validate165.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1757,7 +1757,7 @@ function validate167(data, { instancePath = '', parentData, parentDataProperty, 
     }
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func3.call(schema295.properties, key0)) {
+      if (!func3.call(schema294.properties, key0)) {
         const err9 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -1819,13 +1819,13 @@ function validate167(data, { instancePath = '', parentData, parentDataProperty, 
       let data2 = data.status;
       const _errs6 = errors;
       const _errs7 = errors;
-      const vSchema0 = schema296.enum;
+      const vSchema0 = schema295.enum;
       if (!(data2 === 'draft' || data2 === 'active' || data2 === 'paused' || data2 === 'completed' || data2 === 'archived')) {
         const err12 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/$defs/CampaignStatus/enum',
           keyword: 'enum',
-          params: { allowedValues: schema296.enum },
+          params: { allowedValues: schema295.enum },
           message: 'must be equal to one of the allowed values',
         };
         if (vErrors === null) {
@@ -1944,8 +1944,8 @@ function validate167(data, { instancePath = '', parentData, parentDataProperty, 
     if (data.schedule !== undefined) {
       let data6 = data.schedule;
       const _errs16 = errors;
-      if (!validate168(data6, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+      if (!validate166(data6, { instancePath: instancePath + '/schedule', parentData: data, parentDataProperty: 'schedule', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
         errors = vErrors.length;
       } else {
       }
@@ -2077,8 +2077,8 @@ function validate167(data, { instancePath = '', parentData, parentDataProperty, 
         for (let i0 = 0; i0 < len0; i0++) {
           let data11 = data10[i0];
           const _errs27 = errors;
-          if (!validate170(data11, { instancePath: instancePath + '/steps/' + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+          if (!validate168(data11, { instancePath: instancePath + '/steps/' + i0, parentData: data10, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
             errors = vErrors.length;
           } else {
           }
@@ -2621,15 +2621,15 @@ function validate167(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate167.errors = vErrors;
+  validate165.errors = vErrors;
   return errors === 0;
 }
-validate167.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate165.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate166(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate164(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate166.evaluated;
+  const evaluated0 = validate164.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -2674,8 +2674,8 @@ function validate166(data, { instancePath = '', parentData, parentDataProperty, 
     if (data.campaign !== undefined) {
       let data0 = data.campaign;
       const _errs2 = errors;
-      if (!validate167(data0, { instancePath: instancePath + '/campaign', parentData: data, parentDataProperty: 'campaign', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate167.errors : vErrors.concat(validate167.errors);
+      if (!validate165(data0, { instancePath: instancePath + '/campaign', parentData: data, parentDataProperty: 'campaign', rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
         errors = vErrors.length;
       } else {
       }
@@ -2690,27 +2690,27 @@ function validate166(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate166.errors = vErrors;
+  validate164.errors = vErrors;
   return errors === 0;
 }
-validate166.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate164.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate165(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate163(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate165.evaluated;
+  const evaluated0 = validate163.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!validate166(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-    vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
+  if (!validate164(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+    vErrors = vErrors === null ? validate164.errors : vErrors.concat(validate164.errors);
     errors = vErrors.length;
   } else {
   }
-  validate165.errors = vErrors;
+  validate163.errors = vErrors;
   return errors === 0;
 }
-validate165.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate163.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

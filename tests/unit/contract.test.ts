@@ -502,3 +502,53 @@ describe('versions', () => {
     }
   });
 });
+
+describe('breakingChanges: JSON Schema 2020-12 composition and x-mcp-header', () => {
+  const contact = object({ email: { type: 'string' }, phone: { type: 'string' }, kind: { enum: ['a', 'b'] } }, [], {
+    anyOf: [{ required: ['email'] }, { required: ['phone'] }],
+    oneOf: [{ properties: { kind: { const: 'a' } } }, { properties: { kind: { const: 'b' } } }],
+  });
+
+  test('an unchanged schema with anyOf crossed with oneOf breaks nothing (variants that share a discriminator pair up)', () => {
+    assertNoBreaks(inputBreaks(contact, contact));
+    assertNoBreaks(outputBreaks(contact, contact));
+  });
+
+  test('another anyOf branch widens the arguments (no break); removing it narrows them (a break)', () => {
+    const wider = { ...contact, anyOf: [...(contact.anyOf as JSONSchema[]), { required: ['kind'] }] };
+    assertNoBreaks(inputBreaks(contact, wider));
+    assert.ok(inputBreaks(wider, contact).length > 0);
+  });
+
+  test('a change to if/then/else, allOf or not counts as breaking: the check does not reason about conditionals', () => {
+    const cond = object({ unit: { type: 'string' }, dpi: { type: 'integer' } }, [], {
+      if: { properties: { unit: { const: 'px' } }, required: ['unit'] },
+      then: { required: ['dpi'] },
+    });
+    assertOneBreak(inputBreaks(cond, { ...cond, then: { required: ['dpi', 'unit'] } }), 'tool t, arguments', /^then changed; this check cannot tell/);
+    assertNoBreaks(inputBreaks(cond, structuredClone(cond)));
+  });
+
+  test('a schema with an $anchor reference compares as declared, without crashing', () => {
+    const anchored = object({ at: { $ref: '#pt' } }, [], { $defs: { pt: { $anchor: 'pt', type: 'string' } } });
+    assertNoBreaks(inputBreaks(anchored, structuredClone(anchored)));
+    assert.deepEqual((contract([tool('t', anchored)]).tools.t!.input.$defs as JSONSchema).pt, { $anchor: 'pt', type: 'string' });
+  });
+
+  const region = (header?: string) => object({ region: { type: 'string', ...(header && { 'x-mcp-header': header }) } }, ['region']);
+
+  test('x-mcp-header is kept in the snapshot (other x- annotations are not)', () => {
+    const c = contract([tool('t', object({ r: { type: 'string', 'x-mcp-header': 'Region', 'x-note': 'n' } }))]);
+    assert.deepEqual((c.tools.t!.input.properties as Record<string, JSONSchema>).r, { type: 'string', 'x-mcp-header': 'Region' });
+  });
+
+  test('a changed or removed x-mcp-header breaks the intermediaries that route on it; a new one breaks nothing', () => {
+    assertOneBreak(
+      inputBreaks(region('Region'), region('Zone')),
+      'tool t, argument region',
+      /x-mcp-header changed from "Region" to "Zone"; intermediaries that route on Mcp-Param-Region/,
+    );
+    assertOneBreak(inputBreaks(region('Region'), region()), 'tool t, argument region', /x-mcp-header removed \(was "Region"\)/);
+    assertNoBreaks(inputBreaks(region(), region('Region')));
+  });
+});

@@ -281,8 +281,11 @@ describe('classify', () => {
     assert.deepEqual(classify(req), { kind: 'request', message: req });
     assert.equal(classify({ jsonrpc: '2.0', id: 'abc', method: 'ping' }).kind, 'request');
     assert.equal(classify({ jsonrpc: '2.0', method: 'notifications/initialized' }).kind, 'notification');
-    assert.deepEqual(classify({ jsonrpc: '2.0', id: 1, result: {} }), { kind: 'response' });
-    assert.deepEqual(classify({ jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } }), { kind: 'response' });
+    assert.deepEqual(classify({ jsonrpc: '2.0', id: 1, result: {} }), { kind: 'response', message: { jsonrpc: '2.0', id: 1, result: {} } });
+    assert.deepEqual(classify({ jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } }), {
+      kind: 'response',
+      message: { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } },
+    });
   });
 
   test('invalid messages say why and keep a usable id', () => {

@@ -50,6 +50,11 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32020,
     params: ['detail'],
   },
+  INPUT_UNAVAILABLE: {
+    message: 'Tool {{tool}} needs input from the user that this client cannot give: {{detail}}',
+    surface: 'tool',
+    params: ['tool', 'detail'],
+  },
   INSUFFICIENT_SCOPE: {
     message: 'Missing required scope(s): {{scopes}}',
     surface: 'auth',
@@ -165,6 +170,13 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32000,
     params: ['seconds'],
   },
+  TOO_MANY_REQUESTS: {
+    message: 'Too many requests {{source}}: the limit is {{limit}} every {{window}} seconds; slow down and try again in {{seconds}} seconds',
+    surface: 'http',
+    status: 429,
+    rpcCode: -32000,
+    params: ['source', 'limit', 'window', 'seconds'],
+  },
   UNKNOWN_PROMPT: {
     message: 'Unknown prompt: {{prompt}}',
     surface: 'protocol',
@@ -202,6 +214,7 @@ export interface ErrorParams {
   FORBIDDEN_ORIGIN: { origin: string };
   HANDLER_FAILED: { what: string; reference: string };
   HEADER_MISMATCH: { detail: string };
+  INPUT_UNAVAILABLE: { tool: string; detail: string };
   INSUFFICIENT_SCOPE: { scopes: string };
   INTERNAL_ERROR: { tool: string; reference: string };
   INVALID_ARGUMENTS: { tool: string; detail: string };
@@ -220,6 +233,7 @@ export interface ErrorParams {
   TEST_ERROR: Record<never, never>;
   TOKEN_REJECTED: { detail: string };
   TOO_MANY_AUTH_FAILURES: { seconds: number };
+  TOO_MANY_REQUESTS: { source: string; limit: number; window: number; seconds: number };
   UNKNOWN_PROMPT: { prompt: string };
   UNKNOWN_TOOL: { tool: string };
   UNSUPPORTED_MEDIA_TYPE: Record<never, never>;
@@ -234,6 +248,7 @@ export type ErrorCode =
   | 'FORBIDDEN_ORIGIN'
   | 'HANDLER_FAILED'
   | 'HEADER_MISMATCH'
+  | 'INPUT_UNAVAILABLE'
   | 'INSUFFICIENT_SCOPE'
   | 'INTERNAL_ERROR'
   | 'INVALID_ARGUMENTS'
@@ -252,6 +267,7 @@ export type ErrorCode =
   | 'TEST_ERROR'
   | 'TOKEN_REJECTED'
   | 'TOO_MANY_AUTH_FAILURES'
+  | 'TOO_MANY_REQUESTS'
   | 'UNKNOWN_PROMPT'
   | 'UNKNOWN_TOOL'
   | 'UNSUPPORTED_MEDIA_TYPE'

@@ -7,10 +7,14 @@ import { resources, resourcesList, resourceTemplatesList } from './resources.gen
 import { prompts, promptsList } from './prompts.gen.ts';
 import { validateJsonSchema202012ToolArguments } from './validators/json_schema_2020_12_tool.gen.js';
 import { validateTestAudioContentArguments } from './validators/test_audio_content.gen.js';
+import { validateTestElicitationArguments } from './validators/test_elicitation.gen.js';
+import { validateTestElicitationSep1034DefaultsArguments } from './validators/test_elicitation_sep1034_defaults.gen.js';
+import { validateTestElicitationSep1330EnumsArguments } from './validators/test_elicitation_sep1330_enums.gen.js';
 import { validateTestEmbeddedResourceArguments } from './validators/test_embedded_resource.gen.js';
 import { validateTestErrorHandlingArguments } from './validators/test_error_handling.gen.js';
 import { validateTestImageContentArguments } from './validators/test_image_content.gen.js';
 import { validateTestMultipleContentTypesArguments } from './validators/test_multiple_content_types.gen.js';
+import { validateTestSamplingArguments } from './validators/test_sampling.gen.js';
 import { validateTestSimpleTextArguments } from './validators/test_simple_text.gen.js';
 import { validateTestToolWithLoggingArguments } from './validators/test_tool_with_logging.gen.js';
 import { validateTestToolWithProgressArguments } from './validators/test_tool_with_progress.gen.js';
@@ -39,6 +43,24 @@ export const serverDefinition: ServerDefinition = {
       errors: [],
       validateArguments: validateTestAudioContentArguments,
     },
+    test_elicitation: {
+      name: 'test_elicitation',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestElicitationArguments,
+    },
+    test_elicitation_sep1034_defaults: {
+      name: 'test_elicitation_sep1034_defaults',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestElicitationSep1034DefaultsArguments,
+    },
+    test_elicitation_sep1330_enums: {
+      name: 'test_elicitation_sep1330_enums',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestElicitationSep1330EnumsArguments,
+    },
     test_embedded_resource: {
       name: 'test_embedded_resource',
       scopes: [],
@@ -62,6 +84,12 @@ export const serverDefinition: ServerDefinition = {
       scopes: [],
       errors: [],
       validateArguments: validateTestMultipleContentTypesArguments,
+    },
+    test_sampling: {
+      name: 'test_sampling',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestSamplingArguments,
     },
     test_simple_text: {
       name: 'test_simple_text',

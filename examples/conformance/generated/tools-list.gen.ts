@@ -44,6 +44,38 @@ export const toolsList: readonly ToolListing[] = [
     annotations: { readOnlyHint: true },
   },
   {
+    name: 'test_elicitation',
+    description: 'Asks the user for a username and an email (elicitation/create) and returns the answer.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        message: {
+          type: 'string',
+        },
+      },
+      required: ['message'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'test_elicitation_sep1034_defaults',
+    description: 'Asks the user with a form whose fields all have defaults (SEP-1034).',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'test_elicitation_sep1330_enums',
+    description: 'Asks the user with a form using every enum variant (SEP-1330).',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
     name: 'test_embedded_resource',
     description: 'Returns an embedded text resource content block.',
     inputSchema: {
@@ -82,6 +114,20 @@ export const toolsList: readonly ToolListing[] = [
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'test_sampling',
+    description: "Asks the client's model to answer the prompt (sampling/createMessage) and returns its answer.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        prompt: {
+          type: 'string',
+        },
+      },
+      required: ['prompt'],
+      additionalProperties: false,
+    },
   },
   {
     name: 'test_simple_text',

@@ -1,0 +1,192 @@
+/**
+ * A handler asking the client for input during a call: `ctx.elicit`, `ctx.sample`, `ctx.listRoots`.
+ *
+ * - **2026-07-28 (stateless):** no server-to-client requests exist. The call answers
+ *   `resultType: "input_required"` with `inputRequests` and a `requestState`; the client retries
+ *   the same call with `inputResponses` and that state, and the handler runs again from the start,
+ *   now finding its answers. The state carries the answers of earlier rounds, sealed (HMAC-SHA256)
+ *   and bound to the caller, the tool, its arguments and an expiry, so any instance can resume it
+ *   and an edited one is refused.
+ * - **2025-06-18 / 2025-11-25 (handshake):** the request goes to the client on the POST's event
+ *   stream and the client answers with a later POST carrying a JSON-RPC response. That answer is
+ *   handed to the waiting call here, by request id and only from the same caller. This needs the
+ *   answering POST to reach the instance that waits (one instance, or routing by token); see
+ *   docs/decisions.md for running several.
+ */
+import { createHmac, createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { JsonRpcResponse } from './jsonrpc.ts';
+import type { Principal } from './handler.ts';
+
+/** What a handler may ask a client for, by method, and the capability that must be declared. */
+export const INPUT_METHODS = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+} as const;
+export type InputMethod = keyof typeof INPUT_METHODS;
+
+/** The client cannot give the input asked for (no capability, no event stream, no answer in time). */
+export class InputUnavailableError extends Error {
+  override name = 'InputUnavailableError';
+}
+
+/** The client answered the server's request with a JSON-RPC error. */
+export class InputRequestFailedError extends Error {
+  override name = 'InputRequestFailedError';
+  constructor(
+    readonly method: string,
+    readonly error: { code: number; message: string },
+  ) {
+    super(`The client answered ${method} with error ${error.code}: ${error.message}`);
+  }
+}
+
+/** Thrown through the handler at 2026-07-28 when it needs an answer it does not have yet. */
+export class InputRequired {
+  constructor(
+    readonly key: string,
+    readonly request: { method: InputMethod; params: object },
+  ) {}
+}
+
+/** How a handler's questions are put to the client for one call. */
+export type Asker = (method: InputMethod, params: object) => Promise<unknown>;
+
+// ---- 2026-07-28: sealed request state --------------------------------------------------------
+
+interface StatePayload {
+  /** Caller (subject and account), tool and a hash of the arguments the state belongs to. */
+  who: string;
+  tool: string;
+  args: string;
+  /** Answers of every earlier round, by key. */
+  answers: Record<string, unknown>;
+  /** The keys asked in the last round: the only answers the retry may add. */
+  pending: string[];
+  /** Expiry, ms since the epoch. */
+  exp: number;
+}
+
+export class RequestStateSeal {
+  private readonly key: Buffer;
+
+  constructor(
+    secret: string | Buffer | undefined,
+    private readonly ttlMs = 15 * 60_000,
+    private readonly now: () => number = Date.now,
+  ) {
+    // Without a shared secret each instance has its own: a state resumes on the instance that made it.
+    this.key = createHash('sha256')
+      .update(secret ?? randomBytes(32))
+      .update('mcp request state v1')
+      .digest();
+  }
+
+  seal(payload: Omit<StatePayload, 'exp'>): string {
+    const body = Buffer.from(JSON.stringify({ ...payload, exp: this.now() + this.ttlMs })).toString('base64url');
+    return `${body}.${this.mac(body)}`;
+  }
+
+  /** The answers a state carries, when it is intact, unexpired and belongs to this caller, tool and arguments. */
+  open(state: unknown, expect: Omit<StatePayload, 'answers' | 'pending' | 'exp'>): Pick<StatePayload, 'answers' | 'pending'> | undefined {
+    if (typeof state !== 'string' || state.length > 1_000_000) return undefined;
+    const [body, mac] = state.split('.');
+    if (!body || !mac) return undefined;
+    const want = Buffer.from(this.mac(body));
+    const got = Buffer.from(mac);
+    if (want.length !== got.length || !timingSafeEqual(want, got)) return undefined;
+    let payload: StatePayload;
+    try {
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as StatePayload;
+    } catch {
+      return undefined;
+    }
+    if (payload.exp < this.now() || payload.who !== expect.who || payload.tool !== expect.tool || payload.args !== expect.args) return undefined;
+    if (typeof payload.answers !== 'object' || payload.answers === null || !Array.isArray(payload.pending)) return undefined;
+    return { answers: payload.answers, pending: payload.pending };
+  }
+
+  private mac(body: string): string {
+    return createHmac('sha256', this.key).update(body).digest('base64url');
+  }
+}
+
+export const callerOf = (p: Principal) => `${p.subject}|${p.accountId}`;
+export const argumentsDigest = (args: unknown) =>
+  createHash('sha256')
+    .update(JSON.stringify(args ?? {}))
+    .digest('base64url');
+
+/**
+ * The 2026-07-28 asker of one round: questions are numbered in the order the handler asks them,
+ * so a rerun finds each answer under the same key; the first unanswered one ends the round.
+ */
+export function roundAsker(answers: Record<string, unknown>, declared: Readonly<Record<string, unknown>>): Asker {
+  let asked = 0;
+  return async (method, params) => {
+    const capability = INPUT_METHODS[method];
+    if (!declared[capability]) throw new InputUnavailableError(`the client did not declare the ${capability} capability, so it cannot answer ${method}`);
+    const key = `input-${++asked}`;
+    if (Object.hasOwn(answers, key)) return answers[key];
+    throw new InputRequired(key, { method, params });
+  };
+}
+
+// ---- 2025-06-18 / 2025-11-25: requests on the stream, answers by a later POST -------------------
+
+interface Waiting {
+  caller: string;
+  method: string;
+  resolve(result: unknown): void;
+  reject(err: Error): void;
+}
+
+export class PendingInputs {
+  private readonly waiting = new Map<string, Waiting>();
+
+  constructor(private readonly timeoutMs = 10 * 60_000) {}
+
+  /**
+   * Sends the request with `send` (false: the client cannot take a stream) and waits for the
+   * client's answer, which `deliver` hands over when it arrives.
+   */
+  ask(principal: Principal, method: InputMethod, params: object, send: (message: string) => boolean, signal?: AbortSignal): Promise<unknown> {
+    const id = `srv-${randomUUID()}`;
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.waiting.delete(id);
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new InputUnavailableError(`the client did not answer ${method} within ${Math.round(this.timeoutMs / 1000)} s`));
+      }, this.timeoutMs);
+      timer.unref();
+      const onAbort = () => {
+        done();
+        reject(new InputUnavailableError(`the call was cancelled while waiting for ${method}`));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.set(id, {
+        caller: callerOf(principal),
+        method,
+        resolve: (r) => (done(), resolve(r)),
+        reject: (e) => (done(), reject(e)),
+      });
+      if (!send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))) {
+        done();
+        reject(new InputUnavailableError(`${method} needs the response as an event stream: send Accept: application/json, text/event-stream`));
+      }
+    });
+  }
+
+  /** Hands a client's answer to the call waiting for it; false when no call of this caller waits for that id. */
+  deliver(response: JsonRpcResponse, principal: Principal): boolean {
+    const waiting = typeof response.id === 'string' ? this.waiting.get(response.id) : undefined;
+    if (!waiting || waiting.caller !== callerOf(principal)) return false;
+    if (response.error) waiting.reject(new InputRequestFailedError(waiting.method, response.error));
+    else waiting.resolve(response.result);
+    return true;
+  }
+}

@@ -1,6 +1,6 @@
 /**
  * Admin CLI: `npm run cli -- <command>`.
- *   account create --name N --email E --password-stdin [--profile NAME]   prints the account id
+ *   account create --name N --email E [--password-stdin] [--profile NAME]   prints the account id (password typed at a prompt, or on stdin)
  *   grants list --email E / grants revoke --id G                       a user's authorizations
  *   token --email E [--scope "mcp:read profile service_account_id"] [--ttl SECONDS]   prints the token alone
  *   reply --conversation ID --text T                                    records a lead's reply (what the delivery backend reports)
@@ -22,6 +22,7 @@ import { EmailTakenError } from './store/accounts.ts';
 import { backupSqlite } from './store/database.ts';
 import { randomPassword } from './seed.ts';
 import { destroyUserSessions } from './web/session-store.ts';
+import { PromptCancelledError, promptNewPassword } from './password-prompt.ts';
 
 class UsageError extends Error {}
 
@@ -36,7 +37,7 @@ async function firstLineOfStdin(): Promise<string> {
 }
 
 const USAGE = `usage:
-  npm run cli -- account create --name NAME --email EMAIL --password-stdin [--profile "PROFILE NAME"]   (the password on stdin)
+  npm run cli -- account create --name NAME --email EMAIL [--password-stdin] [--profile "PROFILE NAME"]   (the password typed at a prompt, or on stdin)
   npm run cli -- token --email EMAIL [--scope "mcp:read mcp:write profile service_account_id"] [--ttl SECONDS]
   npm run cli -- reply --conversation CONVERSATION_ID --text "TEXT"   (records a lead's reply, as the delivery backend would)
   npm run cli -- config [--email EMAIL]             (this server's MCP URL and client configurations; with a 1-hour token for EMAIL)
@@ -47,6 +48,21 @@ const USAGE = `usage:
   npm run cli -- password reset --email EMAIL   (sets a new random password and prints it)`;
 
 const MAX_TTL = MAX_TOKEN_LIFETIME_SECONDS;
+
+/** The new user's password: from stdin (--password-stdin), the command line (--password), or typed twice at a prompt. */
+async function passwordOf(values: { password?: string | undefined; 'password-stdin'?: boolean | undefined }): Promise<string> {
+  if (values['password-stdin']) {
+    const line = await firstLineOfStdin();
+    if (!line) throw new UsageError('--password-stdin: standard input has no password (give it on the first line)');
+    return line;
+  }
+  if (values.password !== undefined) return values.password;
+  if (!process.stdin.isTTY)
+    throw new UsageError('account create needs a password: run it in a terminal to type it at a prompt, or pipe it in with --password-stdin');
+  const typed = await promptNewPassword();
+  if (typed === undefined) throw new UsageError('The two passwords differ; run the command again');
+  return typed;
+}
 
 async function run(argv: string[]): Promise<string> {
   const { positionals, values } = parseArgs({
@@ -72,12 +88,14 @@ async function run(argv: string[]): Promise<string> {
     switch (command) {
       case 'account create': {
         const { name, email } = values;
-        const password = values['password-stdin'] ? await firstLineOfStdin() : values.password;
-        if (values.password !== undefined)
-          console.error('Warning: a password on the command line is visible to other users of this machine (ps); use --password-stdin.');
-        if (!name || !email || !password) throw new UsageError('account create needs --name, --email and --password-stdin (or --password)');
+        if (!name || !email) throw new UsageError('account create needs --name and --email');
         if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError(`--email must be an email address, got "${email}"`);
-        if (password.length < 8) throw new UsageError('--password must have at least 8 characters');
+        if (values.password !== undefined)
+          console.error(
+            'Warning: a password on the command line is visible to other users of this machine (ps) and stays in shell history; type it at the prompt or use --password-stdin.',
+          );
+        const password = await passwordOf(values);
+        if (password.length < 8) throw new UsageError('The password must have at least 8 characters');
         const created = await service.accounts.createAccount({
           name,
           email,
@@ -177,7 +195,8 @@ run(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof UsageError) console.error(`${err.message}\n${USAGE}`);
-    else if (err instanceof ConfigError || err instanceof EmailTakenError || err instanceof DomainError) console.error(err.message);
+    else if (err instanceof ConfigError || err instanceof EmailTakenError || err instanceof DomainError || err instanceof PromptCancelledError)
+      console.error(err.message);
     else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(`${err.message}\n${USAGE}`);
     else console.error(err);
     process.exitCode = 1;

@@ -27,6 +27,14 @@ export interface AppConfig {
   requestTimeoutMs: number;
   /** AUTH_FAILURES_PER_MINUTE: refused tokens from one address before it gets 429 for the rest of the minute (default 30; 0: no limit). */
   authFailuresPerMinute: number;
+  /** MCP_REQUESTS_PER_MINUTE_PER_TOKEN: requests to /mcp per authorization (grant) a minute before 429 (0: no limit). */
+  requestsPerMinutePerToken: number;
+  /** MCP_REQUESTS_PER_MINUTE_PER_ADDRESS: requests to /mcp with accepted tokens per client address a minute before 429 (0: no limit). */
+  requestsPerMinutePerAddress: number;
+  /** REDIS_URL: the /mcp rate limits are counted there, shared by every instance; unset: in memory, per instance. */
+  redisUrl?: string;
+  /** KEY_ENCRYPTION_KEY (32 bytes, base64): the signing keys' private parts are stored encrypted with it. */
+  keyEncryptionKey?: Buffer;
   /** LOG_REQUESTS=1: one log line per request (never tokens, queries or bodies). */
   logRequests: boolean;
   /** METRICS_TOKEN: /metrics answers `Authorization: Bearer <it>`; unset: this machine only. */
@@ -63,9 +71,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const requestTimeoutMs = env.REQUEST_TIMEOUT_MS === undefined || env.REQUEST_TIMEOUT_MS === '' ? 30_000 : Number(env.REQUEST_TIMEOUT_MS);
   if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 100 || requestTimeoutMs > 600_000)
     problems.push(`REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000, got "${env.REQUEST_TIMEOUT_MS}"`);
-  const authFailuresPerMinute = env.AUTH_FAILURES_PER_MINUTE === undefined || env.AUTH_FAILURES_PER_MINUTE === '' ? 30 : Number(env.AUTH_FAILURES_PER_MINUTE);
-  if (!Number.isInteger(authFailuresPerMinute) || authFailuresPerMinute < 0)
-    problems.push(`AUTH_FAILURES_PER_MINUTE must be a whole number (0 for no limit), got "${env.AUTH_FAILURES_PER_MINUTE}"`);
+  const authFailuresPerMinute = perMinuteLimit(env, 'AUTH_FAILURES_PER_MINUTE', 30, problems);
+  // High enough for a load test from one machine with one token (npm run bench); a public server may want far fewer.
+  const requestsPerMinutePerToken = perMinuteLimit(env, 'MCP_REQUESTS_PER_MINUTE_PER_TOKEN', DEFAULT_REQUESTS_PER_MINUTE.perToken, problems);
+  const requestsPerMinutePerAddress = perMinuteLimit(env, 'MCP_REQUESTS_PER_MINUTE_PER_ADDRESS', DEFAULT_REQUESTS_PER_MINUTE.perAddress, problems);
+  const redisProblem = env.REDIS_URL ? redisUrlProblem(env.REDIS_URL) : undefined;
+  if (redisProblem) problems.push(redisProblem);
+  const keyEncryptionKey = env.KEY_ENCRYPTION_KEY ? decodeKeyEncryptionKey(env.KEY_ENCRYPTION_KEY) : undefined;
+  if (typeof keyEncryptionKey === 'string') problems.push(keyEncryptionKey);
   if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' && env.METRICS_TOKEN.length < 16)
     problems.push('METRICS_TOKEN must have at least 16 characters');
   if (env.LOG_REQUESTS !== undefined && !['', '0', '1', 'true', 'false'].includes(env.LOG_REQUESTS))
@@ -91,9 +104,49 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: proxies,
     requestTimeoutMs,
     authFailuresPerMinute,
+    requestsPerMinutePerToken,
+    requestsPerMinutePerAddress,
+    ...(env.REDIS_URL && { redisUrl: env.REDIS_URL }),
+    ...(keyEncryptionKey instanceof Buffer && { keyEncryptionKey }),
     logRequests: env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true',
     ...(env.METRICS_TOKEN && { metricsToken: env.METRICS_TOKEN }),
   };
+}
+
+/** The defaults of MCP_REQUESTS_PER_MINUTE_PER_TOKEN and MCP_REQUESTS_PER_MINUTE_PER_ADDRESS. */
+// 100 a second per authorization is far above what an assistant sends (a few calls a second), and
+// keeps one runaway client from taking the server; load tools and benchmarks turn it off with 0.
+export const DEFAULT_REQUESTS_PER_MINUTE = { perToken: 6_000, perAddress: 30_000 } as const;
+
+/** A limit a minute from `name`: a whole number, 0 for no limit. */
+function perMinuteLimit(env: NodeJS.ProcessEnv, name: string, fallback: number, problems: string[]): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= 0) return n;
+  problems.push(`${name} must be a whole number of requests a minute (0 for no limit), got "${value}"`);
+  return fallback;
+}
+
+/** Why REDIS_URL is unusable, or undefined when it is a redis:// or rediss:// URL naming a host. */
+function redisUrlProblem(value: string): string | undefined {
+  const problem = `REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379, got "${value.replace(/\/\/[^@/]*@/, '//***@')}"`;
+  try {
+    const u = new URL(value);
+    if ((u.protocol !== 'redis:' && u.protocol !== 'rediss:') || u.hostname === '') return problem;
+    if (u.pathname !== '' && u.pathname !== '/' && !/^\/\d+$/.test(u.pathname)) return `${problem}: the path may only name a database number (/0 to /15)`;
+    return undefined;
+  } catch {
+    return problem;
+  }
+}
+
+/** KEY_ENCRYPTION_KEY as 32 bytes, or what is wrong with it. */
+function decodeKeyEncryptionKey(value: string): Buffer | string {
+  const text = value.trim();
+  const bytes = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64') : undefined;
+  if (bytes?.length === 32) return bytes;
+  return `KEY_ENCRYPTION_KEY must be 32 random bytes in base64 (make one with \`openssl rand -base64 32\`), got ${bytes ? `${bytes.length} bytes` : 'text that is not base64'}`;
 }
 
 function trustProxy(value: string | undefined): AppConfig['trustProxy'] {

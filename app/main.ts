@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { freePort } from '../runtime/index.ts';
 import { DEMO, retirePublishedDemoPassword, seedDemo } from './seed.ts';
 import { buildServer } from './server.ts';
+import { plainKeysWarning } from './auth/key-encryption.ts';
 
 /** A word the shell takes as it is. */
 const shellQuote = (value: string) => (/^[\w./:@-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
@@ -14,6 +15,8 @@ async function main(): Promise<void> {
     config = loadConfig({ ...process.env, PORT: String(port) });
   }
   const service = await buildServer(config);
+  const keysWarning = plainKeysWarning(config);
+  if (keysWarning) console.warn(keysWarning);
   const retired = await retirePublishedDemoPassword(config, service.accounts, service.db);
   const demoPassword = (await seedDemo(config, service.accounts, service.campaigns, service.leads)) ?? retired?.password;
   await service.app.listen({ port: config.port, host: config.host });

@@ -2,11 +2,13 @@
  * The ES256 keys that sign access tokens, kept in the database so that every instance (and the
  * CLI) signs and verifies with the same keys. The newest unretired key signs; every key whose
  * tokens may still be alive verifies. A token with an unknown kid triggers one reload, so a key
- * created by another instance is picked up without a restart.
+ * created by another instance is picked up without a restart. With a key encryption key the
+ * private parts are stored encrypted (key-encryption.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, errors as joseErrors, exportJWK, generateKeyPair, importJWK, type JWK, type JWTVerifyGetKey, type CryptoKey } from 'jose';
 import type { Db } from '../store/database.ts';
+import { isSealed, openStoredJwk, type KeyEncryption } from './key-encryption.ts';
 
 export const TOKEN_ALG = 'ES256';
 // A token with an unknown kid reloads the keys at most once a second: a key rotated on another
@@ -35,7 +37,11 @@ export class SigningKeys {
   private current?: SigningKey;
   private lastReload = 0;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Seals private keys at rest (KEY_ENCRYPTION_KEY); without it they are stored as plain JWKs. */
+    private readonly encryption?: KeyEncryption,
+  ) {}
 
   /**
    * Loads the keys, creating the first one if the database has none. Instances starting at once
@@ -43,6 +49,7 @@ export class SigningKeys {
    * instance signs with that key (a key of its own would be unknown to the others for a while).
    */
   async init(): Promise<void> {
+    await this.checkStoredKeys();
     await this.reload();
     if (!this.current) {
       await this.create(FIRST_KID);
@@ -115,6 +122,26 @@ export class SigningKeys {
       throw new joseErrors.JWTClaimValidationFailed('issued by a key after its retirement', claims as never);
   }
 
+  /**
+   * At start: every sealed key must open with the key given (a wrong or missing one fails the
+   * start, naming it), and with a key given, keys stored plain by an earlier start are sealed.
+   * Instances starting at once may both seal a row: the update applies only to the plain text it
+   * read, so one wins and the other's is a no-op.
+   */
+  private async checkStoredKeys(): Promise<void> {
+    const rows = await this.db.selectFrom('signing_keys').select(['kid', 'private_jwk']).execute();
+    for (const row of rows) {
+      if (isSealed(row.private_jwk)) openStoredJwk(row.private_jwk, row.kid, this.encryption);
+      else if (this.encryption)
+        await this.db
+          .updateTable('signing_keys')
+          .set({ private_jwk: this.encryption.seal(row.private_jwk, row.kid) })
+          .where('kid', '=', row.kid)
+          .where('private_jwk', '=', row.private_jwk)
+          .execute();
+    }
+  }
+
   private async create(kid: string = randomUUID()): Promise<string> {
     const { privateKey, publicKey } = await generateKeyPair(TOKEN_ALG, { extractable: true });
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: TOKEN_ALG, use: 'sig' };
@@ -124,7 +151,7 @@ export class SigningKeys {
       .values({
         kid,
         alg: TOKEN_ALG,
-        private_jwk: JSON.stringify(privateJwk),
+        private_jwk: this.encryption ? this.encryption.seal(JSON.stringify(privateJwk), kid) : JSON.stringify(privateJwk),
         public_jwk: JSON.stringify(publicJwk),
         created_at: new Date().toISOString(),
         retired_at: null,
@@ -151,7 +178,7 @@ export class SigningKeys {
     this.localSet = createLocalJWKSet(this.jwks);
     const active = rows.find((r) => r.retired_at === null);
     if (active && active.kid !== this.current?.kid) {
-      const privateJwk = JSON.parse(active.private_jwk) as JWK;
+      const privateJwk = JSON.parse(openStoredJwk(active.private_jwk, active.kid, this.encryption)) as JWK;
       this.current = { kid: active.kid, privateKey: (await importJWK(privateJwk, TOKEN_ALG)) as CryptoKey, privateJwk };
     }
   }

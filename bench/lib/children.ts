@@ -36,7 +36,8 @@ export interface Child {
 export function spawnChild(script: string, env: Record<string, string> = {}, nodeArgs: string[] = [], { typescript = true } = {}): Child {
   const spawnedAt = performance.now();
   const proc = spawn(process.execPath, [...nodeArgs, ...(typescript ? ['--import', 'tsx'] : []), script], {
-    env: { ...process.env, ...env },
+    // The benchmark measures throughput, not the request limits: they are off unless a run sets them.
+    env: { ...process.env, MCP_REQUESTS_PER_MINUTE_PER_TOKEN: '0', MCP_REQUESTS_PER_MINUTE_PER_ADDRESS: '0', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   live.add(proc);

@@ -18,9 +18,11 @@ export class Instances {
   /** `count` processes with this environment, started together; resolves when all listen. */
   static async start(count: number, env: Record<string, string>): Promise<Instances> {
     const ports = await Promise.all(Array.from({ length: count }, () => freePort('127.0.0.1')));
+    // Writers hammer the servers to prove durability, not the request limits: those are off here.
+    const unlimited = { MCP_REQUESTS_PER_MINUTE_PER_TOKEN: '0', MCP_REQUESTS_PER_MINUTE_PER_ADDRESS: '0', ...env };
     const instances = new Instances(
-      env,
-      ports.map((port) => spawnServer(env, port)),
+      unlimited,
+      ports.map((port) => spawnServer(unlimited, port)),
     );
     await Promise.all(instances.processes.map((p) => p.ready));
     return instances;

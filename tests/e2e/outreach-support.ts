@@ -133,7 +133,7 @@ export async function assertNothingWritten<T>(db: Db, call: () => Promise<T>): P
   return value;
 }
 
-/** A server process started with `node --import tsx app/main.ts`, as `npm start` does. */
+/** A server process started with `node --import tsx app/main.ts` (or `args`, such as `scripts/start.mjs` for the bundle `npm start` runs). */
 export interface ServerProcess {
   child: ChildProcess;
   port: number;
@@ -146,10 +146,10 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export function spawnServer(env: Record<string, string>, port: number): ServerProcess {
+export function spawnServer(env: Record<string, string>, port: number, args: readonly string[] = ['--import', 'tsx', 'app/main.ts']): ServerProcess {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) };
   if (env.DATABASE_URL === undefined) delete childEnv.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8');

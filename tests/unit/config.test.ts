@@ -30,3 +30,51 @@ test('every bad setting is reported at once, one line each', () => {
   // One bad setting reads as before: just its line.
   assert.throws(() => loadConfig({ PORT: '70000' }), { message: 'PORT must be an integer from 0 to 65535, got "70000"' });
 });
+
+test('the /mcp request limits default high enough for a load test, take 0 for none, and a bad one is named', () => {
+  const defaults = loadConfig({});
+  assert.equal(defaults.requestsPerMinutePerToken, 6_000);
+  assert.equal(defaults.requestsPerMinutePerAddress, 30_000);
+  assert.equal(defaults.redisUrl, undefined);
+  const set = loadConfig({
+    MCP_REQUESTS_PER_MINUTE_PER_TOKEN: '600',
+    MCP_REQUESTS_PER_MINUTE_PER_ADDRESS: '0',
+    REDIS_URL: 'rediss://:secret@cache.internal:6380/2',
+  });
+  assert.equal(set.requestsPerMinutePerToken, 600);
+  assert.equal(set.requestsPerMinutePerAddress, 0);
+  assert.equal(set.redisUrl, 'rediss://:secret@cache.internal:6380/2');
+});
+
+test('bad limits, a bad REDIS_URL and a bad KEY_ENCRYPTION_KEY are reported together, without the Redis password', () => {
+  assert.throws(
+    () =>
+      loadConfig({
+        MCP_REQUESTS_PER_MINUTE_PER_TOKEN: 'lots',
+        MCP_REQUESTS_PER_MINUTE_PER_ADDRESS: '-1',
+        AUTH_FAILURES_PER_MINUTE: '2.5',
+        REDIS_URL: 'http://user:hunter2@cache:6379',
+        KEY_ENCRYPTION_KEY: Buffer.alloc(16, 1).toString('base64'),
+      }),
+    (err: unknown) =>
+      err instanceof ConfigError &&
+      err.message ===
+        [
+          '5 settings are wrong:',
+          '  - AUTH_FAILURES_PER_MINUTE must be a whole number of requests a minute (0 for no limit), got "2.5"',
+          '  - MCP_REQUESTS_PER_MINUTE_PER_TOKEN must be a whole number of requests a minute (0 for no limit), got "lots"',
+          '  - MCP_REQUESTS_PER_MINUTE_PER_ADDRESS must be a whole number of requests a minute (0 for no limit), got "-1"',
+          '  - REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379, got "http://***@cache:6379"',
+          '  - KEY_ENCRYPTION_KEY must be 32 random bytes in base64 (make one with `openssl rand -base64 32`), got 16 bytes',
+        ].join('\n'),
+  );
+  assert.throws(() => loadConfig({ REDIS_URL: 'redis://cache:6379/orders' }), { message: /the path may only name a database number/ });
+  assert.throws(() => loadConfig({ KEY_ENCRYPTION_KEY: 'not base64 at all!' }), { message: /got text that is not base64$/ });
+});
+
+test('KEY_ENCRYPTION_KEY is 32 bytes of base64 (standard or URL-safe)', () => {
+  const key = Buffer.from(Array.from({ length: 32 }, (_, i) => 250 - i));
+  assert.deepEqual(loadConfig({ KEY_ENCRYPTION_KEY: key.toString('base64') }).keyEncryptionKey, key);
+  assert.deepEqual(loadConfig({ KEY_ENCRYPTION_KEY: key.toString('base64url') }).keyEncryptionKey, key);
+  assert.equal(loadConfig({}).keyEncryptionKey, undefined);
+});

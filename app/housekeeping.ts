@@ -1,11 +1,12 @@
 /**
  * Deletes what has expired and nobody will read again: OAuth codes, interactions and tokens, web
- * sessions, rate-limit windows. Expired rows are already ignored by every read; this only keeps
+ * sessions, rate-limit windows, MCP tasks past their life. Expired rows are already ignored by every read; this only keeps
  * the tables small. Any instance may run it; the deletes are idempotent.
  */
 import { sweepExpiredOAuthModels } from './oauth/sweep.ts';
 import type { Db } from './store/database.ts';
 import { sweepExpiredRateLimits } from './store/rate-limits.ts';
+import { SqlTaskStore } from './store/tasks.ts';
 import { sweepExpiredSessions } from './web/session-store.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
@@ -32,6 +33,7 @@ export class Housekeeping {
       await sweepExpiredOAuthModels(this.db);
       await sweepExpiredSessions(this.db);
       await sweepExpiredRateLimits(this.db);
+      await new SqlTaskStore(this.db).deleteExpired(new Date());
     } catch (err) {
       this.logger.warn({ err }, 'housekeeping failed; it runs again in 10 minutes');
     }

@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { serverDefinition } from '../generated/server.gen.ts';
 import { handlers, promptHandlers, resourceHandlers } from '../generated/handlers.gen.ts';
 import { describeStoreOutage } from './store/outage.ts';
+import { SqlTaskStore } from './store/tasks.ts';
 import { Challenges, createJwtAuthenticator, ErrorFactory, mcpHttp, resourceMetadata, resourceMetadataUrl, type Authenticator } from '../runtime/index.ts';
 import { ActivityRecorder } from './activity/recorder.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -176,6 +177,8 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     describeOutage: describeStoreOutage,
     // Every instance seals and opens 2026-07-28 input rounds with the same secret, from the store.
     inputStateSecret: await sharedSecret(db, 'mcp-request-state'),
+    // Tasks live in the database, so that any instance answers tasks/get.
+    taskStore: new SqlTaskStore(db),
     onToolCall: (event) => {
       activity.record(event);
       metrics.toolCall(event);

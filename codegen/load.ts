@@ -50,6 +50,7 @@ interface RawTool {
   description: string;
   scopes: string[];
   annotations?: ToolModel['annotations'];
+  task?: ToolModel['task'];
   input: JSONSchema;
   output?: JSONSchema;
   errors?: string[];
@@ -216,6 +217,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
       description: tool.description,
       scopes: [...tool.scopes],
       ...(tool.annotations && { annotations: tool.annotations }),
+      ...(tool.task !== undefined && { task: tool.task }),
       input: tool.input,
       inputSchema,
       ...(tool.output && { output: tool.output, outputSchema: outputSchema! }),

@@ -50,6 +50,8 @@ export interface ToolModel {
   description: string;
   scopes: string[];
   annotations?: ToolAnnotations;
+  /** Runs as a task for clients of the tasks extension (2026-07-28). */
+  task?: 'optional' | 'required';
   /** The schemas as declared: they may refer to the file's $defs (`$ref: '#/$defs/<Name>'`). */
   input: JSONSchema;
   output?: JSONSchema;

@@ -214,6 +214,12 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32601,
     params: ['method'],
   },
+  MISSING_CLIENT_CAPABILITY: {
+    message: 'Missing required client capability: tool {{tool}} runs only as a task, which needs {{capability}} in the client capabilities',
+    surface: 'protocol',
+    rpcCode: -32021,
+    params: ['tool', 'capability'],
+  },
   NOT_ACCEPTABLE: {
     message: 'Accept must include application/json and text/event-stream',
     surface: 'http',
@@ -270,6 +276,12 @@ export const errorCatalog: ErrorCatalog = {
     message: 'Step {{step_id}} is not a step of campaign {{campaign_id}}; call get_campaign to see its steps',
     surface: 'tool',
     params: ['step_id', 'campaign_id'],
+  },
+  TASK_NOT_FOUND: {
+    message: 'Task not found: {{task}}',
+    surface: 'protocol',
+    rpcCode: -32602,
+    params: ['task'],
   },
   TOKEN_REJECTED: {
     message: 'Invalid service access token: {{detail}}',
@@ -364,6 +376,7 @@ export interface ErrorParams {
   MESSAGE_UNKNOWN_PLACEHOLDER: { placeholder: string; known: string };
   METHOD_NOT_ALLOWED: Record<never, never>;
   METHOD_NOT_FOUND: { method: string };
+  MISSING_CLIENT_CAPABILITY: { tool: string; capability: string };
   NOT_ACCEPTABLE: Record<never, never>;
   PARSE_ERROR: Record<never, never>;
   PREVIEW_TARGET_INVALID: Record<never, never>;
@@ -374,6 +387,7 @@ export interface ErrorParams {
   STEPS_LOCKED: { campaign_id: string; current: string };
   STEP_FALLBACK_MISSING: { step: number; step_name: string };
   STEP_NOT_FOUND: { step_id: string; campaign_id: string };
+  TASK_NOT_FOUND: { task: string };
   TOKEN_REJECTED: { detail: string };
   TOO_MANY_AUTH_FAILURES: { seconds: number };
   TOO_MANY_REQUESTS: { source: string; limit: number; window: number; seconds: number };
@@ -422,6 +436,7 @@ export type ErrorCode =
   | 'MESSAGE_UNKNOWN_PLACEHOLDER'
   | 'METHOD_NOT_ALLOWED'
   | 'METHOD_NOT_FOUND'
+  | 'MISSING_CLIENT_CAPABILITY'
   | 'NOT_ACCEPTABLE'
   | 'PARSE_ERROR'
   | 'PREVIEW_TARGET_INVALID'
@@ -432,6 +447,7 @@ export type ErrorCode =
   | 'STEPS_LOCKED'
   | 'STEP_FALLBACK_MISSING'
   | 'STEP_NOT_FOUND'
+  | 'TASK_NOT_FOUND'
   | 'TOKEN_REJECTED'
   | 'TOO_MANY_AUTH_FAILURES'
   | 'TOO_MANY_REQUESTS'

@@ -45,6 +45,7 @@ export const serverDefinition: ServerDefinition = {
       errors: ['CAMPAIGN_NOT_FOUND', 'LEADS_NOT_ACCEPTED', 'LEAD_NOT_IDENTIFIABLE', 'PROFILE_NOT_FOUND'],
       validateArguments: validateAddLeadsArguments,
       validateResult: validateAddLeadsResult,
+      task: 'optional',
     },
     add_step: {
       name: 'add_step',

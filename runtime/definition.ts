@@ -39,6 +39,11 @@ export interface ToolDefinition {
    * value as the header `Mcp-Param-<header>`, which must match the body.
    */
   readonly headerParams?: readonly { readonly header: string; readonly path: readonly string[] }[];
+  /**
+   * Runs as a task (tasks extension, 2026-07-28) for a client that declares the extension:
+   * `optional` runs in the call for other clients, `required` refuses them (-32021).
+   */
+  readonly task?: 'optional' | 'required';
 }
 
 export interface ScopeDefinition {

@@ -26,7 +26,15 @@ export interface Era {
 }
 
 /** Methods whose `Mcp-Name` header must mirror a body field. */
-const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'resources/read': 'uri', 'prompts/get': 'name' };
+const NAMED: Record<string, 'name' | 'uri' | 'taskId'> = {
+  'tools/call': 'name',
+  'resources/read': 'uri',
+  'prompts/get': 'name',
+  // The tasks extension routes its methods by task id (a load balancer can keep a task's requests together).
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 
 const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 

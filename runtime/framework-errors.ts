@@ -197,6 +197,20 @@ export const frameworkErrors: Record<string, FrameworkError> = {
     remedy: 'Pass the arguments prompts/list shows for the prompt, each a string.',
     params: { prompt: 'string', detail: 'string' },
   },
+  TASK_NOT_FOUND: {
+    message: 'Task not found: {{task}}',
+    surface: 'protocol',
+    code: -32602,
+    remedy: 'Use the taskId of a task this token created, within its ttlMs.',
+    params: { task: 'string' },
+  },
+  MISSING_CLIENT_CAPABILITY: {
+    message: 'Missing required client capability: tool {{tool}} runs only as a task, which needs {{capability}} in the client capabilities',
+    surface: 'protocol',
+    code: -32021,
+    remedy: 'Use a client that supports the tasks extension (io.modelcontextprotocol/tasks) at 2026-07-28.',
+    params: { capability: 'string', tool: 'string' },
+  },
   HANDLER_FAILED: {
     message: '{{what}} failed unexpectedly (reference {{reference}}); the error was logged',
     surface: 'protocol',

@@ -20,6 +20,7 @@ import { ResourceRunner } from './resource-runner.ts';
 import { PromptRunner } from './prompt-runner.ts';
 import { Completions } from './completion.ts';
 import { PendingInputs, RequestStateSeal } from './input-requests.ts';
+import { memoryTaskStore, Tasks, type TaskStore } from './tasks.ts';
 
 /**
  * `Services` is whatever the handlers get as `ctx.services` (the type tools.yaml names under
@@ -61,6 +62,14 @@ interface McpHttpCommonOptions<Services> {
   inputStateSecret?: string | Buffer;
   /** How long a handshake-era call waits for the client's answer to its question (default 10 minutes). */
   inputTimeoutMs?: number;
+  /**
+   * Where tasks (tools declared `task:`) are kept. Give every instance the same store (the app's
+   * database) so any of them answers tasks/get; default: this process's memory.
+   */
+  taskStore?: TaskStore;
+  /** A task's life and the poll interval suggested to clients (defaults: one hour, 500 ms). */
+  taskTtlMs?: number;
+  taskPollIntervalMs?: number;
   /** Told of every finished tools/call (for an activity log); keep it cheap, it runs on the hot path. */
   onToolCall?: ToolCallObserver;
   /**
@@ -145,8 +154,17 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
   const completions = new Completions(resources, prompts, services, errors, failures);
   const features = { resources, prompts, completions } as FeatureRunners;
   const inputs = { seal: new RequestStateSeal(options.inputStateSecret), pending: new PendingInputs(options.inputTimeoutMs) };
+  const hasTaskTools = Object.values(definition.tools).some((t) => t.task !== undefined);
+  const tasks = hasTaskTools
+    ? new Tasks(options.taskStore ?? memoryTaskStore(), {
+        ttlMs: options.taskTtlMs ?? 3_600_000,
+        pollIntervalMs: options.taskPollIntervalMs ?? 500,
+        logger: app.log,
+      })
+    : undefined;
   const protocol = new McpProtocol(definition, runner, features, errors, challenges, {
     inputs,
+    tasks,
     pageSize: options.pageSize ?? 100,
     listTtlMs: options.listTtlMs ?? 300_000,
     defaultLogLevel: options.defaultLogLevel ?? 'info',

@@ -65,6 +65,9 @@ export type {
 } from './handler.ts';
 export type { ToolCallEvent, ToolCallObserver } from './tool-runner.ts';
 
+// The tasks extension: where tasks are kept.
+export { memoryTaskStore, TASKS_EXTENSION, type TaskRecord, type TaskStatus, type TaskStore } from './tasks.ts';
+
 // Asking the client for input during a call.
 export { InputRequestFailedError, InputUnavailableError } from './input-requests.ts';
 

@@ -17,6 +17,7 @@ import type { Completions } from './completion.ts';
 import type { FeatureEnvironment } from './feature-call.ts';
 import { argumentsDigest, callerOf, InputRequired, roundAsker, type Asker, type PendingInputs, type RequestStateSeal } from './input-requests.ts';
 import type { JsonRpcResponse } from './jsonrpc.ts';
+import { TASKS_EXTENSION, TaskNotFoundError, type Tasks } from './tasks.ts';
 import { SUPPORTED_VERSIONS, negotiate } from './versions.ts';
 import type { Challenges } from './auth.ts';
 
@@ -29,6 +30,8 @@ export interface ProtocolOptions {
   defaultLogLevel: LogLevel | undefined;
   /** How handlers' questions to the client are carried: sealed state (2026-07-28), waiting calls (handshake era). */
   inputs: { seal: RequestStateSeal; pending: PendingInputs };
+  /** The tasks extension (2026-07-28), when the server keeps tasks. */
+  tasks?: Tasks | undefined;
 }
 
 interface RequestState {
@@ -60,6 +63,8 @@ type ListMethod = 'tools/list' | 'resources/list' | 'resources/templates/list' |
 
 export class McpProtocol {
   private readonly capabilities: Record<string, object>;
+  /** The stateless revision's capabilities: those, and the extensions it offers (tasks). */
+  private readonly discoverCapabilities: Record<string, object>;
   private readonly serverInfoJson: string;
   private readonly statelessFields: string;
   /** `_meta` with serverInfo alone, for interim results (which carry no resultType "complete"). */
@@ -87,6 +92,8 @@ export class McpProtocol {
       ...((prompts.size > 0 || hasTemplates) && { completions: {} }),
       logging: {},
     };
+    const taskTools = Object.values(definition.tools).some((t) => t.task !== undefined);
+    this.discoverCapabilities = options.tasks && taskTools ? { ...this.capabilities, extensions: { [TASKS_EXTENSION]: {} } } : this.capabilities;
     this.lists = {
       'tools/list': paginate('tools', definition.toolsList, options.pageSize),
       'resources/list': paginate('resources', definition.resourcesList ?? [], options.pageSize),
@@ -165,7 +172,7 @@ export class McpProtocol {
       case 'server/discover':
         return JSON.stringify({
           supportedVersions: SUPPORTED_VERSIONS,
-          capabilities: this.capabilities,
+          capabilities: this.discoverCapabilities,
           serverInfo: this.definition.info,
           ...(this.definition.instructions !== undefined && { instructions: this.definition.instructions }),
           ttlMs: this.options.listTtlMs,
@@ -185,6 +192,11 @@ export class McpProtocol {
       case 'subscriptions/listen':
         if (!state.era.stateless) break;
         return this.listen(state);
+      case 'tasks/get':
+      case 'tasks/update':
+      case 'tasks/cancel':
+        if (!state.era.stateless || !this.options.tasks) break;
+        return this.taskMethod(request.method, params, state);
     }
     throw this.errors.create('METHOD_NOT_FOUND', { method: request.method });
   }
@@ -267,6 +279,16 @@ export class McpProtocol {
     const meta = params._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken;
     const { channel } = state;
+    if (tool.task !== undefined) {
+      const declared = (meta?.[META.clientCapabilities] ?? {}) as { extensions?: Record<string, unknown> };
+      const canTakeTask = state.era.stateless && this.options.tasks !== undefined && Boolean(declared.extensions?.[TASKS_EXTENSION]);
+      if (canTakeTask) return this.startTask(name, args, state);
+      if (tool.task === 'required') {
+        const err = this.errors.create('MISSING_CLIENT_CAPABILITY', { capability: `extensions["${TASKS_EXTENSION}"]`, tool: name });
+        err.data = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
+        throw err;
+      }
+    }
     const input = this.inputRound(name, args, params, state);
     try {
       return await this.runner.call(name, args, {
@@ -341,6 +363,30 @@ export class McpProtocol {
     };
   }
 
+  /** Runs the tool as a task: the CreateTaskResult now, the work on in the background. */
+  private startTask(name: string, args: unknown, state: RequestState): Promise<string> {
+    state.inputRequired = true; // the result carries its own resultType ("task")
+    const quiet = () => undefined; // progress and log notifications are not sent for tasks
+    return this.options.tasks!.start(callerOf(state.principal), name, (task) =>
+      this.runner.call(name, args, { principal: state.principal, signal: () => task.signal, log: quiet, progress: quiet, ask: task.ask }),
+    );
+  }
+
+  /** tasks/get, tasks/update, tasks/cancel: only the task's own caller sees or changes it. */
+  private async taskMethod(method: 'tasks/get' | 'tasks/update' | 'tasks/cancel', params: Record<string, unknown>, state: RequestState): Promise<string> {
+    const tasks = this.options.tasks!;
+    const caller = callerOf(state.principal);
+    try {
+      if (method === 'tasks/get') return await tasks.get(params.taskId, caller);
+      if (method === 'tasks/cancel') return await tasks.cancel(params.taskId, caller);
+      return await tasks.update(params.taskId, caller, params.inputResponses);
+    } catch (err) {
+      if (err instanceof TaskNotFoundError) throw this.errors.create('TASK_NOT_FOUND', { task: shownId(params.taskId) });
+      if (err instanceof TypeError) throw this.errors.create('INVALID_PARAMS', { detail: err.message });
+      throw err;
+    }
+  }
+
   /** A client's answer to a question a handler put to it (handshake era); unknown ids are dropped. */
   deliverInput(response: JsonRpcResponse, principal: Principal): boolean {
     return this.options.inputs.pending.deliver(response, principal);
@@ -371,6 +417,10 @@ function paginate(field: string, items: readonly unknown[], pageSize: number): s
     if (!items.length) break;
   }
   return pages;
+}
+
+function shownId(id: unknown): string {
+  return typeof id === 'string' ? id : (JSON.stringify(id) ?? String(id));
 }
 
 function encodeCursor(offset: number): string {

@@ -267,6 +267,28 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0005_mcp_tasks': {
+    async up(db: Kysely<unknown>) {
+      // Tasks of the MCP tasks extension (runtime/tasks.ts): any instance answers tasks/get from here.
+      await db.schema
+        .createTable('mcp_tasks')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('caller', 'text', (c) => c.notNull())
+        .addColumn('tool', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('status_message', 'text')
+        .addColumn('input_requests', 'text')
+        .addColumn('input_responses', 'text')
+        .addColumn('result', 'text')
+        .addColumn('error', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('last_updated_at', 'text', (c) => c.notNull())
+        .addColumn('ttl_ms', 'integer', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('mcp_tasks_expires').on('mcp_tasks').column('expires_at').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

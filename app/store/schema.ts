@@ -91,6 +91,24 @@ export interface RateLimitsTable {
 
 export type ToolCallOutcome = 'ok' | 'error' | 'denied';
 
+/** A task of the MCP tasks extension; JSON columns hold the runtime's TaskRecord fields. */
+export interface McpTasksTable {
+  id: string;
+  caller: string;
+  tool: string;
+  status: string;
+  status_message: string | null;
+  input_requests: string | null;
+  input_responses: string | null;
+  result: string | null;
+  error: string | null;
+  created_at: string;
+  last_updated_at: string;
+  ttl_ms: number;
+  /** created_at + ttl_ms: when housekeeping may delete it. */
+  expires_at: string;
+}
+
 export interface ToolCallsTable {
   id: string;
   account_id: string;
@@ -246,4 +264,5 @@ export interface Database {
   oauth_models: OauthModelsTable;
   rate_limits: RateLimitsTable;
   tool_calls: ToolCallsTable;
+  mcp_tasks: McpTasksTable;
 }

@@ -23,6 +23,12 @@ const ANNOTATION_WORDS: Record<string, [string, string]> = {
   openWorldHint: ['reaches outside the service', 'stays inside the service'],
 };
 
+const TASK_WORDS: Record<'optional' | 'required', Inline> = {
+  optional:
+    'Runs as a task for clients of the tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28): they get a task id at once and poll `tasks/get`; other clients get the result in the call.',
+  required: 'Runs only as a task (`io.modelcontextprotocol/tasks`, 2026-07-28): a client without the extension gets error -32021.',
+};
+
 function annotationsLine(tool: ToolModel): Inline | undefined {
   const words = Object.entries(tool.annotations ?? {}).map(([k, v]) => ANNOTATION_WORDS[k]?.[v ? 0 : 1] ?? `${k}: ${String(v)}`);
   return words.length ? `Annotations: ${words.join('; ')}.` : undefined;
@@ -94,7 +100,11 @@ function toolBlocks(model: Model, tool: ToolModel, defs: Defs): Block[] {
     { kind: 'paragraph', text: tool.description },
     {
       kind: 'list',
-      items: [`Scopes: ${tool.scopes.map(code).join(', ') || 'none'} (${link('all of them', '#scopes')}).`, ...(annotations ? [annotations] : [])],
+      items: [
+        `Scopes: ${tool.scopes.map(code).join(', ') || 'none'} (${link('all of them', '#scopes')}).`,
+        ...(annotations ? [annotations] : []),
+        ...(tool.task ? [TASK_WORDS[tool.task]] : []),
+      ],
     },
     { kind: 'heading', level: 4, text: 'Arguments' },
     ...schemaBlocks(tool.input, defs, 'Required', 'None: pass an empty object `{}`.'),

@@ -29,6 +29,7 @@ export function emitServer(model: Model): OutputFile {
         `validateArguments: ${validatorName(t.typeName, 'Arguments')}`,
         ...(t.output ? [`validateResult: ${validatorName(t.typeName, 'Result')}`] : []),
         ...(headerParams(model, t).length ? [`headerParams: ${JSON.stringify(headerParams(model, t))}`] : []),
+        ...(t.task !== undefined ? [`task: ${literal(t.task)}`] : []),
       ];
       return `    ${literal(t.name)}: {\n${lines.map((l) => `      ${l},`).join('\n')}\n    },`;
     })

@@ -124,6 +124,12 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32601,
     params: ['method'],
   },
+  MISSING_CLIENT_CAPABILITY: {
+    message: 'Missing required client capability: tool {{tool}} runs only as a task, which needs {{capability}} in the client capabilities',
+    surface: 'protocol',
+    rpcCode: -32021,
+    params: ['tool', 'capability'],
+  },
   NOT_ACCEPTABLE: {
     message: 'Accept must include application/json and text/event-stream',
     surface: 'http',
@@ -150,6 +156,12 @@ export const errorCatalog: ErrorCatalog = {
     status: 503,
     rpcCode: -32000,
     params: ['detail'],
+  },
+  TASK_NOT_FOUND: {
+    message: 'Task not found: {{task}}',
+    surface: 'protocol',
+    rpcCode: -32602,
+    params: ['task'],
   },
   TEST_ERROR: {
     message: 'This tool intentionally returns an error for testing',
@@ -226,10 +238,12 @@ export interface ErrorParams {
   INVALID_TOKEN: Record<never, never>;
   METHOD_NOT_ALLOWED: Record<never, never>;
   METHOD_NOT_FOUND: { method: string };
+  MISSING_CLIENT_CAPABILITY: { tool: string; capability: string };
   NOT_ACCEPTABLE: Record<never, never>;
   PARSE_ERROR: Record<never, never>;
   RESOURCE_NOT_FOUND: { uri: string };
   SERVICE_UNAVAILABLE: { detail: string };
+  TASK_NOT_FOUND: { task: string };
   TEST_ERROR: Record<never, never>;
   TOKEN_REJECTED: { detail: string };
   TOO_MANY_AUTH_FAILURES: { seconds: number };
@@ -260,10 +274,12 @@ export type ErrorCode =
   | 'INVALID_TOKEN'
   | 'METHOD_NOT_ALLOWED'
   | 'METHOD_NOT_FOUND'
+  | 'MISSING_CLIENT_CAPABILITY'
   | 'NOT_ACCEPTABLE'
   | 'PARSE_ERROR'
   | 'RESOURCE_NOT_FOUND'
   | 'SERVICE_UNAVAILABLE'
+  | 'TASK_NOT_FOUND'
   | 'TEST_ERROR'
   | 'TOKEN_REJECTED'
   | 'TOO_MANY_AUTH_FAILURES'

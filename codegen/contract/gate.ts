@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { Model } from '../model.ts';
 import type { OutputFile } from '../emit/output.ts';
 import { breakingChanges } from './breaks.ts';
+import { promptBreaks, promptContracts, resourceBreaks, resourceContracts } from './features.ts';
 import { contractOf, parseContract, renderContract, type Break, type Contract } from './snapshot.ts';
 import { acceptsBreakingChanges, nextBreakingVersion } from './versions.ts';
 
@@ -33,7 +34,7 @@ export class BreakingChangeError extends Error {
 
 /** The contract a model publishes. */
 function currentContract(model: Model): Contract {
-  return contractOf({
+  const contract = contractOf({
     server: model.server,
     tools: model.tools.map((t) => ({
       name: t.name,
@@ -44,6 +45,11 @@ function currentContract(model: Model): Contract {
     })),
     errors: model.errors,
   });
+  return {
+    ...contract,
+    ...(model.resources.length && { resources: resourceContracts(model.resources) }),
+    ...(model.prompts.length && { prompts: promptContracts(model.prompts) }),
+  };
 }
 
 /** The snapshot of the model's contract, written (or checked) with the other outputs. */
@@ -61,7 +67,11 @@ export function checkContract(model: Model): Break[] {
   const display = path.relative(process.cwd(), file) || file;
   const published = parseContract(readFileSync(file, 'utf8'), display);
   const current = currentContract(model);
-  const breaks = breakingChanges(published, current);
+  const breaks = [
+    ...breakingChanges(published, current),
+    ...resourceBreaks(published.resources, current.resources),
+    ...promptBreaks(published.prompts, current.prompts),
+  ];
   if (breaks.length && !acceptsBreakingChanges(published.version, current.version)) throw new BreakingChangeError(breaks, display, published.version);
   return breaks;
 }

@@ -14,6 +14,7 @@ import { canonical, isObject, sortKeys, type Json } from './json.ts';
 import type { JSONSchema } from '../json-schema.ts';
 import { withLocalDefsInlined } from '../defs.ts';
 import { MCP_HEADER } from '../mcp-header.ts';
+import type { PromptContract, ResourceContract } from './features.ts';
 
 export interface ContractSource {
   server: { name: string; version: string };
@@ -43,6 +44,9 @@ export interface Contract {
   server: string;
   tools: Record<string, ToolContract>;
   errors: Record<string, ErrorContract>;
+  /** Present when the server declares any (snapshots written before resources and prompts lack them). */
+  resources?: Record<string, ResourceContract>;
+  prompts?: Record<string, PromptContract>;
 }
 
 export interface Break {
@@ -180,6 +184,8 @@ function shapeProblems(data: unknown): string[] {
         if (tool.output !== undefined && !isObject(tool.output)) problems.push(`tools.${name}.output must be a JSON Schema object`);
       }
     }
+  for (const key of ['resources', 'prompts'] as const)
+    if (data[key] !== undefined && !isObject(data[key])) problems.push(`${key} must be an object of name -> ${key.slice(0, -1)}`);
   if (!isObject(data.errors)) problems.push('errors must be an object of error code -> error');
   else
     for (const [code, e] of Object.entries(data.errors)) {

@@ -23,10 +23,20 @@ function printOrphans(file: string, handlers: string, tools: readonly string[]):
   for (const p of orphanHandlers(handlers, tools)) console.log(`note: ${rel(p)} handles no tool declared in ${file}; delete it, or declare its tool again`);
 }
 
+/** What a tools.yaml declares, for the summary line: "20 tools, 4 resources, 2 prompts". */
+function declared(model: GenerateResult['model']): string {
+  const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  return [
+    `${model.tools.length} tools`,
+    ...(model.resources.length ? [plural(model.resources.length, 'resource')] : []),
+    ...(model.prompts.length ? [plural(model.prompts.length, 'prompt')] : []),
+  ].join(', ');
+}
+
 /** What a run that found everything up to date (from the record of the last one) prints. */
 function reportUnchanged(file: string, known: RunRecord): void {
   printOrphans(file, known.handlers, known.tools);
-  console.log(`${file}: ${known.tools.length} tools; 0 file(s) written, 0 removed`);
+  console.log(`${file}: ${known.summary ?? `${known.tools.length} tools`}; 0 file(s) written, 0 removed`);
 }
 
 /** What one run did to one tools.yaml, and what the user should do next. */
@@ -48,7 +58,7 @@ function report(file: string, result: GenerateResult): void {
     model.paths.handlers,
     model.tools.map((t) => t.name),
   );
-  console.log(`${file}: ${model.tools.length} tools; ${changed.length} file(s) written, ${removed.length} removed`);
+  console.log(`${file}: ${declared(model)}; ${changed.length} file(s) written, ${removed.length} removed`);
   if (stubs.length)
     console.log(
       `next: implement ${stubs.map(rel).join(', ')} (throw ctx.errors.CODE(...) for declared errors), then \`npm start\` — or keep \`npm run dev\` running`,
@@ -85,6 +95,7 @@ async function main(argv: string[]): Promise<number> {
         key,
         recordOf({
           tools: result.model.tools.map((t) => t.name),
+          summary: declared(result.model),
           warnings: result.warnings,
           generated: result.model.paths.generated,
           handlers: result.model.paths.handlers,

@@ -29,6 +29,8 @@ const GENERATOR_FILES = ['package-lock.json', '.prettierrc.json', '.prettierrc',
 
 export interface RunRecord {
   tools: string[];
+  /** What the file declares, as the summary line says it ("20 tools, 4 resources, 2 prompts"). */
+  summary?: string;
   warnings: string[];
   /** Folders, relative to the working directory. */
   generated: string;
@@ -84,6 +86,7 @@ export function rememberRun(key: string, record: RunRecord): void {
 /** The outputs of a model's run as a record: their current content on disk. */
 export function recordOf(input: {
   tools: string[];
+  summary: string;
   warnings: string[];
   generated: string;
   handlers: string;
@@ -98,6 +101,7 @@ export function recordOf(input: {
   }
   return {
     tools: input.tools,
+    summary: input.summary,
     warnings: input.warnings,
     generated: path.relative(process.cwd(), input.generated),
     handlers: path.relative(process.cwd(), input.handlers),

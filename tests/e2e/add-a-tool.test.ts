@@ -1,7 +1,7 @@
 /**
  * The README's "Add a tool", done the way a newcomer does it, in a copy of the project: declare a
- * tool in tools.yaml, `npm run gen`, fill in the stub it wrote, `npm start`, and call the tool with
- * the official MCP SDK client. Then the two ways it can go wrong: a handler of the wrong type fails
+ * tool (and a prompt) in tools.yaml, `npm run gen`, fill in the stubs it wrote, `npm start`, and
+ * call them with the official MCP SDK client. Then the two ways it can go wrong: a handler of the wrong type fails
  * the type-check naming the tool's file, and a tool removed from the YAML leaves a handler that
  * gen names.
  */
@@ -39,6 +39,23 @@ const TOOL = `  count_profiles:
     examples:
       - arguments: {}
         result: { account_id: acc_3k5m7n9p1q2r4s6t, count: 2 }
+`;
+
+// A prompt goes through the same loop.
+const PROMPT = `  greet:
+    title: Greet someone
+    description: Drafts a greeting for a person.
+    scopes: [mcp:read]
+    arguments:
+      person: { description: Who to greet., required: true, complete: true }
+`;
+
+const PROMPT_HANDLER = `import type { GreetPromptHandler } from '../../generated/prompts.gen.ts';
+
+export const handler: GreetPromptHandler = {
+  get: ({ person }) => ({ messages: [{ role: 'user', content: { type: 'text', text: \`Write a short greeting for \${person}.\` } }] }),
+  complete: { person: (value) => ['Ada', 'Alan', 'Grace'].filter((name) => name.startsWith(value)) },
+};
 `;
 
 const HANDLER = `import type { CountProfilesHandler } from '../../generated/tools/count_profiles.gen.ts';
@@ -79,12 +96,15 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
     const yamlPath = path.join(copy.dir, 'tools.yaml');
     const yaml = readFileSync(yamlPath, 'utf8');
     const at = /^tools:\n/m.exec(yaml)!;
-    writeFileSync(yamlPath, yaml.slice(0, at.index + at[0].length) + TOOL + yaml.slice(at.index + at[0].length));
+    const withTool = yaml.slice(0, at.index + at[0].length) + TOOL + yaml.slice(at.index + at[0].length);
+    const prompts = /^prompts:\n/m.exec(withTool)!;
+    writeFileSync(yamlPath, withTool.slice(0, prompts.index + prompts[0].length) + PROMPT + withTool.slice(prompts.index + prompts[0].length));
 
     const { stdout, stderr } = await inCopy('codegen/cli.ts');
     assert.match(stdout, /^created app\/tools\/count_profiles\.ts: a stub handler to fill in$/m);
     assert.match(stdout, /^wrote generated\/tools\/count_profiles\.gen\.ts$/m);
     assert.match(stdout, /^wrote docs\/reference\.md$/m);
+    assert.match(stdout, /^created app\/prompts\/greet\.ts: a stub handler to fill in$/m);
     assert.match(stdout, /^next: implement app\/tools\/count_profiles\.ts/m);
     assert.doesNotMatch(stderr, /warning/i, 'every field has a description and the schema is portable');
     const stub = readFileSync(path.join(copy.dir, 'app/tools/count_profiles.ts'), 'utf8');
@@ -96,7 +116,9 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
     assert.ok(JSON.parse(readFileSync(path.join(copy.dir, 'tools.contract.json'), 'utf8')).tools.count_profiles);
     // Running gen again changes nothing, and never overwrites the stub.
     writeFileSync(path.join(copy.dir, 'app/tools/count_profiles.ts'), HANDLER);
-    assert.match((await inCopy('codegen/cli.ts')).stdout, /tools\.yaml: 21 tools; 0 file\(s\) written, 0 removed/);
+    assert.match(readFileSync(path.join(copy.dir, 'app/prompts/greet.ts'), 'utf8'), /export const handler: GreetPromptHandler = \{/);
+    writeFileSync(path.join(copy.dir, 'app/prompts/greet.ts'), PROMPT_HANDLER);
+    assert.match((await inCopy('codegen/cli.ts')).stdout, /tools\.yaml: 21 tools, 4 resources, 3 prompts; 0 file\(s\) written, 0 removed/);
     assert.equal(readFileSync(path.join(copy.dir, 'app/tools/count_profiles.ts'), 'utf8'), HANDLER);
   });
 
@@ -125,6 +147,12 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
       assert.match((all.structuredContent as { account_id: string }).account_id, /\S/);
       const email = await client.callTool({ name: 'count_profiles', arguments: { channel: 'email' } });
       assert.equal((email.structuredContent as { count: number }).count, profiles.filter((p) => p.channel === 'email').length);
+
+      // The new prompt is served, with its completion.
+      const greeting = await client.getPrompt({ name: 'greet', arguments: { person: 'Ada' } });
+      assert.deepEqual(greeting.messages[0]!.content, { type: 'text', text: 'Write a short greeting for Ada.' });
+      const names = await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'person', value: 'A' } });
+      assert.deepEqual(names.completion.values, ['Ada', 'Alan']);
 
       // Its arguments are validated like every other tool's.
       const bad = await client.callTool({ name: 'count_profiles', arguments: { channel: 'fax' } });

@@ -25,6 +25,8 @@ export interface AppConfig {
   trustProxy: boolean | string[];
   /** REQUEST_TIMEOUT_MS: a request (headers and body) must arrive within this time, or it gets 408 (default 30 s). */
   requestTimeoutMs: number;
+  /** IDLE_TIMEOUT_MS: a keep-alive connection with no request for this long is closed (default 72 s). */
+  idleTimeoutMs: number;
   /** AUTH_FAILURES_PER_MINUTE: refused tokens from one address before it gets 429 for the rest of the minute (default 30; 0: no limit). */
   authFailuresPerMinute: number;
   /** MCP_REQUESTS_PER_MINUTE_PER_TOKEN: requests to /mcp per authorization (grant) a minute before 429 (0: no limit). */
@@ -71,8 +73,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const requestTimeoutMs = env.REQUEST_TIMEOUT_MS === undefined || env.REQUEST_TIMEOUT_MS === '' ? 30_000 : Number(env.REQUEST_TIMEOUT_MS);
   if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 100 || requestTimeoutMs > 600_000)
     problems.push(`REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000, got "${env.REQUEST_TIMEOUT_MS}"`);
+  const idleTimeoutMs = env.IDLE_TIMEOUT_MS === undefined || env.IDLE_TIMEOUT_MS === '' ? 72_000 : Number(env.IDLE_TIMEOUT_MS);
+  if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 100 || idleTimeoutMs > 600_000)
+    problems.push(`IDLE_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000, got "${env.IDLE_TIMEOUT_MS}"`);
   const authFailuresPerMinute = perMinuteLimit(env, 'AUTH_FAILURES_PER_MINUTE', 30, problems);
-  // High enough for a load test from one machine with one token (npm run bench); a public server may want far fewer.
   const requestsPerMinutePerToken = perMinuteLimit(env, 'MCP_REQUESTS_PER_MINUTE_PER_TOKEN', DEFAULT_REQUESTS_PER_MINUTE.perToken, problems);
   const requestsPerMinutePerAddress = perMinuteLimit(env, 'MCP_REQUESTS_PER_MINUTE_PER_ADDRESS', DEFAULT_REQUESTS_PER_MINUTE.perAddress, problems);
   const redisProblem = env.REDIS_URL ? redisUrlProblem(env.REDIS_URL) : undefined;
@@ -103,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ...(env.INBOUND_WEBHOOK_SECRET && { inboundWebhookSecret: env.INBOUND_WEBHOOK_SECRET }),
     trustProxy: proxies,
     requestTimeoutMs,
+    idleTimeoutMs,
     authFailuresPerMinute,
     requestsPerMinutePerToken,
     requestsPerMinutePerAddress,

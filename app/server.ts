@@ -114,6 +114,8 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     // applies this only with headersTimeout no longer than it, given when the server is made, and
     // looks for such requests every connectionsCheckingInterval (30 s unless told).
     requestTimeout: config.requestTimeoutMs,
+    // An idle keep-alive connection holds a socket and its buffers: close it after this long.
+    keepAliveTimeout: config.idleTimeoutMs,
     schemaController: { compilersFactory: lazySchemaCompilers() },
     http: {
       requestTimeout: config.requestTimeoutMs,

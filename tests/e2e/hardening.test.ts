@@ -75,10 +75,23 @@ describe('requests', () => {
   let server: TestServer;
   let account: Awaited<ReturnType<typeof accountWithToken>>;
   before(async () => {
-    server = await startTestServer({ REQUEST_TIMEOUT_MS: '1000' });
+    server = await startTestServer({ REQUEST_TIMEOUT_MS: '1000', IDLE_TIMEOUT_MS: '500' });
     account = await accountWithToken(server);
   });
   after(async () => server?.close());
+
+  test('an idle keep-alive connection is closed after IDLE_TIMEOUT_MS', async () => {
+    const closedAfter = await new Promise<number>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1', () => {
+        socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: keep-alive\r\n\r\n`);
+      });
+      let answeredAt = 0;
+      socket.on('data', () => (answeredAt ||= Date.now()));
+      socket.on('close', () => resolve(Date.now() - answeredAt));
+      socket.on('error', () => undefined);
+    });
+    assert.ok(closedAfter >= 400 && closedAfter < 5_000, `closed ${closedAfter} ms after the answer`);
+  });
 
   test('a body sent a byte at a time is cut off with 408 when the request timeout passes', async () => {
     const started = Date.now();

@@ -289,13 +289,15 @@ export class McpProtocol {
         throw err;
       }
     }
-    const input = this.inputRound(name, args, params, state);
+    // Made on the first question, or at once for a retry carrying answers (a bad state is refused
+    // before the handler runs); most calls never ask.
+    let input = params.requestState !== undefined || params.inputResponses !== undefined ? this.inputRound(name, args, params, state) : undefined;
     try {
       return await this.runner.call(name, args, {
         principal: state.principal,
         signal: state.signal,
         log: this.logger(state),
-        ask: input.ask,
+        ask: (method, askParams) => (input ??= this.inputRound(name, args, params, state)).ask(method, askParams),
         progress: (progress, total, message) => {
           if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
           channel.notify(
@@ -309,7 +311,7 @@ export class McpProtocol {
         },
       });
     } catch (err) {
-      if (!(err instanceof InputRequired)) throw err;
+      if (!(err instanceof InputRequired) || !input) throw err;
       state.inputRequired = true;
       return input.required(err);
     }

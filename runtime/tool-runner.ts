@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerDefinition, ToolDefinition, ValidationErrorObject } from './definition.ts';
 import { CatalogError, type ErrorFactory, serviceUnavailable, toolErrorConstructors } from './errors.ts';
-import type { ContentResult, ElicitResult, HandlerMap, LogLevel, Principal, SamplingResult, ToolContext } from './handler.ts';
+import type { ContentResult, ElicitRequest, ElicitResult, HandlerMap, LogLevel, Principal, SamplingRequest, SamplingResult, ToolContext } from './handler.ts';
 import { FrameworkConfigError } from './errors.ts';
 import { InputRequestFailedError, InputRequired, InputUnavailableError, type Asker } from './input-requests.ts';
 
@@ -104,6 +104,44 @@ function pathWithNul(root: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * What a handler gets as `ctx`, one per call. A class, so that a call allocates one object and
+ * no closures: the abort signal is made only when read, the questions go through the environment.
+ */
+class ToolCallContext implements ToolContext<unknown> {
+  private signalMade: AbortSignal | undefined;
+  readonly principal: Principal;
+  readonly log: CallEnvironment['log'];
+  readonly progress: CallEnvironment['progress'];
+
+  constructor(
+    readonly tool: string,
+    private readonly env: CallEnvironment,
+    readonly services: unknown,
+    readonly errors: unknown,
+  ) {
+    this.principal = env.principal;
+    this.log = env.log;
+    this.progress = env.progress;
+  }
+
+  get signal(): AbortSignal {
+    return (this.signalMade ??= this.env.signal());
+  }
+
+  elicit(request: ElicitRequest): Promise<ElicitResult> {
+    return this.env.ask('elicitation/create', request) as Promise<ElicitResult>;
+  }
+
+  sample(request: SamplingRequest): Promise<SamplingResult> {
+    return this.env.ask('sampling/createMessage', request) as Promise<SamplingResult>;
+  }
+
+  listRoots(): Promise<{ roots: { uri: string; name?: string }[] }> {
+    return this.env.ask('roots/list', {}) as Promise<{ roots: { uri: string; name?: string }[] }>;
+  }
+}
+
 export class ToolRunner<Services = unknown> {
   private readonly tools = new Map<string, PreparedTool>();
 
@@ -155,22 +193,7 @@ export class ToolRunner<Services = unknown> {
       const err = this.errors.create('INVALID_ARGUMENTS', { tool: name, detail: invalid });
       return this.finish(name, env, started, this.errorResult(err), err.code);
     }
-    let signal: AbortSignal | undefined;
-    const ctx: ToolContext<unknown> = {
-      tool: name,
-      principal: env.principal,
-      services: this.services,
-      errors: tool.errors,
-      // Most handlers never look at it; creating it (and its close listener) on demand keeps the hot path lean.
-      get signal() {
-        return (signal ??= env.signal());
-      },
-      log: env.log,
-      progress: env.progress,
-      elicit: (request) => env.ask('elicitation/create', request) as Promise<ElicitResult>,
-      sample: (request) => env.ask('sampling/createMessage', request) as Promise<SamplingResult>,
-      listRoots: () => env.ask('roots/list', {}) as Promise<{ roots: { uri: string; name?: string }[] }>,
-    };
+    const ctx = new ToolCallContext(name, env, this.services, tool.errors);
     try {
       const result = await tool.handler(args, ctx);
       return this.finish(name, env, started, this.serialize(name, def, result));

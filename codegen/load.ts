@@ -51,6 +51,7 @@ interface RawTool {
   scopes: string[];
   annotations?: ToolModel['annotations'];
   task?: ToolModel['task'];
+  client_capabilities?: ToolModel['clientCapabilities'];
   input: JSONSchema;
   output?: JSONSchema;
   errors?: string[];
@@ -218,6 +219,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
       scopes: [...tool.scopes],
       ...(tool.annotations && { annotations: tool.annotations }),
       ...(tool.task !== undefined && { task: tool.task }),
+      ...(tool.client_capabilities?.length && { clientCapabilities: [...tool.client_capabilities].sort() }),
       input: tool.input,
       inputSchema,
       ...(tool.output && { output: tool.output, outputSchema: outputSchema! }),

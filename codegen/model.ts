@@ -52,6 +52,8 @@ export interface ToolModel {
   annotations?: ToolAnnotations;
   /** Runs as a task for clients of the tasks extension (2026-07-28). */
   task?: 'optional' | 'required';
+  /** Client capabilities the tool cannot run without (checked at 2026-07-28). */
+  clientCapabilities?: ('elicitation' | 'roots' | 'sampling')[];
   /** The schemas as declared: they may refer to the file's $defs (`$ref: '#/$defs/<Name>'`). */
   input: JSONSchema;
   output?: JSONSchema;

@@ -48,6 +48,13 @@ export const errorCatalog: ErrorCatalog = {
     surface: 'tool',
     params: ['campaign_id', 'service_profile_id'],
   },
+  CLIENT_CAPABILITY_REQUIRED: {
+    message: 'Missing required client capability: {{what}} needs {{capability}} in the client capabilities',
+    surface: 'protocol',
+    status: 400,
+    rpcCode: -32021,
+    params: ['what', 'capability'],
+  },
   CONVERSATION_NOT_FOUND: {
     message: "Conversation {{conversation_id}} was not found for profile {{service_profile_id}}; call list_conversations to see this profile's conversations",
     surface: 'tool',
@@ -347,6 +354,7 @@ export interface ErrorParams {
   CAMPAIGN_HAS_NO_LEADS: { campaign_id: string };
   CAMPAIGN_HAS_NO_STEPS: { campaign_id: string };
   CAMPAIGN_NOT_FOUND: { campaign_id: string; service_profile_id: string };
+  CLIENT_CAPABILITY_REQUIRED: { what: string; capability: string };
   CONVERSATION_NOT_FOUND: { conversation_id: string; service_profile_id: string };
   DAILY_LIMIT_REACHED: { service_profile_id: string; limit: number; resets_at: string; timezone: string };
   FALLBACK_HAS_PLACEHOLDER: { step: number; step_name: string; placeholders: string };
@@ -407,6 +415,7 @@ export type ErrorCode =
   | 'CAMPAIGN_HAS_NO_LEADS'
   | 'CAMPAIGN_HAS_NO_STEPS'
   | 'CAMPAIGN_NOT_FOUND'
+  | 'CLIENT_CAPABILITY_REQUIRED'
   | 'CONVERSATION_NOT_FOUND'
   | 'DAILY_LIMIT_REACHED'
   | 'FALLBACK_HAS_PLACEHOLDER'

@@ -44,6 +44,11 @@ export interface ToolDefinition {
    * `optional` runs in the call for other clients, `required` refuses them (-32021).
    */
   readonly task?: 'optional' | 'required';
+  /**
+   * Client capabilities the tool cannot run without: at 2026-07-28 a request that does not
+   * declare them is refused with -32021 (400) before the handler runs (SEP-2575).
+   */
+  readonly clientCapabilities?: readonly string[];
 }
 
 export interface ScopeDefinition {

@@ -36,16 +36,21 @@ const NAMED: Record<string, 'name' | 'uri' | 'taskId'> = {
   'tasks/cancel': 'taskId',
 };
 
-const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+/** SEP-2243: `=?base64?<value>?=` carries a header value base64-encoded; anything else is literal. */
+const BASE64_SENTINEL = /^=\?base64\?(.*)\?=$/s;
+/** Canonical base64: whole quartets, padding only at the end (SEP-2243 rejects bad padding or characters). */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
-export function decodeHeader(value: string): string {
+/** A header's value, decoded when it is wrapped as base64; undefined when the wrapped value is not valid base64. */
+export function decodeHeader(value: string): string | undefined {
   const m = BASE64_SENTINEL.exec(value);
-  return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : value;
+  if (!m) return value;
+  return BASE64.test(m[1]!) ? Buffer.from(m[1]!, 'base64').toString('utf8') : undefined;
 }
 
 /**
@@ -95,6 +100,7 @@ export function resolveEra(
       const bodyValue = message.params?.[field];
       if (raw === undefined) throw mismatch(errors, `the Mcp-Name header is required for ${message.method}`);
       const name = decodeHeader(raw);
+      if (name === undefined) throw mismatch(errors, `Mcp-Name header value '${raw}' is not valid base64 inside =?base64?...?=`);
       if (name !== bodyValue) throw mismatch(errors, `Mcp-Name header value '${name}' does not match body value ${shown(bodyValue)}`);
     }
   }
@@ -148,6 +154,7 @@ export function checkParamHeaders(
     if (raw === undefined) throw mismatch(errors, `the Mcp-Param-${header} header is required: it carries argument ${path.join('.')}`);
     if (expected === undefined) throw mismatch(errors, `the Mcp-Param-${header} header is sent, but argument ${path.join('.')} is not`);
     const sent = decodeHeader(raw);
+    if (sent === undefined) throw mismatch(errors, `Mcp-Param-${header} header value ${shown(raw)} is not valid base64 inside =?base64?...?=`);
     if (sent !== expected)
       throw mismatch(errors, `Mcp-Param-${header} header value ${shown(sent)} does not match argument ${path.join('.')} ${shown(expected)}`);
   }

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { CatalogError, FrameworkConfigError, serviceUnavailable, toolErrorConstructors, type ErrorFactory } from './errors.ts';
 import type { AnyFeatureHandler, Completer, LogLevel, Principal } from './handler.ts';
+import { InputRequestFailedError, InputRequired, InputUnavailableError, type Asker } from './input-requests.ts';
 import type { ServerLogger } from './tool-runner.ts';
 
 /** What the transport gives a resource read, prompt get or completion. */
@@ -16,6 +17,8 @@ export interface FeatureEnvironment {
   /** Creates the abort signal on first use. */
   signal: () => AbortSignal;
   log(level: LogLevel, data: unknown, logger?: string): void;
+  /** Puts a handler's question to the client, as the request's era does (prompts/get). */
+  ask?: Asker | undefined;
 }
 
 /** How a handler's unexpected failure is handled: logged, or a 503 when it means a dependency is down. */
@@ -34,6 +37,16 @@ export async function callFeatureHandler<T>(
   try {
     return await call();
   } catch (err) {
+    // A question the client must answer first (2026-07-28): the protocol answers input_required.
+    if (err instanceof InputRequired) throw err;
+    if (err instanceof InputUnavailableError && err.capability !== undefined) {
+      // 2026-07-28: the request needs a capability the client did not declare (SEP-2575: -32021, 400).
+      const missing = errors.create('CLIENT_CAPABILITY_REQUIRED', { what: what.charAt(0).toLowerCase() + what.slice(1), capability: err.capability });
+      missing.data = { requiredCapabilities: { [err.capability]: {} } };
+      throw missing;
+    }
+    if (err instanceof InputUnavailableError || err instanceof InputRequestFailedError)
+      throw errors.create('INVALID_PARAMS', { detail: `${what} needs input that this client cannot give: ${err.message}` });
     if (err instanceof CatalogError) {
       if (err.definition.surface !== 'tool') throw err;
       const asParams = new CatalogError(err.code, { ...err.definition, surface: 'protocol', rpcCode: -32602 }, err.params);

@@ -211,6 +211,15 @@ export const frameworkErrors: Record<string, FrameworkError> = {
     remedy: 'Use a client that supports the tasks extension (io.modelcontextprotocol/tasks) at 2026-07-28.',
     params: { capability: 'string', tool: 'string' },
   },
+  CLIENT_CAPABILITY_REQUIRED: {
+    message: 'Missing required client capability: {{what}} needs {{capability}} in the client capabilities',
+    surface: 'protocol',
+    status: 400,
+    code: -32021,
+    remedy:
+      'Use a client that supports the capability (sampling, elicitation or roots) and declares it in `_meta["io.modelcontextprotocol/clientCapabilities"]`.',
+    params: { what: 'string', capability: 'string' },
+  },
   HANDLER_FAILED: {
     message: '{{what}} failed unexpectedly (reference {{reference}}); the error was logged',
     surface: 'protocol',

@@ -30,21 +30,36 @@ export interface RequestContext<Errors, Services = unknown> {
   log(level: LogLevel, data: unknown, logger?: string): void;
 }
 
-export interface ToolContext<Errors, Services = unknown> extends RequestContext<Errors, Services> {
-  readonly tool: string;
-  /** Sends notifications/progress when the client asked for it with a progressToken. */
-  progress(progress: number, total?: number, message?: string): void;
+/**
+ * Asking the client for input during a tools/call or prompts/get. At 2026-07-28 the handler runs
+ * again from the start once the client has the answers: do not write before asking. Questions
+ * asked together (`Promise.all`) go to the client together.
+ */
+export interface InputAsking {
   /**
    * Asks the user, through the client, for input (elicitation/create). Throws InputUnavailableError
    * when the client cannot ask (no elicitation capability, or no event stream in the handshake era);
-   * uncaught, that becomes a tool error saying so. At 2026-07-28 the handler runs again from the
-   * start once the client has the answer: do not write before asking.
+   * uncaught in a tool, that becomes a tool error saying so.
    */
-  elicit(request: ElicitRequest): Promise<ElicitResult>;
+  elicit(request: ElicitRequest, options?: AskOptions): Promise<ElicitResult>;
   /** Asks the client's model for a completion (sampling/createMessage); same rules as elicit. */
-  sample(request: SamplingRequest): Promise<SamplingResult>;
+  sample(request: SamplingRequest, options?: AskOptions): Promise<SamplingResult>;
   /** Asks the client for its roots (roots/list); same rules as elicit. */
-  listRoots(): Promise<{ roots: { uri: string; name?: string }[] }>;
+  listRoots(options?: AskOptions): Promise<{ roots: { uri: string; name?: string }[] }>;
+}
+
+export interface AskOptions {
+  /**
+   * The question's key in `inputRequests` at 2026-07-28 (1 to 64 letters, digits, `_`, `-`, `.`),
+   * unique within the call; default `input-1`, `input-2`, ... in the order asked.
+   */
+  key?: string;
+}
+
+export interface ToolContext<Errors, Services = unknown> extends RequestContext<Errors, Services>, InputAsking {
+  readonly tool: string;
+  /** Sends notifications/progress when the client asked for it with a progressToken. */
+  progress(progress: number, total?: number, message?: string): void;
 }
 
 export interface ElicitRequest {
@@ -79,7 +94,7 @@ export interface ResourceContext<Errors, Services = unknown> extends RequestCont
   readonly uri: string;
 }
 
-export interface PromptContext<Errors, Services = unknown> extends RequestContext<Errors, Services> {
+export interface PromptContext<Errors, Services = unknown> extends RequestContext<Errors, Services>, InputAsking {
   readonly prompt: string;
 }
 

@@ -39,6 +39,8 @@ export type {
 // What a handler sees.
 export type {
   AnyFeatureHandler,
+  AskOptions,
+  InputAsking,
   Completer,
   Completion,
   CompletionContext,

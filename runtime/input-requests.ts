@@ -28,6 +28,13 @@ export type InputMethod = keyof typeof INPUT_METHODS;
 /** The client cannot give the input asked for (no capability, no event stream, no answer in time). */
 export class InputUnavailableError extends Error {
   override name = 'InputUnavailableError';
+  constructor(
+    message: string,
+    /** The client capability that was not declared (2026-07-28), when that is why. */
+    readonly capability?: (typeof INPUT_METHODS)[InputMethod],
+  ) {
+    super(message);
+  }
 }
 
 /** The client answered the server's request with a JSON-RPC error. */
@@ -41,16 +48,30 @@ export class InputRequestFailedError extends Error {
   }
 }
 
-/** Thrown through the handler at 2026-07-28 when it needs an answer it does not have yet. */
+/** A question put to the client at 2026-07-28: one entry of `inputRequests`. */
+export interface InputQuestion {
+  method: InputMethod;
+  params: object;
+}
+
+/**
+ * Thrown through the handler at 2026-07-28 when it needs an answer it does not have yet.
+ * `questions` holds every question of the round still unanswered, by key: a handler that asks
+ * several at once (`Promise.all`) has them all registered by the time the first one rejects.
+ */
 export class InputRequired {
   constructor(
     readonly key: string,
-    readonly request: { method: InputMethod; params: object },
+    readonly request: InputQuestion,
+    readonly questions: ReadonlyMap<string, InputQuestion> = new Map([[key, request]]),
   ) {}
 }
 
-/** How a handler's questions are put to the client for one call. */
-export type Asker = (method: InputMethod, params: object) => Promise<unknown>;
+/** How a handler's questions are put to the client for one call; `key` names the question in `inputRequests`. */
+export type Asker = (method: InputMethod, params: object, key?: string) => Promise<unknown>;
+
+/** What a handler may name a question: a short key of letters, digits, `_`, `-` and `.`. */
+const QUESTION_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 
 // ---- 2026-07-28: sealed request state --------------------------------------------------------
 
@@ -118,17 +139,29 @@ export const argumentsDigest = (args: unknown) =>
     .digest('base64url');
 
 /**
- * The 2026-07-28 asker of one round: questions are numbered in the order the handler asks them,
- * so a rerun finds each answer under the same key; the first unanswered one ends the round.
+ * The 2026-07-28 asker of one round: a question is found by its key, the handler's own or
+ * `input-1`, `input-2`, ... in the order asked, so a rerun finds each answer under the same key.
+ * An unanswered question rejects with InputRequired, which carries every question of the round
+ * unanswered so far (questions asked together all go out in one input_required result).
  */
 export function roundAsker(answers: Record<string, unknown>, declared: Readonly<Record<string, unknown>>): Asker {
   let asked = 0;
-  return async (method, params) => {
+  const used = new Set<string>();
+  const unanswered = new Map<string, InputQuestion>();
+  return async (method, params, ownKey) => {
     const capability = INPUT_METHODS[method];
-    if (!declared[capability]) throw new InputUnavailableError(`the client did not declare the ${capability} capability, so it cannot answer ${method}`);
-    const key = `input-${++asked}`;
+    if (!declared[capability])
+      throw new InputUnavailableError(`the client did not declare the ${capability} capability, so it cannot answer ${method}`, capability);
+    asked++;
+    const key = ownKey ?? `input-${asked}`;
+    if (ownKey !== undefined && !QUESTION_KEY.test(ownKey))
+      throw new Error(`question key ${JSON.stringify(ownKey)} is not 1 to 64 letters, digits, '_', '-' or '.'`);
+    if (used.has(key)) throw new Error(`question key ${key} is used twice in one call; give each question its own key`);
+    used.add(key);
     if (Object.hasOwn(answers, key)) return answers[key];
-    throw new InputRequired(key, { method, params });
+    const request = { method, params };
+    unanswered.set(key, request);
+    throw new InputRequired(key, request, unanswered);
   };
 }
 

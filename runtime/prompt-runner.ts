@@ -5,7 +5,8 @@
 import type { PromptDefinition, ServerDefinition } from './definition.ts';
 import type { ErrorFactory } from './errors.ts';
 import { callFeatureHandler, prepareFeatures, withLazySignal, type FeatureEnvironment, type HandlerFailures, type PreparedFeature } from './feature-call.ts';
-import type { AnyFeatureHandler, Completer, PromptContext, PromptResult } from './handler.ts';
+import type { AnyFeatureHandler, Completer, ElicitResult, InputAsking, PromptContext, PromptResult, SamplingResult } from './handler.ts';
+import { InputUnavailableError, type Asker } from './input-requests.ts';
 
 type PreparedPrompt = PreparedFeature<PromptDefinition> & { run: (args: Record<string, string>, ctx: PromptContext<unknown, unknown>) => unknown };
 
@@ -43,7 +44,16 @@ export class PromptRunner<Services = unknown> {
     const prompt = this.prompts.get(name)!;
     const def = prompt.definition;
     const args = this.checkArguments(def, rawArgs);
-    const ctx = withLazySignal({ prompt: name, principal: env.principal, services: this.services as unknown, errors: prompt.errors, log: env.log }, env);
+    const ask: Asker = env.ask ?? (async (method) => Promise.reject(new InputUnavailableError(`${method} cannot be asked during this request`)));
+    const asking: InputAsking = {
+      elicit: (request, options) => ask('elicitation/create', request, options?.key) as Promise<ElicitResult>,
+      sample: (request, options) => ask('sampling/createMessage', request, options?.key) as Promise<SamplingResult>,
+      listRoots: (options) => ask('roots/list', {}, options?.key) as Promise<{ roots: { uri: string; name?: string }[] }>,
+    };
+    const ctx = withLazySignal(
+      { prompt: name, principal: env.principal, services: this.services as unknown, errors: prompt.errors, log: env.log, ...asking },
+      env,
+    );
     const result = await callFeatureHandler(
       `Prompt ${name}`,
       async () => checkResult(name, await prompt.run(args, ctx)),

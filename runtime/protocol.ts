@@ -58,6 +58,9 @@ export interface FeatureRunners {
   completions: Completions<unknown>;
 }
 
+/** What a prompt's sealed request state is bound to: `prompt:<name>` (a tool name never has a colon). */
+const PROMPT_BINDING = 'prompt:';
+
 /** The list methods, each with the field its result carries the items in. */
 type ListMethod = 'tools/list' | 'resources/list' | 'resources/templates/list' | 'prompts/list';
 
@@ -108,10 +111,21 @@ export class McpProtocol {
   era(message: JsonRpcRequest | { method: string; params?: Record<string, unknown> }, headers: IncomingHttpHeaders): Era {
     const era = resolveEra(message as JsonRpcRequest, headers, this.errors, this.options.defaultLogLevel);
     if (era.stateless && message.method === 'tools/call' && typeof message.params?.name === 'string') {
-      const params = this.runner.get(message.params.name)?.headerParams;
-      if (params) checkParamHeaders(params, message.params.arguments, headers, this.errors);
+      const tool = this.runner.get(message.params.name);
+      if (tool?.headerParams) checkParamHeaders(tool.headerParams, message.params.arguments, headers, this.errors);
+      if (tool?.clientCapabilities) this.requireClientCapabilities(tool.name, tool.clientCapabilities, message.params._meta);
     }
     return era;
+  }
+
+  /** SEP-2575: a request that needs a client capability it does not declare is refused (-32021, 400). */
+  private requireClientCapabilities(tool: string, needed: readonly string[], meta: unknown): void {
+    const declared = ((meta as Record<string, unknown> | undefined)?.[META.clientCapabilities] ?? {}) as Record<string, unknown>;
+    const missing = needed.filter((c) => typeof declared[c] !== 'object' || declared[c] === null);
+    if (!missing.length) return;
+    const err = this.errors.create('CLIENT_CAPABILITY_REQUIRED', { what: `tool ${tool}`, capability: missing.join(' and ') });
+    err.data = { requiredCapabilities: Object.fromEntries(missing.map((c) => [c, {}])) };
+    throw err;
   }
 
   /**
@@ -242,7 +256,18 @@ export class McpProtocol {
     const def = this.features.prompts.get(name);
     if (!def) throw this.errors.create('UNKNOWN_PROMPT', { prompt: name });
     this.requireScopes(def.scopes, state.principal);
-    return this.features.prompts.run(name, params.arguments, this.environment(state));
+    // As for tools/call: the round is made on the first question, or at once for a retry with answers.
+    const binding = `${PROMPT_BINDING}${name}`;
+    const resumed = params.requestState !== undefined || params.inputResponses !== undefined;
+    let input = resumed ? this.inputRound(binding, params.arguments, params, state) : undefined;
+    const ask: Asker = (method, askParams, key) => (input ??= this.inputRound(binding, params.arguments, params, state)).ask(method, askParams, key);
+    try {
+      return await this.features.prompts.run(name, params.arguments, { ...this.environment(state), ask });
+    } catch (err) {
+      if (!(err instanceof InputRequired) || !input) throw err;
+      state.inputRequired = true;
+      return input.required(err);
+    }
   }
 
   private async complete(params: Record<string, unknown>, state: RequestState): Promise<string> {
@@ -297,7 +322,7 @@ export class McpProtocol {
         principal: state.principal,
         signal: state.signal,
         log: this.logger(state),
-        ask: (method, askParams) => (input ??= this.inputRound(name, args, params, state)).ask(method, askParams),
+        ask: (method, askParams, key) => (input ??= this.inputRound(name, args, params, state)).ask(method, askParams, key),
         progress: (progress, total, message) => {
           if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
           channel.notify(
@@ -344,7 +369,7 @@ export class McpProtocol {
       const opened = seal.open(params.requestState, bound());
       if (!opened)
         throw this.errors.create('INVALID_PARAMS', {
-          detail: 'requestState is missing, altered, expired or belongs to another call; call the tool again without requestState and inputResponses',
+          detail: `requestState is missing, altered, expired or belongs to another call; call the ${tool.startsWith(PROMPT_BINDING) ? 'prompt' : 'tool'} again without requestState and inputResponses`,
         });
       const responses = params.inputResponses ?? {};
       if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
@@ -359,8 +384,8 @@ export class McpProtocol {
       required: (question) =>
         JSON.stringify({
           resultType: 'input_required',
-          inputRequests: { [question.key]: question.request },
-          requestState: seal.seal({ ...bound(), answers, pending: [question.key] }),
+          inputRequests: Object.fromEntries(question.questions),
+          requestState: seal.seal({ ...bound(), answers, pending: [...question.questions.keys()] }),
         }),
     };
   }

@@ -6,7 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerDefinition, ToolDefinition, ValidationErrorObject } from './definition.ts';
 import { CatalogError, type ErrorFactory, serviceUnavailable, toolErrorConstructors } from './errors.ts';
-import type { ContentResult, ElicitRequest, ElicitResult, HandlerMap, LogLevel, Principal, SamplingRequest, SamplingResult, ToolContext } from './handler.ts';
+import type {
+  AskOptions,
+  ContentResult,
+  ElicitRequest,
+  ElicitResult,
+  HandlerMap,
+  LogLevel,
+  Principal,
+  SamplingRequest,
+  SamplingResult,
+  ToolContext,
+} from './handler.ts';
 import { FrameworkConfigError } from './errors.ts';
 import { InputRequestFailedError, InputRequired, InputUnavailableError, type Asker } from './input-requests.ts';
 
@@ -129,16 +140,16 @@ class ToolCallContext implements ToolContext<unknown> {
     return (this.signalMade ??= this.env.signal());
   }
 
-  elicit(request: ElicitRequest): Promise<ElicitResult> {
-    return this.env.ask('elicitation/create', request) as Promise<ElicitResult>;
+  elicit(request: ElicitRequest, options?: AskOptions): Promise<ElicitResult> {
+    return this.env.ask('elicitation/create', request, options?.key) as Promise<ElicitResult>;
   }
 
-  sample(request: SamplingRequest): Promise<SamplingResult> {
-    return this.env.ask('sampling/createMessage', request) as Promise<SamplingResult>;
+  sample(request: SamplingRequest, options?: AskOptions): Promise<SamplingResult> {
+    return this.env.ask('sampling/createMessage', request, options?.key) as Promise<SamplingResult>;
   }
 
-  listRoots(): Promise<{ roots: { uri: string; name?: string }[] }> {
-    return this.env.ask('roots/list', {}) as Promise<{ roots: { uri: string; name?: string }[] }>;
+  listRoots(options?: AskOptions): Promise<{ roots: { uri: string; name?: string }[] }> {
+    return this.env.ask('roots/list', {}, options?.key) as Promise<{ roots: { uri: string; name?: string }[] }>;
   }
 }
 

@@ -104,6 +104,9 @@ function toolBlocks(model: Model, tool: ToolModel, defs: Defs): Block[] {
         `Scopes: ${tool.scopes.map(code).join(', ') || 'none'} (${link('all of them', '#scopes')}).`,
         ...(annotations ? [annotations] : []),
         ...(tool.task ? [TASK_WORDS[tool.task]] : []),
+        ...(tool.clientCapabilities
+          ? [`Needs a client that declares ${tool.clientCapabilities.map(code).join(' and ')}: at 2026-07-28 another gets error -32021.`]
+          : []),
       ],
     },
     { kind: 'heading', level: 4, text: 'Arguments' },

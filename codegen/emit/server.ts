@@ -30,6 +30,7 @@ export function emitServer(model: Model): OutputFile {
         ...(t.output ? [`validateResult: ${validatorName(t.typeName, 'Result')}`] : []),
         ...(headerParams(model, t).length ? [`headerParams: ${JSON.stringify(headerParams(model, t))}`] : []),
         ...(t.task !== undefined ? [`task: ${literal(t.task)}`] : []),
+        ...(t.clientCapabilities ? [`clientCapabilities: ${inlineList(t.clientCapabilities)}`] : []),
       ];
       return `    ${literal(t.name)}: {\n${lines.map((l) => `      ${l},`).join('\n')}\n    },`;
     })

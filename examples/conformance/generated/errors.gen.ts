@@ -23,6 +23,13 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32600,
     params: ['limit'],
   },
+  CLIENT_CAPABILITY_REQUIRED: {
+    message: 'Missing required client capability: {{what}} needs {{capability}} in the client capabilities',
+    surface: 'protocol',
+    status: 400,
+    rpcCode: -32021,
+    params: ['what', 'capability'],
+  },
   FORBIDDEN_HOST: {
     message: 'Host {{host}} is not allowed',
     surface: 'http',
@@ -222,6 +229,7 @@ export interface ErrorParams {
   ACCOUNT_CLAIM_INVALID: Record<never, never>;
   AUTH_HEADER_MISSING: Record<never, never>;
   BODY_TOO_LARGE: { limit: number };
+  CLIENT_CAPABILITY_REQUIRED: { what: string; capability: string };
   FORBIDDEN_HOST: { host: string };
   FORBIDDEN_ORIGIN: { origin: string };
   HANDLER_FAILED: { what: string; reference: string };
@@ -258,6 +266,7 @@ export type ErrorCode =
   | 'ACCOUNT_CLAIM_INVALID'
   | 'AUTH_HEADER_MISSING'
   | 'BODY_TOO_LARGE'
+  | 'CLIENT_CAPABILITY_REQUIRED'
   | 'FORBIDDEN_HOST'
   | 'FORBIDDEN_ORIGIN'
   | 'HANDLER_FAILED'

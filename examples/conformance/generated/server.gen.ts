@@ -7,22 +7,34 @@ import { resources, resourcesList, resourceTemplatesList } from './resources.gen
 import { prompts, promptsList } from './prompts.gen.ts';
 import { validateJsonSchema202012ToolArguments } from './validators/json_schema_2020_12_tool.gen.js';
 import { validateTestAudioContentArguments } from './validators/test_audio_content.gen.js';
+import { validateTestCustomHeadersArguments } from './validators/test_custom_headers.gen.js';
 import { validateTestElicitationArguments } from './validators/test_elicitation.gen.js';
 import { validateTestElicitationSep1034DefaultsArguments } from './validators/test_elicitation_sep1034_defaults.gen.js';
 import { validateTestElicitationSep1330EnumsArguments } from './validators/test_elicitation_sep1330_enums.gen.js';
 import { validateTestEmbeddedResourceArguments } from './validators/test_embedded_resource.gen.js';
 import { validateTestErrorHandlingArguments } from './validators/test_error_handling.gen.js';
 import { validateTestImageContentArguments } from './validators/test_image_content.gen.js';
+import { validateTestInputRequiredResultCapabilitiesArguments } from './validators/test_input_required_result_capabilities.gen.js';
+import { validateTestInputRequiredResultElicitationArguments } from './validators/test_input_required_result_elicitation.gen.js';
+import { validateTestInputRequiredResultListRootsArguments } from './validators/test_input_required_result_list_roots.gen.js';
+import { validateTestInputRequiredResultMultiRoundArguments } from './validators/test_input_required_result_multi_round.gen.js';
+import { validateTestInputRequiredResultMultipleInputsArguments } from './validators/test_input_required_result_multiple_inputs.gen.js';
+import { validateTestInputRequiredResultRequestStateArguments } from './validators/test_input_required_result_request_state.gen.js';
+import { validateTestInputRequiredResultSamplingArguments } from './validators/test_input_required_result_sampling.gen.js';
+import { validateTestInputRequiredResultTamperedStateArguments } from './validators/test_input_required_result_tampered_state.gen.js';
+import { validateTestLoggingToolArguments } from './validators/test_logging_tool.gen.js';
+import { validateTestMissingCapabilityArguments } from './validators/test_missing_capability.gen.js';
 import { validateTestMultipleContentTypesArguments } from './validators/test_multiple_content_types.gen.js';
 import { validateTestSamplingArguments } from './validators/test_sampling.gen.js';
 import { validateTestSimpleTextArguments } from './validators/test_simple_text.gen.js';
+import { validateTestStreamingElicitationArguments } from './validators/test_streaming_elicitation.gen.js';
 import { validateTestToolWithLoggingArguments } from './validators/test_tool_with_logging.gen.js';
 import { validateTestToolWithProgressArguments } from './validators/test_tool_with_progress.gen.js';
 /** The conformance-fixture server as declared in tools.yaml. */
 export const serverDefinition: ServerDefinition = {
   info: {
     name: 'conformance-fixture',
-    version: '0.1.0',
+    version: '0.2.0',
     title: 'MCP conformance fixture',
   },
   instructions: 'Fixture tools for the MCP conformance suite; not a real service.',
@@ -42,6 +54,13 @@ export const serverDefinition: ServerDefinition = {
       scopes: [],
       errors: [],
       validateArguments: validateTestAudioContentArguments,
+    },
+    test_custom_headers: {
+      name: 'test_custom_headers',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestCustomHeadersArguments,
+      headerParams: [{ header: 'Region', path: ['region'] }],
     },
     test_elicitation: {
       name: 'test_elicitation',
@@ -79,6 +98,67 @@ export const serverDefinition: ServerDefinition = {
       errors: [],
       validateArguments: validateTestImageContentArguments,
     },
+    test_input_required_result_capabilities: {
+      name: 'test_input_required_result_capabilities',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestInputRequiredResultCapabilitiesArguments,
+    },
+    test_input_required_result_elicitation: {
+      name: 'test_input_required_result_elicitation',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestInputRequiredResultElicitationArguments,
+    },
+    test_input_required_result_list_roots: {
+      name: 'test_input_required_result_list_roots',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestInputRequiredResultListRootsArguments,
+    },
+    test_input_required_result_multi_round: {
+      name: 'test_input_required_result_multi_round',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestInputRequiredResultMultiRoundArguments,
+    },
+    test_input_required_result_multiple_inputs: {
+      name: 'test_input_required_result_multiple_inputs',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestInputRequiredResultMultipleInputsArguments,
+    },
+    test_input_required_result_request_state: {
+      name: 'test_input_required_result_request_state',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestInputRequiredResultRequestStateArguments,
+    },
+    test_input_required_result_sampling: {
+      name: 'test_input_required_result_sampling',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestInputRequiredResultSamplingArguments,
+    },
+    test_input_required_result_tampered_state: {
+      name: 'test_input_required_result_tampered_state',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestInputRequiredResultTamperedStateArguments,
+    },
+    test_logging_tool: {
+      name: 'test_logging_tool',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestLoggingToolArguments,
+    },
+    test_missing_capability: {
+      name: 'test_missing_capability',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestMissingCapabilityArguments,
+      clientCapabilities: ['sampling'],
+    },
     test_multiple_content_types: {
       name: 'test_multiple_content_types',
       scopes: [],
@@ -96,6 +176,12 @@ export const serverDefinition: ServerDefinition = {
       scopes: [],
       errors: [],
       validateArguments: validateTestSimpleTextArguments,
+    },
+    test_streaming_elicitation: {
+      name: 'test_streaming_elicitation',
+      scopes: [],
+      errors: [],
+      validateArguments: validateTestStreamingElicitationArguments,
     },
     test_tool_with_logging: {
       name: 'test_tool_with_logging',

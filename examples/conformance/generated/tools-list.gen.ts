@@ -10,6 +10,7 @@ export const toolsList: readonly ToolListing[] = [
       type: 'object',
       $defs: {
         address: {
+          $anchor: 'addressDef',
           type: 'object',
           properties: {
             street: {
@@ -28,6 +29,42 @@ export const toolsList: readonly ToolListing[] = [
         address: {
           $ref: '#/$defs/address',
         },
+        contactMethod: {
+          type: 'string',
+          enum: ['phone', 'email'],
+        },
+        phone: {
+          type: 'string',
+        },
+        email: {
+          type: 'string',
+        },
+      },
+      allOf: [
+        {
+          anyOf: [
+            {
+              required: ['phone'],
+            },
+            {
+              required: ['email'],
+            },
+          ],
+        },
+      ],
+      if: {
+        properties: {
+          contactMethod: {
+            const: 'phone',
+          },
+        },
+        required: ['contactMethod'],
+      },
+      then: {
+        required: ['phone'],
+      },
+      else: {
+        required: ['email'],
       },
       additionalProperties: false,
     },
@@ -39,6 +76,23 @@ export const toolsList: readonly ToolListing[] = [
     inputSchema: {
       type: 'object',
       properties: {},
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'test_custom_headers',
+    description: 'Echoes its region, which clients also send as the header Mcp-Param-Region.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        region: {
+          type: 'string',
+          description: 'Where to act; also sent as Mcp-Param-Region.',
+          'x-mcp-header': 'Region',
+        },
+      },
+      required: ['region'],
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true },
@@ -106,6 +160,97 @@ export const toolsList: readonly ToolListing[] = [
     annotations: { readOnlyHint: true },
   },
   {
+    name: 'test_input_required_result_capabilities',
+    description: 'Asks the user (elicitation) when the client can, else its model (sampling).',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'test_input_required_result_elicitation',
+    description: 'Asks "What is your name?" (elicitation, key user_name), then says hello.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'test_input_required_result_list_roots',
+    description: 'Asks the client for its roots (roots/list, key client_roots) and names them.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'test_input_required_result_multi_round',
+    description: 'Asks for a name (step1), then for a favourite colour (step2), one round each.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'test_input_required_result_multiple_inputs',
+    description: 'Asks three questions at once (elicitation user_name, sampling greeting, roots/list client_roots).',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'test_input_required_result_request_state',
+    description: "Asks for a confirmation (key confirm); the retry's sealed requestState is checked, and the answer says state-ok.",
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'test_input_required_result_sampling',
+    description: "Asks the client's model for the capital of France (sampling, key capital_question) and returns its answer.",
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'test_input_required_result_tampered_state',
+    description: 'Asks for a confirmation; an altered requestState is refused with -32602.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'test_logging_tool',
+    description: 'Logs three info messages while it runs, then returns text.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'test_missing_capability',
+    description: "Needs the client's model (sampling); refused with -32021 for a client that does not declare sampling.",
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
     name: 'test_multiple_content_types',
     description: 'Returns text, image and embedded resource content blocks in one result.',
     inputSchema: {
@@ -138,6 +283,15 @@ export const toolsList: readonly ToolListing[] = [
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'test_streaming_elicitation',
+    description: 'Asks the user for a name (elicitation), then greets them.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
   },
   {
     name: 'test_tool_with_logging',

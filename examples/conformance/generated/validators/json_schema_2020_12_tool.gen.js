@@ -5,11 +5,21 @@ export const validateJsonSchema202012ToolArguments = validate20;
 const schema31 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
-  $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-  properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+  $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
   additionalProperties: false,
 };
-const schema32 = { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } };
+const schema32 = { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } };
 
 function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
@@ -22,11 +32,184 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
     evaluated0.items = undefined;
   }
   const _errs0 = errors;
+  const _errs1 = errors;
+  const _errs2 = errors;
+  let valid1 = false;
+  const _errs3 = errors;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
-    const _errs1 = errors;
+    if (data.phone === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/allOf/0/anyOf/0/required',
+        keyword: 'required',
+        params: { missingProperty: 'phone' },
+        message: "must have required property '" + 'phone' + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+  }
+  var _valid0 = _errs3 === errors;
+  valid1 = valid1 || _valid0;
+  if (_valid0) {
+  }
+  const _errs4 = errors;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.email === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: '#/allOf/0/anyOf/1/required',
+        keyword: 'required',
+        params: { missingProperty: 'email' },
+        message: "must have required property '" + 'email' + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+  }
+  var _valid0 = _errs4 === errors;
+  valid1 = valid1 || _valid0;
+  if (_valid0) {
+  }
+  if (!valid1) {
+    const err2 = { instancePath, schemaPath: '#/allOf/0/anyOf', keyword: 'anyOf', params: {}, message: 'must match a schema in anyOf' };
+    if (vErrors === null) {
+      vErrors = [err2];
+    } else {
+      vErrors.push(err2);
+    }
+    errors++;
+  } else {
+    errors = _errs2;
+    if (vErrors !== null) {
+      if (_errs2) {
+        vErrors.length = _errs2;
+      } else {
+        vErrors = null;
+      }
+    }
+  }
+  var valid0 = _errs1 === errors;
+  const _errs5 = errors;
+  let valid2 = true;
+  const _errs6 = errors;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    let missing0;
+    if (data.contactMethod === undefined && (missing0 = 'contactMethod')) {
+      const err3 = {};
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    } else {
+      if (data.contactMethod !== undefined) {
+        let data0 = data.contactMethod;
+        const _errs7 = errors;
+        if ('phone' !== data0) {
+          const err4 = {};
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        } else {
+        }
+        if (errors === _errs7) {
+        }
+        var valid3 = _errs7 === errors;
+      } else {
+        var valid3 = true;
+      }
+      if (valid3) {
+      }
+    }
+  }
+  if (errors === _errs6) {
+  }
+  var _valid1 = _errs6 === errors;
+  errors = _errs5;
+  if (vErrors !== null) {
+    if (_errs5) {
+      vErrors.length = _errs5;
+    } else {
+      vErrors = null;
+    }
+  }
+  let ifClause0;
+  if (_valid1) {
+    const _errs8 = errors;
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      if (data.phone === undefined) {
+        const err5 = {
+          instancePath,
+          schemaPath: '#/then/required',
+          keyword: 'required',
+          params: { missingProperty: 'phone' },
+          message: "must have required property '" + 'phone' + "'",
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    var _valid1 = _errs8 === errors;
+    valid2 = _valid1;
+    if (valid2) {
+    }
+    ifClause0 = 'then';
+  } else {
+    const _errs9 = errors;
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      if (data.email === undefined) {
+        const err6 = {
+          instancePath,
+          schemaPath: '#/else/required',
+          keyword: 'required',
+          params: { missingProperty: 'email' },
+          message: "must have required property '" + 'email' + "'",
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    var _valid1 = _errs9 === errors;
+    valid2 = _valid1;
+    if (valid2) {
+    }
+    ifClause0 = 'else';
+  }
+  if (!valid2) {
+    const err7 = { instancePath, schemaPath: '#/if', keyword: 'if', params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema' };
+    if (vErrors === null) {
+      vErrors = [err7];
+    } else {
+      vErrors.push(err7);
+    }
+    errors++;
+  }
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    const _errs10 = errors;
     for (const key0 in data) {
-      if (!(key0 === 'name' || key0 === 'address')) {
-        const err0 = {
+      if (!(key0 === 'name' || key0 === 'address' || key0 === 'contactMethod' || key0 === 'phone' || key0 === 'email')) {
+        const err8 = {
           instancePath,
           schemaPath: '#/additionalProperties',
           keyword: 'additionalProperties',
@@ -34,18 +217,18 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must NOT have additional properties',
         };
         if (vErrors === null) {
-          vErrors = [err0];
+          vErrors = [err8];
         } else {
-          vErrors.push(err0);
+          vErrors.push(err8);
         }
         errors++;
       }
     }
     if (data.name !== undefined) {
-      let data0 = data.name;
-      const _errs2 = errors;
-      if (typeof data0 !== 'string') {
-        const err1 = {
+      let data1 = data.name;
+      const _errs11 = errors;
+      if (typeof data1 !== 'string') {
+        const err9 = {
           instancePath: instancePath + '/name',
           schemaPath: '#/properties/name/type',
           keyword: 'type',
@@ -53,26 +236,27 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be string',
         };
         if (vErrors === null) {
-          vErrors = [err1];
+          vErrors = [err9];
         } else {
-          vErrors.push(err1);
+          vErrors.push(err9);
         }
         errors++;
       }
-      const _errs3 = errors;
-      var valid0 = _errs2 === errors;
+      const _errs12 = errors;
+      var valid4 = _errs11 === errors;
     }
     if (data.address !== undefined) {
-      let data1 = data.address;
-      const _errs4 = errors;
-      const _errs5 = errors;
-      const _errs6 = errors;
-      if (data1 && typeof data1 == 'object' && !Array.isArray(data1)) {
-        if (data1.street !== undefined) {
-          let data2 = data1.street;
-          const _errs7 = errors;
-          if (typeof data2 !== 'string') {
-            const err2 = {
+      let data2 = data.address;
+      const _errs13 = errors;
+      const _errs14 = errors;
+      const _errs15 = errors;
+      const _errs16 = errors;
+      if (data2 && typeof data2 == 'object' && !Array.isArray(data2)) {
+        if (data2.street !== undefined) {
+          let data3 = data2.street;
+          const _errs17 = errors;
+          if (typeof data3 !== 'string') {
+            const err10 = {
               instancePath: instancePath + '/address/street',
               schemaPath: '#/$defs/address/properties/street/type',
               keyword: 'type',
@@ -80,20 +264,20 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be string',
             };
             if (vErrors === null) {
-              vErrors = [err2];
+              vErrors = [err10];
             } else {
-              vErrors.push(err2);
+              vErrors.push(err10);
             }
             errors++;
           }
-          const _errs8 = errors;
-          var valid2 = _errs7 === errors;
+          const _errs18 = errors;
+          var valid6 = _errs17 === errors;
         }
-        if (data1.city !== undefined) {
-          let data3 = data1.city;
-          const _errs9 = errors;
-          if (typeof data3 !== 'string') {
-            const err3 = {
+        if (data2.city !== undefined) {
+          let data4 = data2.city;
+          const _errs19 = errors;
+          if (typeof data4 !== 'string') {
+            const err11 = {
               instancePath: instancePath + '/address/city',
               schemaPath: '#/$defs/address/properties/city/type',
               keyword: 'type',
@@ -101,17 +285,17 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be string',
             };
             if (vErrors === null) {
-              vErrors = [err3];
+              vErrors = [err11];
             } else {
-              vErrors.push(err3);
+              vErrors.push(err11);
             }
             errors++;
           }
-          const _errs10 = errors;
-          var valid2 = _errs9 === errors;
+          const _errs20 = errors;
+          var valid6 = _errs19 === errors;
         }
       } else {
-        const err4 = {
+        const err12 = {
           instancePath: instancePath + '/address',
           schemaPath: '#/$defs/address/type',
           keyword: 'type',
@@ -119,21 +303,100 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be object',
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err12];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err12);
         }
         errors++;
       }
-      var valid1 = _errs5 === errors;
-      var valid0 = _errs4 === errors;
+      var valid5 = _errs14 === errors;
+      var valid4 = _errs13 === errors;
+    }
+    if (data.contactMethod !== undefined) {
+      let data5 = data.contactMethod;
+      const _errs21 = errors;
+      if (typeof data5 !== 'string') {
+        const err13 = {
+          instancePath: instancePath + '/contactMethod',
+          schemaPath: '#/properties/contactMethod/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+      const _errs22 = errors;
+      const vSchema0 = schema31.properties.contactMethod.enum;
+      if (!(data5 === 'phone' || data5 === 'email')) {
+        const err14 = {
+          instancePath: instancePath + '/contactMethod',
+          schemaPath: '#/properties/contactMethod/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema31.properties.contactMethod.enum },
+          message: 'must be equal to one of the allowed values',
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+      var valid4 = _errs21 === errors;
+    }
+    if (data.phone !== undefined) {
+      let data6 = data.phone;
+      const _errs23 = errors;
+      if (typeof data6 !== 'string') {
+        const err15 = {
+          instancePath: instancePath + '/phone',
+          schemaPath: '#/properties/phone/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+      const _errs24 = errors;
+      var valid4 = _errs23 === errors;
+    }
+    if (data.email !== undefined) {
+      let data7 = data.email;
+      const _errs25 = errors;
+      if (typeof data7 !== 'string') {
+        const err16 = {
+          instancePath: instancePath + '/email',
+          schemaPath: '#/properties/email/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+      const _errs26 = errors;
+      var valid4 = _errs25 === errors;
     }
   } else {
-    const err5 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
+    const err17 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
     if (vErrors === null) {
-      vErrors = [err5];
+      vErrors = [err17];
     } else {
-      vErrors.push(err5);
+      vErrors.push(err17);
     }
     errors++;
   }

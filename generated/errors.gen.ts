@@ -221,12 +221,6 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32601,
     params: ['method'],
   },
-  MISSING_CLIENT_CAPABILITY: {
-    message: 'Missing required client capability: tool {{tool}} runs only as a task, which needs {{capability}} in the client capabilities',
-    surface: 'protocol',
-    rpcCode: -32021,
-    params: ['tool', 'capability'],
-  },
   NOT_ACCEPTABLE: {
     message: 'Accept must include application/json and text/event-stream',
     surface: 'http',
@@ -384,7 +378,6 @@ export interface ErrorParams {
   MESSAGE_UNKNOWN_PLACEHOLDER: { placeholder: string; known: string };
   METHOD_NOT_ALLOWED: Record<never, never>;
   METHOD_NOT_FOUND: { method: string };
-  MISSING_CLIENT_CAPABILITY: { tool: string; capability: string };
   NOT_ACCEPTABLE: Record<never, never>;
   PARSE_ERROR: Record<never, never>;
   PREVIEW_TARGET_INVALID: Record<never, never>;
@@ -445,7 +438,6 @@ export type ErrorCode =
   | 'MESSAGE_UNKNOWN_PLACEHOLDER'
   | 'METHOD_NOT_ALLOWED'
   | 'METHOD_NOT_FOUND'
-  | 'MISSING_CLIENT_CAPABILITY'
   | 'NOT_ACCEPTABLE'
   | 'PARSE_ERROR'
   | 'PREVIEW_TARGET_INVALID'

@@ -23,6 +23,16 @@ export class CatalogError extends Error {
   }
 }
 
+/**
+ * A JSON-RPC error a handler raises on purpose (the request itself is wrong in a way the catalog
+ * does not name): the call answers with it instead of a tool result, and a task fails with it.
+ */
+export function protocolError(code: number, message: string, data?: unknown): CatalogError {
+  const err = new CatalogError('PROTOCOL_ERROR', { message, surface: 'protocol', rpcCode: code, params: [] });
+  if (data !== undefined) err.data = data;
+  return err;
+}
+
 /** A fault of the server's own configuration (bad definition, missing handler): raised at start. */
 export class FrameworkConfigError extends Error {
   override name = 'FrameworkConfigError';

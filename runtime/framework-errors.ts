@@ -204,13 +204,6 @@ export const frameworkErrors: Record<string, FrameworkError> = {
     remedy: 'Use the taskId of a task this token created, within its ttlMs.',
     params: { task: 'string' },
   },
-  MISSING_CLIENT_CAPABILITY: {
-    message: 'Missing required client capability: tool {{tool}} runs only as a task, which needs {{capability}} in the client capabilities',
-    surface: 'protocol',
-    code: -32021,
-    remedy: 'Use a client that supports the tasks extension (io.modelcontextprotocol/tasks) at 2026-07-28.',
-    params: { capability: 'string', tool: 'string' },
-  },
   CLIENT_CAPABILITY_REQUIRED: {
     message: 'Missing required client capability: {{what}} needs {{capability}} in the client capabilities',
     surface: 'protocol',

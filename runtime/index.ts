@@ -13,7 +13,7 @@ export { freePort } from './free-port.ts';
 export { anonymousPrincipal, createJwtAuthenticator, Challenges, TokenRejectedError, type Authenticator, type JwtAuthOptions } from './auth.ts';
 
 // Errors: the catalog, raising its errors, and the runtime's own entries.
-export { CatalogError, ErrorFactory, FrameworkConfigError, renderTemplate, type ErrorParamValues, type ToolErrors } from './errors.ts';
+export { CatalogError, ErrorFactory, FrameworkConfigError, protocolError, renderTemplate, type ErrorParamValues, type ToolErrors } from './errors.ts';
 export { frameworkErrors, type FrameworkError, type ParamType } from './framework-errors.ts';
 
 // What the generator hands the runtime.

@@ -309,9 +309,7 @@ export class McpProtocol {
       const canTakeTask = state.era.stateless && this.options.tasks !== undefined && Boolean(declared.extensions?.[TASKS_EXTENSION]);
       if (canTakeTask) return this.startTask(name, args, state);
       if (tool.task === 'required') {
-        const err = this.errors.create('MISSING_CLIENT_CAPABILITY', { capability: `extensions["${TASKS_EXTENSION}"]`, tool: name });
-        err.data = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
-        throw err;
+        throw this.tasksCapabilityRequired(`tool ${name}, which runs only as a task,`);
       }
     }
     // Made on the first question, or at once for a retry carrying answers (a bad state is refused
@@ -395,13 +393,27 @@ export class McpProtocol {
     state.inputRequired = true; // the result carries its own resultType ("task")
     const quiet = () => undefined; // progress and log notifications are not sent for tasks
     return this.options.tasks!.start(callerOf(state.principal), name, (task) =>
-      this.runner.call(name, args, { principal: state.principal, signal: () => task.signal, log: quiet, progress: quiet, ask: task.ask }),
+      this.runner
+        .call(name, args, { principal: state.principal, signal: () => task.signal, log: quiet, progress: quiet, ask: task.ask })
+        .catch((err: unknown) => {
+          // A JSON-RPC error of the call fails the task with that error (a tool error completes it).
+          throw err instanceof CatalogError ? rpcError(err) : err;
+        }),
     );
+  }
+
+  /** -32021 (400) naming the tasks extension, for a client that did not declare it. */
+  private tasksCapabilityRequired(what: string) {
+    const err = this.errors.create('CLIENT_CAPABILITY_REQUIRED', { what, capability: `extensions["${TASKS_EXTENSION}"]` });
+    err.data = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
+    return err;
   }
 
   /** tasks/get, tasks/update, tasks/cancel: only the task's own caller sees or changes it. */
   private async taskMethod(method: 'tasks/get' | 'tasks/update' | 'tasks/cancel', params: Record<string, unknown>, state: RequestState): Promise<string> {
     const tasks = this.options.tasks!;
+    const declared = ((params._meta as Record<string, unknown> | undefined)?.[META.clientCapabilities] ?? {}) as { extensions?: Record<string, unknown> };
+    if (!declared.extensions?.[TASKS_EXTENSION]) throw this.tasksCapabilityRequired(method);
     const caller = callerOf(state.principal);
     try {
       if (method === 'tasks/get') return await tasks.get(params.taskId, caller);

@@ -72,7 +72,7 @@ export interface TaskOptions {
 
 /** What the task's work gets: a way to ask the client, and the signal of its cancellation. */
 export interface TaskWork {
-  ask(method: InputMethod, params: object): Promise<unknown>;
+  ask(method: InputMethod, params: object, key?: string): Promise<unknown>;
   signal: AbortSignal;
 }
 
@@ -110,11 +110,23 @@ export class Tasks {
 
   private async run(task: TaskRecord, work: (task: TaskWork) => Promise<string>, controller: AbortController): Promise<void> {
     let asked = 0;
-    const ask = async (method: InputMethod, params: object) => {
+    // The questions outstanding, kept here and written whole: several may be asked at once.
+    const outstanding: NonNullable<TaskRecord['inputRequests']> = {};
+    const publish = () =>
+      this.store.update(task.id, {
+        status: Object.keys(outstanding).length ? 'input_required' : 'working',
+        inputRequests: { ...outstanding },
+        lastUpdatedAt: this.now(),
+      });
+    const ask = async (method: InputMethod, params: object, name?: string) => {
       if (!INPUT_METHODS[method]) throw new InputUnavailableError(`${method} cannot be asked`);
-      const key = `input-${++asked}`;
-      await this.store.update(task.id, { status: 'input_required', inputRequests: { [key]: { method, params } }, lastUpdatedAt: this.now() });
-      return this.waitForAnswer(task.id, key, controller.signal);
+      const key = name ?? `input-${++asked}`;
+      outstanding[key] = { method, params };
+      await publish();
+      const answer = await this.waitForAnswer(task.id, key, controller.signal);
+      delete outstanding[key];
+      await publish();
+      return answer;
     };
     try {
       const json = await work({ ask, signal: controller.signal });
@@ -144,11 +156,8 @@ export class Tasks {
       if (signal.aborted) throw new InputUnavailableError('the task was cancelled');
       const task = await this.store.get(id);
       if (!task || TERMINAL.has(task.status)) throw new InputUnavailableError('the task ended while it waited for input');
-      if (task.inputResponses && Object.hasOwn(task.inputResponses, key)) {
-        const { [key]: answer, ...rest } = task.inputResponses;
-        await this.store.update(id, { status: 'working', inputRequests: {}, inputResponses: rest, lastUpdatedAt: this.now() });
-        return answer;
-      }
+      // Answers stay in the row: keys are never reused within a task, so none is taken twice.
+      if (task.inputResponses && Object.hasOwn(task.inputResponses, key)) return task.inputResponses[key];
     }
   }
 
@@ -178,8 +187,16 @@ export class Tasks {
       throw new TypeError('inputResponses must be an object of answers by key');
     const outstanding = task.inputRequests ?? {};
     const taken = Object.fromEntries(Object.entries(responses).filter(([key]) => Object.hasOwn(outstanding, key)));
-    if (Object.keys(taken).length)
-      await this.store.update(task.id, { inputResponses: { ...(task.inputResponses ?? {}), ...taken }, lastUpdatedAt: this.now() });
+    if (Object.keys(taken).length) {
+      // Answered questions leave inputRequests at once, so the next tasks/get shows only what is still open.
+      const open = Object.fromEntries(Object.entries(outstanding).filter(([key]) => !Object.hasOwn(taken, key)));
+      await this.store.update(task.id, {
+        inputResponses: { ...(task.inputResponses ?? {}), ...taken },
+        inputRequests: open,
+        status: Object.keys(open).length ? 'input_required' : 'working',
+        lastUpdatedAt: this.now(),
+      });
+    }
     return '{}';
   }
 

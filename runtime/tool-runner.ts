@@ -212,6 +212,7 @@ export class ToolRunner<Services = unknown> {
       // A question the client must answer first (2026-07-28): the protocol answers input_required.
       if (err instanceof InputRequired) throw err;
       if (err instanceof CatalogError && err.definition.surface === 'tool') return this.finish(name, env, started, this.errorResult(err), err.code);
+      if (err instanceof CatalogError && err.definition.surface === 'protocol') throw err;
       if (err instanceof InputUnavailableError || err instanceof InputRequestFailedError) {
         const unavailable = this.errors.create('INPUT_UNAVAILABLE', { tool: name, detail: err.message });
         return this.finish(name, env, started, this.errorResult(unavailable), unavailable.code);

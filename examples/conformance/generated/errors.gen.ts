@@ -131,12 +131,6 @@ export const errorCatalog: ErrorCatalog = {
     rpcCode: -32601,
     params: ['method'],
   },
-  MISSING_CLIENT_CAPABILITY: {
-    message: 'Missing required client capability: tool {{tool}} runs only as a task, which needs {{capability}} in the client capabilities',
-    surface: 'protocol',
-    rpcCode: -32021,
-    params: ['tool', 'capability'],
-  },
   NOT_ACCEPTABLE: {
     message: 'Accept must include application/json and text/event-stream',
     surface: 'http',
@@ -246,7 +240,6 @@ export interface ErrorParams {
   INVALID_TOKEN: Record<never, never>;
   METHOD_NOT_ALLOWED: Record<never, never>;
   METHOD_NOT_FOUND: { method: string };
-  MISSING_CLIENT_CAPABILITY: { tool: string; capability: string };
   NOT_ACCEPTABLE: Record<never, never>;
   PARSE_ERROR: Record<never, never>;
   RESOURCE_NOT_FOUND: { uri: string };
@@ -283,7 +276,6 @@ export type ErrorCode =
   | 'INVALID_TOKEN'
   | 'METHOD_NOT_ALLOWED'
   | 'METHOD_NOT_FOUND'
-  | 'MISSING_CLIENT_CAPABILITY'
   | 'NOT_ACCEPTABLE'
   | 'PARSE_ERROR'
   | 'RESOURCE_NOT_FOUND'

@@ -4,7 +4,13 @@ import type { ScopeDefinition } from '../../../runtime/index.ts';
 export const scopes: readonly ScopeDefinition[] = [];
 /** The scopes a token needs to call each tool (all of them). */
 export const toolScopes: Readonly<Record<string, readonly string[]>> = {
+  confirm_delete: [],
+  failing_job: [],
+  greet: [],
   json_schema_2020_12_tool: [],
+  multi_input: [],
+  protocol_error_job: [],
+  slow_compute: [],
   test_audio_content: [],
   test_custom_headers: [],
   test_elicitation: [],

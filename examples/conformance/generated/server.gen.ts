@@ -5,7 +5,13 @@ import { scopes } from './scopes.gen.ts';
 import { toolsList } from './tools-list.gen.ts';
 import { resources, resourcesList, resourceTemplatesList } from './resources.gen.ts';
 import { prompts, promptsList } from './prompts.gen.ts';
+import { validateConfirmDeleteArguments } from './validators/confirm_delete.gen.js';
+import { validateFailingJobArguments } from './validators/failing_job.gen.js';
+import { validateGreetArguments } from './validators/greet.gen.js';
 import { validateJsonSchema202012ToolArguments } from './validators/json_schema_2020_12_tool.gen.js';
+import { validateMultiInputArguments } from './validators/multi_input.gen.js';
+import { validateProtocolErrorJobArguments } from './validators/protocol_error_job.gen.js';
+import { validateSlowComputeArguments } from './validators/slow_compute.gen.js';
 import { validateTestAudioContentArguments } from './validators/test_audio_content.gen.js';
 import { validateTestCustomHeadersArguments } from './validators/test_custom_headers.gen.js';
 import { validateTestElicitationArguments } from './validators/test_elicitation.gen.js';
@@ -43,11 +49,52 @@ export const serverDefinition: ServerDefinition = {
   errors: errorCatalog,
   toolsList,
   tools: {
+    confirm_delete: {
+      name: 'confirm_delete',
+      scopes: [],
+      errors: [],
+      validateArguments: validateConfirmDeleteArguments,
+      task: 'optional',
+    },
+    failing_job: {
+      name: 'failing_job',
+      scopes: [],
+      errors: ['TEST_ERROR'],
+      validateArguments: validateFailingJobArguments,
+      task: 'required',
+    },
+    greet: {
+      name: 'greet',
+      scopes: [],
+      errors: [],
+      validateArguments: validateGreetArguments,
+    },
     json_schema_2020_12_tool: {
       name: 'json_schema_2020_12_tool',
       scopes: [],
       errors: [],
       validateArguments: validateJsonSchema202012ToolArguments,
+    },
+    multi_input: {
+      name: 'multi_input',
+      scopes: [],
+      errors: [],
+      validateArguments: validateMultiInputArguments,
+      task: 'optional',
+    },
+    protocol_error_job: {
+      name: 'protocol_error_job',
+      scopes: [],
+      errors: [],
+      validateArguments: validateProtocolErrorJobArguments,
+      task: 'optional',
+    },
+    slow_compute: {
+      name: 'slow_compute',
+      scopes: [],
+      errors: [],
+      validateArguments: validateSlowComputeArguments,
+      task: 'optional',
     },
     test_audio_content: {
       name: 'test_audio_content',

@@ -3,6 +3,43 @@ import type { ToolListing } from '../../../runtime/index.ts';
 /** The tools/list result entries, sorted by name. */
 export const toolsList: readonly ToolListing[] = [
   {
+    name: 'confirm_delete',
+    description: 'A task that asks the user to confirm deleting a file, then says what it did.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        filename: {
+          type: 'string',
+        },
+      },
+      required: ['filename'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'failing_job',
+    description: 'Runs only as a task and ends with a tool error after about a second.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'greet',
+    description: 'Greets someone (a plain tool, never a task).',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        name: {
+          type: 'string',
+        },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    },
+  },
+  {
     name: 'json_schema_2020_12_tool',
     description: 'Tool with JSON Schema 2020-12 features',
     inputSchema: {
@@ -69,6 +106,43 @@ export const toolsList: readonly ToolListing[] = [
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'multi_input',
+    description: 'A task that asks two questions at once.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'protocol_error_job',
+    description: 'A task that fails with a JSON-RPC error.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'slow_compute',
+    description: 'Waits the given seconds, then answers; a task for clients of the tasks extension.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        seconds: {
+          type: 'number',
+          minimum: 0,
+          maximum: 120,
+        },
+        label: {
+          type: 'string',
+        },
+      },
+      required: ['seconds'],
+      additionalProperties: false,
+    },
   },
   {
     name: 'test_audio_content',

@@ -25,7 +25,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../runtime/index.ts';
-import { installCleanup, rssMb, spawnBundled, spawnChild, type Child } from './lib/children.ts';
+import { installCleanup, rssMb, spawnBundled, spawnChild, waitHealthy } from './lib/children.ts';
 import { check, envConnections, envNumber, envSubset, HOST, BASE_HEADERS, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import type { LoadResult } from './lib/load.ts';
 import { banner, fmt, median, table } from './lib/report.ts';
@@ -74,23 +74,6 @@ interface ServerRun {
   key: 'a' | 'b' | 'c';
   label: string;
   runs: LoadResult[];
-}
-
-/** Polls GET /healthz until it answers 200; returns the parent's performance.now() at that moment. */
-async function waitHealthy(port: number, child: Child, timeoutMs = 30_000): Promise<number> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    if (child.proc.exitCode !== null) throw new Error(`server exited (code ${child.proc.exitCode}) before /healthz answered\n${child.stderr()}`);
-    try {
-      const res = await fetch(`http://${HOST}:${port}/healthz`);
-      await res.arrayBuffer();
-      if (res.ok) return performance.now();
-    } catch {
-      /* not listening yet */
-    }
-    if (performance.now() > deadline) throw new Error(`/healthz did not answer within ${timeoutMs} ms\n${child.stderr()}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 function versions() {

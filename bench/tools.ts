@@ -49,7 +49,7 @@ const LEAD_PAGE = 50;
 const QUERY_SAMPLE_CALLS = 10;
 const QUERY_SAMPLES = 3;
 
-const SETUP_CAMPAIGN = {
+export const SETUP_CAMPAIGN = {
   name: 'Bench campaign',
   steps: [
     { name: 'Intro', type: 'message', text: "Hi {name}, congrats on {company}'s launch!", fallback_text: 'Hi there, congrats on the launch!' },
@@ -66,7 +66,7 @@ const SETUP_CAMPAIGN = {
   schedule: { timezone: 'Europe/London', days: ['mon', 'tue', 'wed', 'thu', 'fri'], start_hour: 9, end_hour: 17 },
   settings: { stop_on_reply: true, daily_limit: 40 },
 };
-const SETUP_LEADS = Array.from({ length: 60 }, (_, i) => ({
+export const SETUP_LEADS = Array.from({ length: 60 }, (_, i) => ({
   first_name: `Lead${i + 1}`,
   last_name: 'Example',
   company: `Company ${i + 1}`,
@@ -126,11 +126,11 @@ interface RpcBody {
 }
 
 const rpc = (name: string, args: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
-const redactUrl = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
 const floorKey = (tool: ToolName, requestBytes: number, responseBytes: number) => `${tool} ${requestBytes}/${responseBytes}`;
 
 /** A successful tools/call result: HTTP 200, JSON, id 1, no JSON-RPC error, not isError, text = structuredContent. */
-function verifyResult(
+export function verifyResult(
   label: string,
   res: { status: number; contentType: string; text: string },
 ): NonNullable<RpcBody['result']> & { structuredContent: Record<string, any> } {

@@ -48,6 +48,10 @@ export async function openDatabase(config: DatabaseConfig): Promise<{ db: Db; ki
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // better-sqlite3 builds SQLite with a 16 MB page cache (SQLite's own default is 2 MB): it fills as
+  // the store grows and stays resident, beyond the JavaScript heap. The pages are in the OS cache
+  // anyway; at 2 MB `npm run soak` measured 13 MB less RSS and no more CPU per call.
+  sqlite.pragma('cache_size = -2000');
   const connection = withStatementCache(sqlite);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: connection }) });
   allowDirectReads(db, sqliteReader(connection));

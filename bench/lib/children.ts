@@ -129,6 +129,23 @@ export async function spawnBundled(script: string, env: Record<string, string> =
   return profiled ? spawnChild(script, env) : spawnChild(await bundled(script), env, [], { typescript: false });
 }
 
+/** Polls GET /healthz until it answers 200; returns the parent's performance.now() at that moment. */
+export async function waitHealthy(port: number, child: Child, timeoutMs = 30_000): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (child.proc.exitCode !== null) throw new Error(`server exited (code ${child.proc.exitCode}) before /healthz answered\n${child.stderr()}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      await res.arrayBuffer();
+      if (res.ok) return performance.now();
+    } catch {
+      /* not listening yet */
+    }
+    if (performance.now() > deadline) throw new Error(`/healthz did not answer within ${timeoutMs} ms\n${child.stderr()}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** Resident memory of a process, in MB (from /proc). */
 export function rssMb(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];

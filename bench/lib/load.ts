@@ -6,12 +6,18 @@
  * or the generator was the bottleneck, and what one request costs the server in CPU.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import autocannon from 'autocannon';
+import autocannon, { type Request } from 'autocannon';
 
 export interface LoadSpec {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /**
+   * A sequence of requests each connection sends in turn instead of `body` over and over (a mix of
+   * calls; see autocannon's `requests`): each may build its body from what the connection's earlier
+   * answers in the sequence put in its context, which starts anew at each round.
+   */
+  requests?: Request[];
   connections: number;
   warmupSeconds: number;
   seconds: number;
@@ -126,6 +132,7 @@ function run(spec: LoadSpec, seconds: number, record?: (ms: number) => void) {
     pipelining: 1,
     duration: seconds,
     timeout: 10,
+    ...(spec.requests && { requests: spec.requests }),
     ...(spec.expectBody !== undefined && { expectBody: spec.expectBody }),
     ...(spec.verifyBody && { verifyBody: spec.verifyBody }),
   });

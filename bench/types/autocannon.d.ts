@@ -12,6 +12,15 @@ declare module 'autocannon' {
     p99: number;
     total: number;
   }
+  /** One request of a sequence; `context` is the connection's, reset at the start of each round. */
+  interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    setupRequest?: (request: Request, context: Record<string, unknown>) => Request | undefined;
+    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+  }
   interface Options {
     url: string;
     method?: string;
@@ -25,6 +34,7 @@ declare module 'autocannon' {
     verifyBody?: (body: string) => boolean;
     bailout?: number;
     setupClient?: unknown;
+    requests?: Request[];
   }
   interface Result {
     requests: Histogram;
@@ -40,5 +50,5 @@ declare module 'autocannon' {
   }
   function autocannon(options: Options): Promise<Result> & { stop(): void };
   export default autocannon;
-  export type { Options, Result, Histogram };
+  export type { Options, Result, Histogram, Request };
 }

@@ -36,13 +36,16 @@ export const TEST_PASSWORD = 'password-123';
 export async function startTestServer(env: Record<string, string> = {}, options: BuildOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-test-'));
   const port = await freePort('127.0.0.1');
-  // Tests send many refused tokens from one address on purpose; the limit has a test of its own.
+  // Tests send many refused tokens from one address, and many requests with one token (the
+  // fuzzer: hundreds of thousands), on purpose; the limits have tests of their own that set them.
   const fullEnv: Record<string, string> = {
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     AUTH_FAILURES_PER_MINUTE: '100000',
+    MCP_REQUESTS_PER_MINUTE_PER_TOKEN: '0',
+    MCP_REQUESTS_PER_MINUTE_PER_ADDRESS: '0',
     ...env,
   };
   const config = loadConfig(fullEnv);

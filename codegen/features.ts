@@ -4,6 +4,7 @@
  */
 import { uriTemplateProblem, parseUriTemplate } from '../runtime/uri-template.ts';
 import { hint } from './did-you-mean.ts';
+import { byCodePoint, isObject, section, strings } from './raw-values.ts';
 import type { ArgumentModel, ErrorModel, PromptModel, ResourceModel } from './model.ts';
 
 type Path = (string | number)[];
@@ -43,15 +44,6 @@ export interface FeatureScope {
   typeNames: Map<string, string>;
   pascalCase(name: string): string;
   atPath: Report;
-}
-
-const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-
-/** The entries of a section that are objects (the file's own schema reports the rest). */
-export function section<T>(value: unknown): [string, T][] {
-  return Object.entries(isObject(value) ? value : {}).filter(([, x]) => isObject(x)) as [string, T][];
 }
 
 function checkReferences(kind: 'resource' | 'prompt', name: string, raw: { scopes?: unknown; errors?: unknown }, scope: FeatureScope): void {

@@ -11,6 +11,7 @@ import { frameworkErrors } from '../runtime/framework-errors.ts';
 import { inlineRefs, refName, selfContained, type Defs } from './defs.ts';
 import { hint } from './did-you-mean.ts';
 import { loadPrompts, loadResources } from './features.ts';
+import { byCodePoint, isObject, section, strings } from './raw-values.ts';
 import { checkDefs, checkHeaders, compileSchema, reportUnknownKeywords, unescapePointer } from './schema-checks.ts';
 import { SchemaCompiler, validatorName } from './schemas.ts';
 import type { ErrorModel, LintOptions, Model, ParamType, ToolModel } from './model.ts';
@@ -57,9 +58,6 @@ interface RawTool {
   errors?: string[];
   examples?: ToolModel['examples'];
 }
-
-/** Locale-independent ordering, so that generated output is the same on every machine. */
-const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const TEMPLATE_PARAM = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
@@ -339,13 +337,9 @@ function keyAt(text: string, offset: number): string {
   return m ? m[1]!.trim() : '';
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-
 /** The parts of a parsed file that have the right shape, for the reference checks. */
 function sanitize(raw: unknown): RawFile {
   const file = isObject(raw) ? raw : {};
-  const section = (v: unknown) => Object.entries(isObject(v) ? v : {}).filter(([, x]) => isObject(x)) as [string, Record<string, unknown>][];
   const tools: Record<string, RawTool> = {};
   for (const [name, t] of section(file.tools)) {
     tools[name] = {

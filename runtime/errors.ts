@@ -33,6 +33,16 @@ export function protocolError(code: number, message: string, data?: unknown): Ca
   return err;
 }
 
+/**
+ * -32021 (HTTP 400, SEP-2575): `what` needs a client capability the request does not declare;
+ * `required` is the capabilities object a client must declare (`data.requiredCapabilities`).
+ */
+export function clientCapabilityRequired(factory: ErrorFactory, what: string, capability: string, required: object): CatalogError {
+  const err = factory.create('CLIENT_CAPABILITY_REQUIRED', { what, capability });
+  err.data = { requiredCapabilities: required };
+  return err;
+}
+
 /** A fault of the server's own configuration (bad definition, missing handler): raised at start. */
 export class FrameworkConfigError extends Error {
   override name = 'FrameworkConfigError';

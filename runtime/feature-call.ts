@@ -6,7 +6,7 @@
  * anything else is logged under a reference and answered -32603 with that reference.
  */
 import { randomUUID } from 'node:crypto';
-import { CatalogError, FrameworkConfigError, serviceUnavailable, toolErrorConstructors, type ErrorFactory } from './errors.ts';
+import { CatalogError, clientCapabilityRequired, FrameworkConfigError, serviceUnavailable, toolErrorConstructors, type ErrorFactory } from './errors.ts';
 import type { AnyFeatureHandler, Completer, LogLevel, Principal } from './handler.ts';
 import { InputRequestFailedError, InputRequired, InputUnavailableError, type Asker } from './input-requests.ts';
 import type { ServerLogger } from './tool-runner.ts';
@@ -41,9 +41,7 @@ export async function callFeatureHandler<T>(
     if (err instanceof InputRequired) throw err;
     if (err instanceof InputUnavailableError && err.capability !== undefined) {
       // 2026-07-28: the request needs a capability the client did not declare (SEP-2575: -32021, 400).
-      const missing = errors.create('CLIENT_CAPABILITY_REQUIRED', { what: what.charAt(0).toLowerCase() + what.slice(1), capability: err.capability });
-      missing.data = { requiredCapabilities: { [err.capability]: {} } };
-      throw missing;
+      throw clientCapabilityRequired(errors, what.charAt(0).toLowerCase() + what.slice(1), err.capability, { [err.capability]: {} });
     }
     if (err instanceof InputUnavailableError || err instanceof InputRequestFailedError)
       throw errors.create('INVALID_PARAMS', { detail: `${what} needs input that this client cannot give: ${err.message}` });

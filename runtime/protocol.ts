@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServerDefinition } from './definition.ts';
-import { CatalogError, type ErrorFactory } from './errors.ts';
+import { CatalogError, clientCapabilityRequired, type ErrorFactory } from './errors.ts';
 import { checkParamHeaders, LOG_LEVELS, META, resolveEra, type Era } from './era.ts';
 import type { LogLevel, Principal } from './handler.ts';
 import { errorMessage, notificationMessage, type JsonRpcRequest, type RequestId } from './jsonrpc.ts';
@@ -41,8 +41,8 @@ interface RequestState {
   channel: ResponseChannel;
   /** Creates the request's abort signal; called only when a handler reads ctx.signal. */
   signal: () => AbortSignal;
-  /** The result is an interim input_required one (2026-07-28), not a complete result. */
-  inputRequired?: boolean;
+  /** The result carries its own resultType (input_required, or a task handle), not "complete". */
+  interim?: boolean;
 }
 
 /** Appends pre-serialized fields to a serialized JSON object: `{"a":1}` + `"b":2` -> `{"a":1,"b":2}`. */
@@ -113,19 +113,16 @@ export class McpProtocol {
     if (era.stateless && message.method === 'tools/call' && typeof message.params?.name === 'string') {
       const tool = this.runner.get(message.params.name);
       if (tool?.headerParams) checkParamHeaders(tool.headerParams, message.params.arguments, headers, this.errors);
-      if (tool?.clientCapabilities) this.requireClientCapabilities(tool.name, tool.clientCapabilities, message.params._meta);
+      if (tool?.clientCapabilities) this.requireClientCapabilities(tool.name, tool.clientCapabilities, message.params);
     }
     return era;
   }
 
   /** SEP-2575: a request that needs a client capability it does not declare is refused (-32021, 400). */
-  private requireClientCapabilities(tool: string, needed: readonly string[], meta: unknown): void {
-    const declared = ((meta as Record<string, unknown> | undefined)?.[META.clientCapabilities] ?? {}) as Record<string, unknown>;
+  private requireClientCapabilities(tool: string, needed: readonly string[], params: Record<string, unknown>): void {
+    const declared = declaredCapabilities(params);
     const missing = needed.filter((c) => typeof declared[c] !== 'object' || declared[c] === null);
-    if (!missing.length) return;
-    const err = this.errors.create('CLIENT_CAPABILITY_REQUIRED', { what: `tool ${tool}`, capability: missing.join(' and ') });
-    err.data = { requiredCapabilities: Object.fromEntries(missing.map((c) => [c, {}])) };
-    throw err;
+    if (missing.length) throw clientCapabilityRequired(this.errors, `tool ${tool}`, missing.join(' and '), Object.fromEntries(missing.map((c) => [c, {}])));
   }
 
   /**
@@ -147,7 +144,7 @@ export class McpProtocol {
       channel.finish(errorMessage(request.id, rpcError(err)));
       return;
     }
-    if (era.stateless) json = state.inputRequired ? withFields(json, this.serverInfoMeta) : withFields(json, this.statelessFields);
+    if (era.stateless) json = state.interim ? withFields(json, this.serverInfoMeta) : withFields(json, this.statelessFields);
     channel.finish(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":${json}}`);
   }
 
@@ -256,18 +253,9 @@ export class McpProtocol {
     const def = this.features.prompts.get(name);
     if (!def) throw this.errors.create('UNKNOWN_PROMPT', { prompt: name });
     this.requireScopes(def.scopes, state.principal);
-    // As for tools/call: the round is made on the first question, or at once for a retry with answers.
-    const binding = `${PROMPT_BINDING}${name}`;
-    const resumed = params.requestState !== undefined || params.inputResponses !== undefined;
-    let input = resumed ? this.inputRound(binding, params.arguments, params, state) : undefined;
-    const ask: Asker = (method, askParams, key) => (input ??= this.inputRound(binding, params.arguments, params, state)).ask(method, askParams, key);
-    try {
-      return await this.features.prompts.run(name, params.arguments, { ...this.environment(state), ask });
-    } catch (err) {
-      if (!(err instanceof InputRequired) || !input) throw err;
-      state.inputRequired = true;
-      return input.required(err);
-    }
+    return this.withQuestions(`${PROMPT_BINDING}${name}`, params.arguments, params, state, (ask) =>
+      this.features.prompts.run(name, params.arguments, { ...this.environment(state), ask }),
+    );
   }
 
   private async complete(params: Record<string, unknown>, state: RequestState): Promise<string> {
@@ -305,22 +293,18 @@ export class McpProtocol {
     const progressToken = meta?.progressToken;
     const { channel } = state;
     if (tool.task !== undefined) {
-      const declared = (meta?.[META.clientCapabilities] ?? {}) as { extensions?: Record<string, unknown> };
-      const canTakeTask = state.era.stateless && this.options.tasks !== undefined && Boolean(declared.extensions?.[TASKS_EXTENSION]);
+      const canTakeTask = state.era.stateless && this.options.tasks !== undefined && declaresTasks(params);
       if (canTakeTask) return this.startTask(name, args, state);
       if (tool.task === 'required') {
         throw this.tasksCapabilityRequired(`tool ${name}, which runs only as a task,`);
       }
     }
-    // Made on the first question, or at once for a retry carrying answers (a bad state is refused
-    // before the handler runs); most calls never ask.
-    let input = params.requestState !== undefined || params.inputResponses !== undefined ? this.inputRound(name, args, params, state) : undefined;
-    try {
-      return await this.runner.call(name, args, {
+    return this.withQuestions(name, args, params, state, (ask) =>
+      this.runner.call(name, args, {
         principal: state.principal,
         signal: state.signal,
         log: this.logger(state),
-        ask: (method, askParams, key) => (input ??= this.inputRound(name, args, params, state)).ask(method, askParams, key),
+        ask,
         progress: (progress, total, message) => {
           if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
           channel.notify(
@@ -332,10 +316,30 @@ export class McpProtocol {
             }),
           );
         },
-      });
+      }),
+    );
+  }
+
+  /**
+   * Runs a tool or prompt whose handler may ask the client questions. The question round is made
+   * on the first question, or at once for a retry carrying answers (so a bad state is refused
+   * before the handler runs); most calls never ask. At 2026-07-28 an unanswered question ends the
+   * call with an input_required result.
+   */
+  private async withQuestions(
+    binding: string,
+    args: unknown,
+    params: Record<string, unknown>,
+    state: RequestState,
+    run: (ask: Asker) => Promise<string>,
+  ): Promise<string> {
+    const resumed = params.requestState !== undefined || params.inputResponses !== undefined;
+    let input = resumed ? this.inputRound(binding, args, params, state) : undefined;
+    try {
+      return await run((method, askParams, key) => (input ??= this.inputRound(binding, args, params, state)).ask(method, askParams, key));
     } catch (err) {
       if (!(err instanceof InputRequired) || !input) throw err;
-      state.inputRequired = true;
+      state.interim = true;
       return input.required(err);
     }
   }
@@ -375,10 +379,8 @@ export class McpProtocol {
       Object.assign(answers, opened.answers);
       for (const key of opened.pending) if (Object.hasOwn(responses, key)) answers[key] = (responses as Record<string, unknown>)[key];
     }
-    const meta = params._meta as Record<string, unknown> | undefined;
-    const declared = (meta?.[META.clientCapabilities] ?? {}) as Record<string, unknown>;
     return {
-      ask: roundAsker(answers, declared),
+      ask: roundAsker(answers, declaredCapabilities(params)),
       required: (question) =>
         JSON.stringify({
           resultType: 'input_required',
@@ -390,7 +392,7 @@ export class McpProtocol {
 
   /** Runs the tool as a task: the CreateTaskResult now, the work on in the background. */
   private startTask(name: string, args: unknown, state: RequestState): Promise<string> {
-    state.inputRequired = true; // the result carries its own resultType ("task")
+    state.interim = true; // the result carries its own resultType ("task")
     const quiet = () => undefined; // progress and log notifications are not sent for tasks
     return this.options.tasks!.start(callerOf(state.principal), name, (task) =>
       this.runner
@@ -404,16 +406,13 @@ export class McpProtocol {
 
   /** -32021 (400) naming the tasks extension, for a client that did not declare it. */
   private tasksCapabilityRequired(what: string) {
-    const err = this.errors.create('CLIENT_CAPABILITY_REQUIRED', { what, capability: `extensions["${TASKS_EXTENSION}"]` });
-    err.data = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
-    return err;
+    return clientCapabilityRequired(this.errors, what, `extensions["${TASKS_EXTENSION}"]`, { extensions: { [TASKS_EXTENSION]: {} } });
   }
 
   /** tasks/get, tasks/update, tasks/cancel: only the task's own caller sees or changes it. */
   private async taskMethod(method: 'tasks/get' | 'tasks/update' | 'tasks/cancel', params: Record<string, unknown>, state: RequestState): Promise<string> {
     const tasks = this.options.tasks!;
-    const declared = ((params._meta as Record<string, unknown> | undefined)?.[META.clientCapabilities] ?? {}) as { extensions?: Record<string, unknown> };
-    if (!declared.extensions?.[TASKS_EXTENSION]) throw this.tasksCapabilityRequired(method);
+    if (!declaresTasks(params)) throw this.tasksCapabilityRequired(method);
     const caller = callerOf(state.principal);
     try {
       if (method === 'tasks/get') return await tasks.get(params.taskId, caller);
@@ -456,6 +455,17 @@ function paginate(field: string, items: readonly unknown[], pageSize: number): s
     if (!items.length) break;
   }
   return pages;
+}
+
+/** The capabilities a 2026-07-28 request declares in its `_meta` ({} for none). */
+function declaredCapabilities(params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const declared = (params?._meta as Record<string, unknown> | undefined)?.[META.clientCapabilities];
+  return typeof declared === 'object' && declared !== null ? (declared as Record<string, unknown>) : {};
+}
+
+/** Whether the request declares the tasks extension. */
+function declaresTasks(params: Record<string, unknown>): boolean {
+  return Boolean((declaredCapabilities(params).extensions as Record<string, unknown> | undefined)?.[TASKS_EXTENSION]);
 }
 
 function shownId(id: unknown): string {

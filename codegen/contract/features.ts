@@ -4,6 +4,7 @@
  * prompt's arguments (which are required) and scopes. Titles and descriptions are annotations.
  */
 import type { PromptModel, ResourceModel } from '../model.ts';
+import { own } from './json.ts';
 import { compareText, sortedUnique, type Break } from './snapshot.ts';
 
 export interface ResourceContract {
@@ -37,8 +38,6 @@ export function promptContracts(prompts: readonly PromptModel[]): Record<string,
     ]),
   );
 }
-
-const own = <T>(record: Record<string, T> | undefined, key: string): T | undefined => (record && Object.hasOwn(record, key) ? record[key] : undefined);
 
 function scopeBreaks(where: string, was: string[], now: string[], what: string): Break[] {
   return now

@@ -35,6 +35,8 @@ export interface AppConfig {
   requestsPerMinutePerAddress: number;
   /** REDIS_URL: the /mcp rate limits are counted there, shared by every instance; unset: in memory, per instance. */
   redisUrl?: string;
+  /** REDIS_KEY_PREFIX: put before every key this server writes in Redis, so that deployments sharing one Redis count apart (default none). */
+  redisKeyPrefix: string;
   /** KEY_ENCRYPTION_KEY (32 bytes, base64): the signing keys' private parts are stored encrypted with it. */
   keyEncryptionKey?: Buffer;
   /** LOG_REQUESTS=1: one log line per request (never tokens, queries or bodies). */
@@ -81,6 +83,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const requestsPerMinutePerAddress = perMinuteLimit(env, 'MCP_REQUESTS_PER_MINUTE_PER_ADDRESS', DEFAULT_REQUESTS_PER_MINUTE.perAddress, problems);
   const redisProblem = env.REDIS_URL ? redisUrlProblem(env.REDIS_URL) : undefined;
   if (redisProblem) problems.push(redisProblem);
+  const redisKeyPrefix = env.REDIS_KEY_PREFIX ?? '';
+  if (!/^[\w:.-]{0,64}$/.test(redisKeyPrefix))
+    problems.push(`REDIS_KEY_PREFIX may have up to 64 letters, digits and the characters _ : . - (such as "staging:"), got "${redisKeyPrefix}"`);
   const keyEncryptionKey = env.KEY_ENCRYPTION_KEY ? decodeKeyEncryptionKey(env.KEY_ENCRYPTION_KEY) : undefined;
   if (typeof keyEncryptionKey === 'string') problems.push(keyEncryptionKey);
   if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' && env.METRICS_TOKEN.length < 16)
@@ -112,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     requestsPerMinutePerToken,
     requestsPerMinutePerAddress,
     ...(env.REDIS_URL && { redisUrl: env.REDIS_URL }),
+    redisKeyPrefix,
     ...(keyEncryptionKey instanceof Buffer && { keyEncryptionKey }),
     logRequests: env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true',
     ...(env.METRICS_TOKEN && { metricsToken: env.METRICS_TOKEN }),

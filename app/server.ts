@@ -44,6 +44,7 @@ import { sql } from 'kysely';
 
 export interface BuildOptions {
   logger?: boolean;
+  /** Check every tool result against its outputSchema (default true; the benchmark measures the cost by turning it off). */
   validateResults?: boolean;
   /** Access-token lifetime (default 1 hour); tests shorten it to see expiry and refresh. */
   accessTokenTtlSeconds?: number;
@@ -158,7 +159,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
 
   // Without REDIS_URL the /mcp limits are counted in memory, by each instance alone.
   const redis = config.redisUrl
-    ? await connectRedis(config.redisUrl, app.log).catch(async (err: unknown) => {
+    ? await connectRedis(config.redisUrl, app.log, config.redisKeyPrefix).catch(async (err: unknown) => {
         await db.destroy();
         throw err;
       })
@@ -175,7 +176,11 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     publicUrl: config.publicUrl,
     allowedOrigins: config.allowedOrigins,
     allowedHosts: config.allowedHosts,
-    validateResults: options.validateResults ?? process.env.NODE_ENV !== 'production',
+    // Always, production too: a result that breaks its declared outputSchema fails the call with
+    // INVALID_RESULT naming the tool and the field (and a log line), rather than reaching a client
+    // that validates it (the SDK does) and fails with less to go on. A precompiled check costs
+    // microseconds a call (README, Performance).
+    validateResults: options.validateResults ?? true,
     describeOutage: describeStoreOutage,
     // Every instance seals and opens 2026-07-28 input rounds with the same secret, from the store.
     inputStateSecret: await sharedSecret(db, 'mcp-request-state'),
@@ -253,10 +258,12 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     if (options.autoTick !== false) sequencer.start();
     activity.start();
     housekeeping.start();
+    keys.startRefreshing(undefined, (err) => app.log.warn({ err }, 'could not read the signing keys; trying again'));
     await revocations.start();
   });
   app.addHook('onClose', async () => {
     housekeeping.stop();
+    keys.stopRefreshing();
     await sequencer.stop();
     await Promise.all([outbox.stop(), activity.stop(), revocations.stop()]);
     await redis?.quit();

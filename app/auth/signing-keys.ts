@@ -14,6 +14,14 @@ export const TOKEN_ALG = 'ES256';
 // A token with an unknown kid reloads the keys at most once a second: a key rotated on another
 // instance is picked up at once, while tokens with made-up kids cannot flood the database.
 const RELOAD_INTERVAL_MS = 1_000;
+/**
+ * How often the keys are read again without being asked: a rotation made elsewhere (the CLI's
+ * `keys rotate`, another instance) is then signed with here within this time, well inside the
+ * minute a retired key may still sign (SKEW_SECONDS). Without it an instance that never met a
+ * token with a new kid went on signing with the retired key, and other instances refused those
+ * tokens a minute later.
+ */
+export const KEY_REFRESH_MS = 5_000;
 /** The longest any token may live (the CLI's --ttl limit): a retired key verifies nothing older. */
 export const MAX_TOKEN_LIFETIME_SECONDS = 24 * 3600;
 const MAX_TOKEN_LIFETIME_MS = MAX_TOKEN_LIFETIME_SECONDS * 1000;
@@ -36,6 +44,7 @@ export class SigningKeys {
   private localSet: JWTVerifyGetKey = createLocalJWKSet(this.jwks);
   private current?: SigningKey;
   private lastReload = 0;
+  private refreshTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly db: Db,
@@ -76,6 +85,16 @@ export class SigningKeys {
         .execute();
     await this.reload();
     return kid;
+  }
+
+  /** Reads the keys again every `everyMs` (a server does, from start to close); a failed read is tried again at the next. */
+  startRefreshing(everyMs = KEY_REFRESH_MS, onError: (err: unknown) => void = () => undefined): void {
+    this.refreshTimer = setInterval(() => void this.reload().catch(onError), everyMs);
+    this.refreshTimer.unref();
+  }
+
+  stopRefreshing(): void {
+    clearInterval(this.refreshTimer);
   }
 
   signingKey(): SigningKey {

@@ -12,12 +12,13 @@ const CONNECT_TIMEOUT_MS = 5_000;
 const COMMAND_TIMEOUT_MS = 1_000;
 const ERROR_LOG_INTERVAL_MS = 10_000;
 
-/** Connects to REDIS_URL, or fails the start with what is wrong. */
-export async function connectRedis(url: string, logger: FastifyBaseLogger): Promise<Redis> {
+/** Connects to REDIS_URL, or fails the start with what is wrong; every key it writes starts with `keyPrefix` (REDIS_KEY_PREFIX). */
+export async function connectRedis(url: string, logger: FastifyBaseLogger, keyPrefix = ''): Promise<Redis> {
   // Through module.exports (the default export): the esbuild bundle in dist/ has no named exports of ioredis.
   const { Redis } = (await import('ioredis')).default;
   const redis = new Redis(url, {
     lazyConnect: true,
+    keyPrefix,
     // Counters issued together (a request's per-token and per-address ones) share one round trip.
     enableAutoPipelining: true,
     connectTimeout: CONNECT_TIMEOUT_MS,

@@ -2,7 +2,8 @@
  * Password hashing with scrypt (node:crypto) at OWASP's parameters (N = 2^17, r = 8, p = 1),
  * stored with its parameters, `scrypt$<log2 N>$<r>$<p>$<salt>$<hash>`, so that a stronger setting
  * later re-hashes each password at its next sign-in. (`scrypt$<salt>$<hash>`, without
- * parameters, is the earlier N = 2^14.) PASSWORD_SCRYPT_LOG_N lowers N for tests only.
+ * parameters, is the earlier N = 2^14.) Nothing a server reads lowers N: only test code does, by
+ * calling lowerPasswordCostForTests (tests create hundreds of accounts).
  */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -15,9 +16,24 @@ interface Params {
   p: number;
 }
 
+/** OWASP's N = 2^17. */
+export const DEFAULT_PASSWORD_LOG_N = 17;
+let logNForNewHashes = DEFAULT_PASSWORD_LOG_N;
+
+/**
+ * For test processes only (never called by the server, the CLI or anything they load): hashes made
+ * from now on in this process use N = 2^logN, so that a test's hundreds of accounts take
+ * milliseconds each. A server that later signs such a user in verifies at the stored cost and
+ * re-hashes at its own.
+ */
+export function lowerPasswordCostForTests(logN: number): void {
+  if (!Number.isInteger(logN) || logN < 10 || logN > DEFAULT_PASSWORD_LOG_N)
+    throw new RangeError(`log2 N must be a whole number from 10 to ${DEFAULT_PASSWORD_LOG_N}`);
+  logNForNewHashes = logN;
+}
+
 function current(): Params {
-  const logN = Number(process.env.PASSWORD_SCRYPT_LOG_N || 17);
-  return { logN: Number.isInteger(logN) && logN >= 10 && logN <= 20 ? logN : 17, r: 8, p: 1 };
+  return { logN: logNForNewHashes, r: 8, p: 1 };
 }
 
 function derive(password: string, salt: Buffer, length: number, { logN, r, p }: Params): Promise<Buffer> {

@@ -36,7 +36,7 @@ export async function compact(headerJson: string, claims: Claims | string, sign:
 
 /** The service's current signing key and its kid. */
 export function serviceKey(target: Target): { kid: string; sign: Signer } {
-  const key = target.server.service.keys.signingKey();
+  const key = target.server.admin.keys.signingKey();
   return { kid: key.kid, sign: es256(key.privateKey as webcrypto.CryptoKey) };
 }
 
@@ -48,7 +48,7 @@ export async function attackerKey(): Promise<{ sign: Signer; publicJwk: webcrypt
 
 /** A fresh grant of the party's, as the CLI makes one: forged tokens name a real, active grant so only the forgery is judged. */
 export async function freshGrant(target: Target, party: Party, scope = ALL_SCOPES): Promise<string> {
-  return (await target.server.service.issueToken({ userId: party.userId, accountId: party.accountId, scope })).grantId;
+  return (await target.server.admin.issueToken({ userId: party.userId, accountId: party.accountId, scope })).grantId;
 }
 
 /** The claims the service itself would put in a token of the party's on this grant; `overrides` replace them (undefined removes one). */

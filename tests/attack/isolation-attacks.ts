@@ -52,9 +52,9 @@ function judge(answer: Answer, expected: string[], options: { anyRefusal: boolea
 
 /** Runs calls and proves the store did not change. */
 async function storeUnchanged(target: Target, what: string, calls: () => Promise<void>): Promise<void> {
-  const before = await snapshot(target.server.service.db);
+  const before = await snapshot(target.server.admin.db);
   await calls();
-  const after = await snapshot(target.server.service.db);
+  const after = await snapshot(target.server.admin.db);
   const changed = Object.keys(before).filter((table) => JSON.stringify(before[table]) !== JSON.stringify(after[table]));
   if (changed.length) throw new GotThrough(`${what} changed the store (tables ${changed.join(', ')})`);
 }

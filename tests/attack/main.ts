@@ -9,7 +9,6 @@ import { catalogue } from './catalogue.ts';
 import { surfacesWithoutIds } from './isolation-attacks.ts';
 import { startTarget } from './target.ts';
 
-process.env.PASSWORD_SCRYPT_LOG_N ??= '12';
 const stores = (process.env.ATTACK_STORE ?? 'sqlite').split(',').map((s) => s.trim()) as DbKind[];
 
 let failed = false;

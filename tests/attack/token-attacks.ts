@@ -44,6 +44,29 @@ function refusedToken(name: string, message: Message, token: (target: Target) =>
   };
 }
 
+/**
+ * A token the attack makes stale through the store, as the admin CLI would (a grant revoked or
+ * superseded there): the server hears of it through its revocation feed, within a second. The
+ * token may work until then; after it, it must be refused with `message`.
+ */
+function refusedOnceNoticed(name: string, message: Message, token: (target: Target) => Promise<string>): Attack<Target> {
+  return {
+    front: 'token',
+    name,
+    expects: `401 "${messageFor(message, ANY_TARGET)}" within a second`,
+    async run(target) {
+      const stale = await token(target);
+      const deadline = Date.now() + 1_000;
+      let res = await profiles(target, stale);
+      while (res.status === 200 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        res = await profiles(target, stale);
+      }
+      expect401(res, messageFor(message, target));
+    },
+  };
+}
+
 /** A real token of the party's, as the service mints it. */
 const realToken = (target: Target, party: Party, scope = ALL_SCOPES) => target.server.token(party, { scope });
 
@@ -216,37 +239,37 @@ const otherIds: Attack<Target>[] = [
 
 /** Grants removed, users and accounts disabled: tokens that were good and are no longer. */
 const outlived: Attack<Target>[] = [
-  refusedToken('a removed grant (its token used before the removal)', rejected(revokedGrantDetail({ revoked_reason: 'removed' })), async (t) => {
+  refusedOnceNoticed('a removed grant (its token used before the removal)', rejected(revokedGrantDetail({ revoked_reason: 'removed' })), async (t) => {
     const party = await t.freshParty();
     await expectWorks(t, party.token);
-    await t.server.service.authorizations.removeAll(party.userId);
+    await t.server.admin.authorizations.removeAll(party.userId);
     return party.token;
   }),
-  refusedToken('a superseded MCP-dialog grant', rejected(revokedGrantDetail({ revoked_reason: 'superseded' })), async (t) => {
+  refusedOnceNoticed('a superseded MCP-dialog grant', rejected(revokedGrantDetail({ revoked_reason: 'superseded' })), async (t) => {
     const party = await t.freshParty();
     const holder = { userId: party.userId, accountId: party.accountId };
-    const first = await t.server.service.authorizations.authorizeDialog(holder, ALL_SCOPES.split(' '));
+    const first = await t.server.admin.authorizations.authorizeDialog(holder, ALL_SCOPES.split(' '));
     await expectWorks(t, first.token);
-    await t.server.service.authorizations.authorizeDialog(holder, ALL_SCOPES.split(' '));
+    await t.server.admin.authorizations.authorizeDialog(holder, ALL_SCOPES.split(' '));
     return first.token;
   }),
-  refusedToken("a connector's grant revoked by the OAuth server", rejected(revokedGrantDetail({ revoked_reason: 'revoked' })), async (t) => {
+  refusedOnceNoticed("a connector's grant revoked by the OAuth server", rejected(revokedGrantDetail({ revoked_reason: 'revoked' })), async (t) => {
     const party = await t.freshParty();
-    const issued = await t.server.service.issueToken({ userId: party.userId, accountId: party.accountId, scope: ALL_SCOPES });
+    const issued = await t.server.admin.issueToken({ userId: party.userId, accountId: party.accountId, scope: ALL_SCOPES });
     await expectWorks(t, issued.token);
-    await t.server.service.authorizations.revoke([issued.grantId], 'revoked');
+    await t.server.admin.authorizations.revoke([issued.grantId], 'revoked');
     return issued.token;
   }),
   refusedToken('a disabled user', rejected('the user is disabled'), async (t) => {
     const party = await t.freshParty();
     const token = await realToken(t, party);
-    await t.server.service.accounts.disableUser(party.userId);
+    await t.server.admin.accounts.disableUser(party.userId);
     return token;
   }),
   refusedToken('a disabled account', rejected('the account is disabled'), async (t) => {
     const party = await t.freshParty();
     const token = await realToken(t, party);
-    await t.server.service.db.updateTable('accounts').set({ status: 'disabled' }).where('id', '=', party.accountId).execute();
+    await t.server.admin.db.updateTable('accounts').set({ status: 'disabled' }).where('id', '=', party.accountId).execute();
     return token;
   }),
   {
@@ -257,7 +280,7 @@ const outlived: Attack<Target>[] = [
     async run(target) {
       const party = await target.freshParty();
       await expectWorks(target, party.token);
-      await target.server.service.accounts.disableUser(party.userId);
+      await target.server.admin.accounts.disableUser(party.userId);
       const deadline = Date.now() + RECHECK_MS + 1000;
       let res = await profiles(target, party.token);
       while (res.status === 200 && Date.now() < deadline) {
@@ -269,7 +292,7 @@ const outlived: Attack<Target>[] = [
   },
   refusedToken('signed by a retired key after its retirement', INVALID, async (t) => {
     const retired = serviceKey(t);
-    await t.server.service.keys.rotate();
+    await t.server.admin.keys.rotate();
     const claims = await aClaims(t, { iat: now() + 30 + 60, exp: now() + 600 });
     return compact(JSON.stringify({ alg: 'ES256', typ: 'at+jwt', kid: retired.kid }), claims, retired.sign);
   }),

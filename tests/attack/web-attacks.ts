@@ -29,8 +29,8 @@ async function csrfFor(variant: Variant, target: Target): Promise<string | undef
 
 /** What a refused form post must leave as it was: the victim's grants, session and the data. */
 async function victimState(target: Target, browser: WebClient, userId: string): Promise<string> {
-  const grants = (await target.server.service.authorizations.list(userId)).map((g) => g.id).sort();
-  return JSON.stringify({ grants, signedIn: (await browser.get('/app')).status, data: await snapshot(target.server.service.db) });
+  const grants = (await target.server.admin.authorizations.list(userId)).map((g) => g.id).sort();
+  return JSON.stringify({ grants, signedIn: (await browser.get('/app')).status, data: await snapshot(target.server.admin.db) });
 }
 
 function csrf(page: PageName, variant: Variant): Attack<Target> {
@@ -335,11 +335,11 @@ const pages: Attack<Target>[] = [
     expects: "B's grant stays active and B's token keeps working",
     async run(target) {
       const browser = await signedIn(target, target.a);
-      const grant = (await target.server.service.authorizations.list(target.b.userId))[0];
+      const grant = (await target.server.admin.authorizations.list(target.b.userId))[0];
       if (!grant) throw new Error('B has no grant');
       const dialog = await browser.get('/app/mcp');
       await browser.post(`/app/mcp/grants/${grant.id}/remove`, { _csrf: csrfOf(dialog.text) });
-      const still = (await target.server.service.authorizations.list(target.b.userId)).some((g) => g.id === grant.id);
+      const still = (await target.server.admin.authorizations.list(target.b.userId)).some((g) => g.id === grant.id);
       mustRefuse(still, () => `B's grant ${grant.id} was removed by A`);
     },
   },

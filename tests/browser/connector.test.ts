@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { decodeJwt } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   andWaitForPage,
@@ -28,8 +28,6 @@ import {
 } from '../helpers/browser.ts';
 import { refresh } from '../helpers/oauth.ts';
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
-
-const ACCESS_TOKEN_TTL_SECONDS = 2;
 
 /** A loopback redirect URI (RFC 8252) that hands each request to it to whoever waits for the next one. */
 async function startCallbackServer(): Promise<{ url: string; next(): Promise<URL>; close(): Promise<void> }> {
@@ -99,6 +97,10 @@ class MemoryProvider implements OAuthClientProvider {
     this.saved.push(tokens);
     this.current = tokens;
   }
+  /** What the SDK holds an hour later: the same tokens, the access token now past its `exp`. */
+  ageAccessToken(expired: string): void {
+    this.current = { ...this.current!, access_token: expired };
+  }
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
     if (scope === 'all' || scope === 'tokens') this.current = undefined;
   }
@@ -160,11 +162,7 @@ describe('an MCP SDK connector authorized in Chromium', { skip: chromiumSkip(), 
   let navigations = 0;
 
   before(async () => {
-    [server, browser, callback] = await Promise.all([
-      startTestServer({}, { accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS }),
-      launchChromium(),
-      startCallbackServer(),
-    ]);
+    [server, browser, callback] = await Promise.all([startTestServer(), launchChromium(), startCallbackServer()]);
     account = await server.createAccount({ profiles: 2 });
     // A phone-sized window: the sign-in and consent pages must fit it too.
     context = await openContext(browser, log, { viewport: VIEWPORTS.narrow });
@@ -275,9 +273,16 @@ describe('an MCP SDK connector authorized in Chromium', { skip: chromiumSkip(), 
     try {
       const before = provider.saved.at(-1)!;
       const navigationsBefore = navigations;
-      // The server allows no clock skew: at `exp` the token is refused.
-      const expiresAt = decodeJwt(before.access_token).exp! * 1000;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 100));
+      // An hour on, the SDK holds the same token past its `exp`: the same claims, signed by the
+      // server's key (as the store holds it), issued an hour and a second ago. The server allows no
+      // clock skew: at `exp` the token is refused.
+      const claims = decodeJwt(before.access_token);
+      const { kid, privateKey } = server.admin.keys.signingKey();
+      const now = Math.floor(Date.now() / 1000);
+      const lifetime = claims.exp! - claims.iat!;
+      provider.ageAccessToken(
+        await new SignJWT({ ...claims, iat: now - lifetime - 1, exp: now - 1 }).setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' }).sign(privateKey),
+      );
 
       const calls = exchanges.length;
       const profiles = structured(await client.callTool({ name: 'profiles', arguments: {} }));

@@ -25,7 +25,7 @@ import {
   tabTo,
   VIEWPORTS,
 } from '../helpers/browser.ts';
-import { postMcp, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { activityWritten, postMcp, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 
 type Account = Awaited<ReturnType<TestServer['createAccount']>>;
 type Viewport = { width: number; height: number };
@@ -300,7 +300,7 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }
           authorization: header,
         });
         await postMcp(server.mcpUrl, callTool('profiles'), { authorization: header });
-        await server.service.activity.flush();
+        await activityWritten(server, account.accountId, 2);
         await page.goto(`${server.baseUrl}/app`);
         await shoot('dashboard');
         await page.goto(`${server.baseUrl}/app/activity`);
@@ -335,7 +335,7 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }
       const created = await postMcp(server.mcpUrl, callTool('create_campaign', { service_profile_id: account.profileIds[0], name: 'Console check' }), {
         authorization: header,
       });
-      await server.service.activity.flush();
+      await activityWritten(server, account.accountId, 1);
       const campaign = `/app/campaigns/${created.json.result.structuredContent.campaign.id}`;
       for (const to of ['/app', '/app/activity', campaign, '/app/campaigns/cmp_unknown', '/nowhere', '/app/mcp']) await page.goto(`${server.baseUrl}${to}`);
       await andWaitForPage(page, () => page.getByRole('button', { name: 'Remove MCP authorization' }).click());

@@ -1,6 +1,6 @@
 /**
- * Server processes on one store (`node --import tsx app/main.ts`, as the other process tests
- * start them), each on a port of its own that it keeps across restarts, so that clients aim at
+ * Server processes on one store (`npm start`: scripts/start.mjs running the bundle, as users run it),
+ * each on a port of its own that it keeps across restarts, so that clients aim at
  * the same address before and after a kill.
  */
 import { freePort } from '../../runtime/index.ts';

@@ -9,7 +9,6 @@ import { killSetups, runKillScenario, type KillFigures } from './kill-scenario.t
 import { runPostgresRestart } from './postgres-restart.ts';
 import { killTable, problemsOf, restartProblemsOf, restartSummary } from './report.ts';
 
-process.env.PASSWORD_SCRYPT_LOG_N ??= '12';
 const seconds = Number(process.env.DURABILITY_SECONDS ?? 40);
 const kills = Number(process.env.DURABILITY_KILLS ?? 8);
 const writers = Number(process.env.DURABILITY_WRITERS ?? 8);

@@ -73,7 +73,7 @@ describe('cli account create: the password', () => {
     assert.equal(run.code, 0, run.screen);
     assert.match(run.screen, /acc_\w+/, 'prints the account id');
     assert.ok(!run.screen.includes(password), `the password was shown: ${run.screen}`);
-    assert.ok(await server.service.accounts.verifyCredentials(email, password), 'the typed password signs in');
+    assert.ok(await server.admin.accounts.verifyCredentials(email, password), 'the typed password signs in');
   });
 
   test('two different passwords at the prompt: nothing is created', { skip: !hasScript && 'util-linux `script` is missing' }, async () => {
@@ -87,7 +87,7 @@ describe('cli account create: the password', () => {
     );
     assert.equal(run.code, 1, run.screen);
     assert.match(run.screen, /The two passwords differ; run the command again/);
-    assert.equal(await server.service.accounts.findUserByEmail(email), undefined);
+    assert.equal(await server.admin.accounts.findUserByEmail(email), undefined);
   });
 
   test('without a terminal and without --password-stdin: a clear error, nothing created', async () => {
@@ -95,7 +95,7 @@ describe('cli account create: the password', () => {
     const run = cli(['account', 'create', '--name', 'No terminal', '--email', email]);
     assert.equal(run.status, 1, run.stderr);
     assert.match(run.stderr, /^account create needs a password: run it in a terminal to type it at a prompt, or pipe it in with --password-stdin\n/);
-    assert.equal(await server.service.accounts.findUserByEmail(email), undefined);
+    assert.equal(await server.admin.accounts.findUserByEmail(email), undefined);
   });
 
   test('--password-stdin reads the first line of stdin; --password works and warns', async () => {
@@ -103,12 +103,12 @@ describe('cli account create: the password', () => {
     const fromStdin = cli(['account', 'create', '--name', 'Piped', '--email', piped, '--password-stdin'], 'piped-password-3\n');
     assert.equal(fromStdin.status, 0, fromStdin.stderr);
     assert.equal(fromStdin.stderr, '');
-    assert.ok(await server.service.accounts.verifyCredentials(piped, 'piped-password-3'));
+    assert.ok(await server.admin.accounts.verifyCredentials(piped, 'piped-password-3'));
 
     const onCommandLine = newEmail();
     const fromArgs = cli(['account', 'create', '--name', 'Visible', '--email', onCommandLine, '--password', 'visible-password-4']);
     assert.equal(fromArgs.status, 0, fromArgs.stderr);
     assert.match(fromArgs.stderr, /^Warning: a password on the command line is visible to other users of this machine \(ps\)/);
-    assert.ok(await server.service.accounts.verifyCredentials(onCommandLine, 'visible-password-4'));
+    assert.ok(await server.admin.accounts.verifyCredentials(onCommandLine, 'visible-password-4'));
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Concurrent writers over real HTTP with real tokens. On each back-end: 50 update_campaign and 50
  * add_leads calls at once on one campaign lose nothing and never mix step lists. Then several
- * instances on one store: two server processes (`node --import tsx app/main.ts`) on one SQLite
+ * instances on one store: two server processes (`npm start`, the bundle) on one SQLite
  * file, started at the same moment on a fresh file (migrations and the demo seed race), and two
  * instances on one PostgreSQL database, also started at once; writes interleaved through both
  * must all land, with gapless step order, and both instances must answer the same.
@@ -112,7 +112,7 @@ for (const backend of await serverBackends()) {
       const p = { service_profile_id: account.profileIds[0]! };
       const { campaign } = await ok(url, token, 'create_campaign', { ...p, name: 'Contended', steps: [{ name: 'initial', type: 'message', text: 'Hi' }] });
       const c = { ...p, campaign_id: campaign.id as string };
-      const before = await campaignRow(server.service.db, campaign.id);
+      const before = await campaignRow(server.admin.db, campaign.id);
 
       const lists = Array.from({ length: 50 }, (_, i) =>
         Array.from({ length: 2 + (i % 2) }, (_, j) => ({
@@ -149,7 +149,7 @@ for (const backend of await serverBackends()) {
       const { campaign: final } = await ok(url, token, 'get_campaign', c);
       assertGapless(final.steps, 'the final campaign');
       listOf(final.steps);
-      const stepRows = await server.service.db
+      const stepRows = await server.admin.db
         .selectFrom('steps')
         .select(['id', 'position'])
         .where('campaign_id', '=', campaign.id)
@@ -169,7 +169,7 @@ for (const backend of await serverBackends()) {
       assert.deepEqual(final.lead_counts, { total: 51, active: 51, replied: 0 });
 
       // Every update counted: the version went up once per update_campaign, updated_at moved on.
-      const row = await campaignRow(server.service.db, campaign.id);
+      const row = await campaignRow(server.admin.db, campaign.id);
       assert.equal(Number(row.version), Number(before.version) + 50);
       const latestAnswer = updated
         .map((r) => r.campaign.updated_at as string)
@@ -322,15 +322,18 @@ describe('two instances on one PostgreSQL database', { skip: postgres.skip }, ()
     const [one, two] = servers as [TestServer, TestServer];
     // Their own addresses: mcpUrl names PUBLIC_URL, which no one listens on.
     const urls = servers.map((s) => `http://127.0.0.1:${s.port}/mcp`) as [string, string];
-    assert.equal((await one.service.db.selectFrom('signing_keys').select('kid').execute()).length, 1, 'one signing key');
-    assert.equal(one.service.keys.signingKey().kid, two.service.keys.signingKey().kid);
+    assert.equal((await one.admin.db.selectFrom('signing_keys').select('kid').execute()).length, 1, 'one signing key');
+    // Both publish that one key: a token either signs, the other verifies.
+    const published = await Promise.all(servers.map(async (s) => (await fetch(`http://127.0.0.1:${s.port}/.well-known/jwks.json`)).json()));
+    assert.deepEqual(published[0], published[1]);
+    assert.equal((published[0] as { keys: unknown[] }).keys.length, 1);
     const account = await one.createAccount();
-    // A token minted by either instance works on both.
+    // A token minted from the store (as the CLI does) works on both.
     for (const token of [await one.token(account), await two.token(account)]) {
       const answers = await Promise.all(urls.map((u) => ok(u, token, 'profiles', {})));
       assert.deepEqual(answers[0], answers[1]);
     }
     const token = await two.token(account);
-    await interleaveThroughTwo(urls, token, account.profileIds[0]!, async (id) => Number((await campaignRow(one.service.db, id)).version));
+    await interleaveThroughTwo(urls, token, account.profileIds[0]!, async (id) => Number((await campaignRow(one.admin.db, id)).version));
   });
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { freePort } from '../../runtime/index.ts';
-import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
+import { eventually, postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
 import { accountWithToken, assertToolResult, bearer, callTool } from './support.ts';
 
 interface Received {
@@ -92,7 +92,14 @@ describe('webhook delivery adapter', () => {
     const { message } = await call('send_message', { service_profile_id: profileId, lead_id: leadId, text: 'Hello' });
     assert.equal(message.status, 'failed');
     assert.match(message.error, /HTTP 422/);
-    await new Promise((r) => setTimeout(r, 1500));
-    assert.equal(received.length, 1);
+    // A barrier instead of a sleep: a second message fails with a 503 just after, and its retry
+    // comes back. The outbox retries what is due oldest first, so a retry of the first message
+    // (due earlier, with the same backoff) would have come before that one.
+    script.push(503);
+    const barrier = await call('send_message', { service_profile_id: profileId, lead_id: await addLead('barrier@example.com'), text: 'Barrier' });
+    await eventually(() => received.filter((r) => r.idempotencyKey === barrier.message.id).length === 2, 'the second message retried', {
+      timeoutMs: 15_000,
+    });
+    assert.equal(received.filter((r) => r.idempotencyKey === message.id).length, 1, 'the 4xx message was not retried');
   });
 });

@@ -9,39 +9,51 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { plainKeysWarning } from '../../app/auth/key-encryption.ts';
-import { ConfigError, loadConfig } from '../../app/config.ts';
-import { buildServer } from '../../app/server.ts';
-import { freePort } from '../../runtime/index.ts';
-import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { spawnServer } from './outreach-support.ts';
+import { eventually, postMcp, startRefused, startTestServer, type TestServer } from '../helpers/server.ts';
 import { bearer, callTool } from './support.ts';
 
 const PUBLIC_URL = 'http://localhost:3996';
 const KEY = randomBytes(32).toString('base64');
 
 describe('KEY_ENCRYPTION_KEY', () => {
-  let dataDir: string;
-  before(() => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-keys-'));
-  });
-  after(() => rmSync(dataDir, { recursive: true, force: true }));
-
-  const start = (env: Record<string, string> = {}) => startTestServer({ DATA_DIR: dataDir, PUBLIC_URL, ...env });
+  const folders: string[] = [];
+  after(() => folders.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  const newDataDir = () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'outreach-keys-'));
+    folders.push(dir);
+    return dir;
+  };
+  const start = (dataDir: string, env: Record<string, string> = {}) => startTestServer({ DATA_DIR: dataDir, PUBLIC_URL, ...env });
   const profiles = (server: TestServer, token: string) => postMcp(`http://127.0.0.1:${server.port}/mcp`, callTool('profiles'), bearer(token));
-  const storedKeys = (server: TestServer) => server.service.db.selectFrom('signing_keys').select(['kid', 'private_jwk']).orderBy('created_at').execute();
-  /** Starting on this store fails with a ConfigError matching `message`. */
-  async function refusedStart(env: Record<string, string>, message: RegExp): Promise<void> {
-    const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL, LOG_LEVEL: 'warn', ...env });
-    await assert.rejects(buildServer(config, { logger: false, autoTick: false }), (err: unknown) => err instanceof ConfigError && message.test(err.message));
+  const storedKeys = (server: TestServer) => server.admin.db.selectFrom('signing_keys').select(['kid', 'private_jwk']).orderBy('created_at').execute();
+
+  /** A store whose keys a start with KEY sealed, and an account on it: each test below makes its own. */
+  async function sealedStore(): Promise<{ dataDir: string; account: { userId: string; accountId: string } }> {
+    const dataDir = newDataDir();
+    const server = await start(dataDir, { KEY_ENCRYPTION_KEY: KEY });
+    try {
+      return { dataDir, account: await server.createAccount() };
+    } finally {
+      await server.close();
+    }
   }
 
-  let account: { userId: string; accountId: string };
-  let plainToken: string;
+  /** `npm start` on this store exits 1 with a configuration error matching `message`. */
+  async function refusedStart(dataDir: string, env: Record<string, string>, message: RegExp): Promise<void> {
+    const { code, output } = await startRefused({ DATA_DIR: dataDir, PUBLIC_URL, ...env });
+    assert.equal(code, 1, output);
+    const line = output.split('\n').find((l) => l.startsWith('Configuration error: '));
+    assert.ok(line, output);
+    assert.match(line.slice('Configuration error: '.length), message);
+  }
 
   test('keys stored plain are sealed at the first start with a key; tokens signed before still verify', async () => {
-    const plain = await start();
+    const dataDir = newDataDir();
+    let account: { userId: string; accountId: string };
+    let plainToken: string;
+    const plain = await start(dataDir);
     try {
       account = await plain.createAccount();
       plainToken = await plain.token(account);
@@ -51,7 +63,7 @@ describe('KEY_ENCRYPTION_KEY', () => {
       await plain.close();
     }
 
-    const sealed = await start({ KEY_ENCRYPTION_KEY: KEY });
+    const sealed = await start(dataDir, { KEY_ENCRYPTION_KEY: KEY });
     try {
       const rows = await storedKeys(sealed);
       assert.equal(rows.length, 1);
@@ -62,12 +74,14 @@ describe('KEY_ENCRYPTION_KEY', () => {
       assert.equal((await profiles(sealed, plainToken)).status, 200, 'a token signed before the sealing');
       assert.equal((await profiles(sealed, await sealed.token(account))).status, 200, 'a token signed with the unsealed key');
 
-      // A key made while the store is sealed is stored sealed too.
-      await sealed.service.keys.rotate();
+      // A key made while the store is sealed (here by the admin CLI's `keys rotate`) is stored sealed too.
+      await sealed.admin.keys.rotate();
       const after = await storedKeys(sealed);
       assert.equal(after.length, 2);
       for (const r of after) assert.equal((JSON.parse(r.private_jwk) as { enc?: string }).enc, 'A256GCM', r.kid);
-      assert.equal((await profiles(sealed, await sealed.token(account))).status, 200, 'signed by the new key');
+      // The server learns of a key made elsewhere at the first token it signed, within a second (one reload a second at most).
+      const newToken = await sealed.token(account);
+      await eventually(async () => (await profiles(sealed, newToken)).status === 200, 'a token signed by the new key verifies', { everyMs: 250 });
       assert.equal((await profiles(sealed, plainToken)).status, 200, 'the retired key still verifies');
     } finally {
       await sealed.close();
@@ -75,21 +89,26 @@ describe('KEY_ENCRYPTION_KEY', () => {
   });
 
   test('a wrong key fails the start, saying it is another key', async () => {
+    const { dataDir } = await sealedStore();
     await refusedStart(
+      dataDir,
       { KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
       /^KEY_ENCRYPTION_KEY does not decrypt signing key \S+ in the store: it was sealed with another KEY_ENCRYPTION_KEY \(fingerprint [0-9a-f]{16}; this one is [0-9a-f]{16}\); start with the key the store was encrypted with$/,
     );
   });
 
   test('no key on a sealed store fails the start, saying which setting is missing', async () => {
+    const { dataDir } = await sealedStore();
     await refusedStart(
+      dataDir,
       {},
       /^The signing keys in the store are encrypted \(signing key \S+\), and KEY_ENCRYPTION_KEY is not set: start with the KEY_ENCRYPTION_KEY/,
     );
   });
 
   test('the right key starts again and its tokens verify', async () => {
-    const again = await start({ KEY_ENCRYPTION_KEY: KEY });
+    const { dataDir, account } = await sealedStore();
+    const again = await start(dataDir, { KEY_ENCRYPTION_KEY: KEY });
     try {
       assert.equal((await profiles(again, await again.token(account))).status, 200);
     } finally {
@@ -109,16 +128,13 @@ test('without KEY_ENCRYPTION_KEY, only a server published beyond loopback warns'
 });
 
 test('npm start prints the warning when PUBLIC_URL is not on loopback and no key is set', async () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-keys-'));
-  const server = spawnServer({ DATA_DIR: dataDir, PUBLIC_URL: 'http://mcp.example.test:3000' }, await freePort('127.0.0.1'));
+  const server = await startTestServer({ PUBLIC_URL: 'http://mcp.example.test:3000' });
   try {
-    await server.ready;
     assert.match(
-      server.stderr(),
+      server.process.stderr(),
       /Warning: KEY_ENCRYPTION_KEY is not set, so the private signing keys are stored unencrypted in the database; anyone with a copy of it can sign access tokens for http:\/\/mcp\.example\.test:3000/,
     );
   } finally {
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.close();
   }
 });

@@ -9,41 +9,39 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { freePort } from '../../runtime/index.ts';
-import { postMcp, startTestServer } from '../helpers/server.ts';
-import { spawnServer } from './outreach-support.ts';
+import pg from 'pg';
+import { createPostgresDatabase, POSTGRES_ADMIN_URL, postgresBackend } from '../helpers/databases.ts';
+import { eventually, postMcp, startTestServer } from '../helpers/server.ts';
 import { accountWithToken, bearer, callTool } from './support.ts';
 
 test('the request log has a line per request with its tool, and no token, query or body', async () => {
-  const server = await startTestServer();
-  const account = await accountWithToken(server);
-  const port = await freePort('127.0.0.1');
-  const child = spawnServer({ DATA_DIR: server.dataDir, PUBLIC_URL: server.baseUrl, LOG_LEVEL: 'info', LOG_REQUESTS: '1' }, port);
+  const server = await startTestServer({ LOG_REQUESTS: '1' });
   try {
-    await child.ready;
-    const mcp = `http://127.0.0.1:${port}/mcp`;
-    assert.equal((await postMcp(mcp, callTool('profiles'), bearer(account.token))).status, 200);
-    await fetch(`http://127.0.0.1:${port}/oauth/authorize?client_id=secret-looking&code_challenge=abc`, { redirect: 'manual' });
-    await new Promise((r) => setTimeout(r, 200));
-    const lines = child
-      .stdout()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .filter((l) => l.msg === 'request');
-    const call = lines.find((l) => l.path === '/mcp');
-    assert.ok(call, child.stdout());
+    const account = await accountWithToken(server);
+    assert.equal((await postMcp(server.mcpUrl, callTool('profiles'), bearer(account.token))).status, 200);
+    await fetch(`${server.baseUrl}/oauth/authorize?client_id=secret-looking&code_challenge=abc`, { redirect: 'manual' });
+    const requestLines = () =>
+      server.process
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.msg === 'request');
+    // A line is written when its response has gone out: wait for both.
+    const lines = await eventually(() => {
+      const seen = requestLines();
+      return seen.some((l) => l.path === '/mcp') && seen.some((l) => l.path === '/oauth/authorize') && seen;
+    }, 'request lines for /mcp and /oauth/authorize');
+    const call = lines.find((l) => l.path === '/mcp')!;
     assert.deepEqual(
       { method: call.method, status: call.status, rpc: call.rpc, tool: call.tool },
       { method: 'POST', status: 200, rpc: 'tools/call', tool: 'profiles' },
     );
     assert.equal(typeof call.ms, 'number');
-    assert.ok(lines.some((l) => l.path === '/oauth/authorize'));
-    const all = child.stdout();
+    const all = server.process.stdout() + server.process.stderr();
     assert.ok(!all.includes(account.token) && !all.includes(account.token.slice(-20)), 'no token');
     assert.ok(!all.includes('secret-looking'), 'no query string');
   } finally {
-    await child.stop();
     await server.close();
   }
 });
@@ -80,18 +78,34 @@ test('metrics: requests and tool calls in Prometheus format, for this machine or
   }
 });
 
-test('health is the process, readiness is the store too', async () => {
-  const server = await startTestServer();
+test('health is the process, readiness is the store too: 503 while PostgreSQL refuses the server, ready again after', async (t) => {
+  const postgres = await postgresBackend();
+  if (postgres.skip) return t.skip(postgres.skip);
+  const database = await createPostgresDatabase();
+  const server = await startTestServer({ DATABASE_URL: database.url });
+  const name = new URL(database.url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
   try {
     assert.equal((await fetch(`${server.baseUrl}/healthz`)).status, 200);
     const ready = await fetch(`${server.baseUrl}/readyz`);
     assert.deepEqual([ready.status, await ready.json()], [200, { status: 'ready' }]);
-    await server.service.db.destroy();
-    const down = await fetch(`${server.baseUrl}/readyz`);
-    assert.equal(down.status, 503);
-    assert.match(((await down.json()) as { reason: string }).reason, /^the store does not answer/);
+    // The database takes no connections and drops the ones it has: as after a failover.
+    await admin.query(`alter database ${name} allow_connections false`);
+    await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+    const down = await eventually(async () => {
+      const res = await fetch(`${server.baseUrl}/readyz`);
+      return res.status === 503 && res;
+    }, '/readyz answers 503');
+    assert.equal(((await down.json()) as { status: string }).status, 'unavailable');
+    assert.equal((await fetch(`${server.baseUrl}/healthz`)).status, 200, 'the process still answers');
+    await admin.query(`alter database ${name} allow_connections true`);
+    await eventually(async () => (await fetch(`${server.baseUrl}/readyz`)).status === 200, '/readyz ready again');
   } finally {
-    await server.service.app.close();
+    await admin.query(`alter database ${name} allow_connections true`).catch(() => undefined);
+    await admin.end();
+    await server.close();
+    await database.drop();
   }
 });
 
@@ -116,7 +130,7 @@ test('`cli backup` copies the running store; the copy restored into a new DATA_D
         account.profileIds,
       );
     } finally {
-      await again.service.close();
+      await again.close();
     }
   } finally {
     await server.close();

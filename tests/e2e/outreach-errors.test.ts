@@ -11,7 +11,7 @@ import { toolScopes } from '../../generated/scopes.gen.ts';
 import { toolsList } from '../../generated/tools-list.gen.ts';
 import { ID_ARGUMENTS, toolsModel as model, validArgs, type Ids } from '../helpers/tool-examples.ts';
 import { postMcp, type TestServer } from '../helpers/server.ts';
-import { assertRpcError, assertToolError, assertToolResult, bearer, callTool } from './support.ts';
+import { assertRpcError, assertToolError, assertToolResult, bearer, callTool, closedSchedule } from './support.ts';
 import { assertNothingWritten, serverBackends } from './outreach-support.ts';
 
 const READ_ONLY = 'mcp:read profile service_account_id';
@@ -45,7 +45,7 @@ for (const backend of await serverBackends()) {
     const ok = async (token: string, tool: string, args: Record<string, unknown>) => assertToolResult(await call(token, tool, args));
     /** The call fails as a tool result, with nothing written; returns the message. */
     const refused = (token: string, tool: string, args: Record<string, unknown>) =>
-      assertNothingWritten(server.service.db, async () => assertToolError(await call(token, tool, args)));
+      assertNothingWritten(server.admin.db, async () => assertToolError(await call(token, tool, args)));
 
     /** A campaign of A's first profile: steps, leads, and a state reached by the given actions. */
     async function campaignOf(
@@ -53,7 +53,13 @@ for (const backend of await serverBackends()) {
       options: { steps?: object[]; leads?: object[]; actions?: string[] } = {},
     ): Promise<{ id: string; stepIds: string[]; leadIds: string[] }> {
       const p = { service_profile_id: owner.profileIds[0] };
-      const { campaign } = await ok(owner.token, 'create_campaign', { ...p, name: 'Campaign', steps: options.steps ?? [plain('One')] });
+      // Closed while the test runs: the server's sequencer would otherwise complete a started campaign under it.
+      const { campaign } = await ok(owner.token, 'create_campaign', {
+        ...p,
+        name: 'Campaign',
+        steps: options.steps ?? [plain('One')],
+        schedule: closedSchedule(),
+      });
       let leadIds: string[] = [];
       if (options.leads?.length)
         leadIds = (await ok(owner.token, 'add_leads', { ...p, campaign_id: campaign.id, leads: options.leads })).results.map(
@@ -330,7 +336,7 @@ for (const backend of await serverBackends()) {
       });
 
       test('the daily cap: the third message is refused with the reset time; retries with a key still return the first results', async () => {
-        const created = await server.service.accounts.createAccount({
+        const created = await server.admin.accounts.createAccount({
           name: 'Capped',
           email: `capped.${backend.kind}@example.com`,
           password: 'password-123',
@@ -356,11 +362,11 @@ for (const backend of await serverBackends()) {
         assert.equal(await refused(token, 'send_message', { ...p, lead_id: c.leadIds[2], text: 'Hi', idempotency_key: 'k3' }), expected);
         assert.equal(await refused(token, 'send_message', { ...p, conversation_id: first.message.conversation_id, text: 'Again' }), expected);
         // The retries of the first two: the same messages, nothing new, even past the cap.
-        const retry = await assertNothingWritten(server.service.db, () =>
+        const retry = await assertNothingWritten(server.admin.db, () =>
           ok(token, 'send_message', { ...p, lead_id: c.leadIds[0], text: 'Hi {name}', auto_fallback: true, idempotency_key: 'k1' }),
         );
         assert.deepEqual(retry, { message: first.message, replayed: true });
-        const retry2 = await assertNothingWritten(server.service.db, () =>
+        const retry2 = await assertNothingWritten(server.admin.db, () =>
           ok(token, 'send_message', { ...p, lead_id: c.leadIds[1], text: 'Hi', idempotency_key: 'k2' }),
         );
         assert.deepEqual(retry2, { message: second.message, replayed: true });
@@ -457,7 +463,7 @@ for (const backend of await serverBackends()) {
         const sent = await ok(a.token, 'send_message', { service_profile_id: a.profileIds[0], lead_id: c.leadIds[0], text: 'Hi' });
         const ids: Ids = { profile: a.profileIds[0]!, campaign: c.id, step: c.stepIds[1]!, lead: c.leadIds[0]!, conversation: sent.message.conversation_id };
         for (const tool of writeTools) {
-          const res = await assertNothingWritten(server.service.db, () => call(readOnly, tool, validArgs(tool, ids)));
+          const res = await assertNothingWritten(server.admin.db, () => call(readOnly, tool, validArgs(tool, ids)));
           assertRpcError(res, 403, -32003, 'Missing required scope(s): mcp:write');
           assert.match(res.headers.get('www-authenticate') ?? '', /error="insufficient_scope", scope="mcp:write"/, tool);
         }

@@ -4,16 +4,16 @@
  * a whole-store snapshot to prove that a refused call wrote nothing, and real server processes.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import type { BuildOptions } from '../../app/server.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sql } from 'kysely';
+import { isOpen, sendingWindow } from '../../app/domain/schedule.ts';
+import type { Schedule } from '../../app/store/campaigns.ts';
 import type { Db, DbKind } from '../../app/store/database.ts';
 import { createPostgresDatabase, postgresBackend } from '../helpers/databases.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { eventually, startServerProcess, startTestServer, type ServerProcess, type TestServer } from '../helpers/server.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -21,8 +21,8 @@ export interface ServerBackend {
   kind: DbKind;
   /** Why this back-end cannot run here (printed by the skip), or undefined. */
   skip: string | undefined;
-  /** A server on a fresh store of this kind; `env` is passed on to the server's configuration. */
-  start(env?: Record<string, string>, options?: BuildOptions): Promise<TestServer>;
+  /** `npm start` on a fresh store of this kind; `env` is passed on to the server's configuration. */
+  start(env?: Record<string, string>): Promise<TestServer>;
   /** A fresh, empty store to share between several servers: the env that selects it, and its removal. */
   sharedStore(): Promise<{ env: Record<string, string>; drop(): Promise<void> }>;
 }
@@ -37,7 +37,7 @@ export async function serverBackends(): Promise<ServerBackend[]> {
     {
       kind: 'sqlite',
       skip: undefined,
-      start: (env = {}, options = {}) => startTestServer(env, options),
+      start: (env = {}) => startTestServer(env),
       async sharedStore() {
         throw new Error('SQLite servers share a store through DATA_DIR; use separate processes');
       },
@@ -45,9 +45,9 @@ export async function serverBackends(): Promise<ServerBackend[]> {
     {
       kind: 'postgres',
       skip: pg.skip,
-      async start(env = {}, options = {}) {
+      async start(env = {}) {
         const database = await createPostgresDatabase();
-        const server = await startTestServer({ ...env, DATABASE_URL: database.url }, options);
+        const server = await startTestServer({ ...env, DATABASE_URL: database.url });
         const close = server.close.bind(server);
         server.close = async () => {
           await close();
@@ -115,8 +115,61 @@ export class Assistant {
 /** The tables that tool calls write (not grants or signing keys, which tokens write). */
 const DATA_TABLES = ['accounts', 'users', 'profiles', 'profile_daily_usage', 'campaigns', 'steps', 'leads', 'conversations', 'messages', 'outbox'] as const;
 
-/** Every row of the data tables, in a stable order: equal snapshots mean nothing was written. */
+/**
+ * Whether the server's sequencer and outbox have nothing to do now: no lead of an active campaign
+ * waits to be scheduled or is due, no active campaign is left without open leads (it is about to
+ * be completed), no message waits for delivery. The server runs them on its own (about once a
+ * second), so a store that is not settled may change under a test between two reads.
+ */
+async function settled(db: Db): Promise<boolean> {
+  const now = new Date();
+  const due = await db
+    .selectFrom('leads')
+    .innerJoin('campaigns', 'campaigns.id', 'leads.campaign_id')
+    .innerJoin('profiles', 'profiles.id', 'campaigns.profile_id')
+    .select(['leads.sequence_status', 'campaigns.schedule', 'profiles.timezone'])
+    .where('campaigns.status', '=', 'active')
+    .where((eb) =>
+      eb.or([
+        eb('leads.sequence_status', '=', 'pending'),
+        eb.and([eb('leads.sequence_status', '=', 'waiting'), eb('leads.next_due_at', '<=', now.toISOString())]),
+      ]),
+    )
+    .execute();
+  // A pending lead is scheduled at the next tick whatever the window; a lead due in a campaign
+  // whose window is closed waits for the opening: nothing happens to it now.
+  const open = due.filter(
+    (row) =>
+      row.sequence_status === 'pending' || isOpen(sendingWindow(row.schedule === null ? undefined : (JSON.parse(row.schedule) as Schedule), row.timezone), now),
+  );
+  const finishing = await db
+    .selectFrom('campaigns')
+    .select('id')
+    .where('status', '=', 'active')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('leads')
+            .select('leads.id')
+            .whereRef('leads.campaign_id', '=', 'campaigns.id')
+            .where('leads.sequence_status', 'in', ['pending', 'waiting']),
+        ),
+      ),
+    )
+    .limit(1)
+    .execute();
+  const undelivered = await db.selectFrom('outbox').select('message_id').where('state', '=', 'pending').limit(1).execute();
+  return open.length + finishing.length + undelivered.length === 0;
+}
+
+/**
+ * Every row of the data tables, in a stable order: equal snapshots mean nothing was written. Taken
+ * once the sequencer and the outbox are settled, so that what they do on their own is not taken
+ * for a write of the call under test.
+ */
 export async function snapshot(db: Db): Promise<Record<string, string[]>> {
+  await eventually(() => settled(db), 'the sequencer and the outbox settled');
   const out: Record<string, string[]> = {};
   for (const table of DATA_TABLES) {
     const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);
@@ -133,57 +186,9 @@ export async function assertNothingWritten<T>(db: Db, call: () => Promise<T>): P
   return value;
 }
 
-/** A server process started with `node --import tsx app/main.ts` (or `args`, such as `scripts/start.mjs` for the bundle `npm start` runs). */
-export interface ServerProcess {
-  child: ChildProcess;
-  port: number;
-  /** http://127.0.0.1:<port>/mcp (the process's own address, whatever its PUBLIC_URL). */
-  mcpUrl: string;
-  stdout(): string;
-  stderr(): string;
-  /** Resolves when the process printed "MCP server listening"; rejects if it exits first. */
-  ready: Promise<void>;
-  stop(): Promise<void>;
-}
+export type { ServerProcess };
 
-export function spawnServer(env: Record<string, string>, port: number, args: readonly string[] = ['--import', 'tsx', 'app/main.ts']): ServerProcess {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) };
-  if (env.DATABASE_URL === undefined) delete childEnv.DATABASE_URL;
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8');
-  child.stderr!.setEncoding('utf8');
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server on port ${port} did not start within 30 s; stdout: ${out}; stderr: ${err}`)), 30_000);
-    child.stdout!.on('data', (chunk: string) => {
-      out += chunk;
-      if (out.includes('MCP server listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr!.on('data', (chunk: string) => (err += chunk));
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`server on port ${port} exited (${code ?? signal}) before listening; stdout: ${out}; stderr: ${err}`));
-    });
-  });
-  ready.catch(() => undefined); // observed by the caller; no unhandled rejection if it never awaits
-  return {
-    child,
-    port,
-    mcpUrl: `http://127.0.0.1:${port}/mcp`,
-    stdout: () => out,
-    stderr: () => err,
-    ready,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timeout = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timeout);
-    },
-  };
+/** `npm start` on `port` with `env` as its settings (HOST 127.0.0.1 unless given), not yet ready: await `.ready`. */
+export function spawnServer(env: Record<string, string>, port: number): ServerProcess {
+  return startServerProcess({ HOST: '127.0.0.1', ...env, PORT: String(port) });
 }

@@ -28,11 +28,11 @@ function createCampaign(account: Account, args: Record<string, unknown>) {
 }
 
 async function campaignRows(accountId: string) {
-  return server.service.db.selectFrom('campaigns').select('id').where('account_id', '=', accountId).execute();
+  return server.admin.db.selectFrom('campaigns').select('id').where('account_id', '=', accountId).execute();
 }
 
 async function stepCount(): Promise<number> {
-  const rows = await server.service.db.selectFrom('steps').select('id').execute();
+  const rows = await server.admin.db.selectFrom('steps').select('id').execute();
   return rows.length;
 }
 
@@ -180,12 +180,7 @@ describe('accepted campaigns', () => {
       campaign.steps.map((s: { delay_days: number }) => s.delay_days),
       [0, 2, 5],
     );
-    const stored = await server.service.db
-      .selectFrom('steps')
-      .select(['name', 'position'])
-      .where('campaign_id', '=', campaign.id)
-      .orderBy('position')
-      .execute();
+    const stored = await server.admin.db.selectFrom('steps').select(['name', 'position']).where('campaign_id', '=', campaign.id).orderBy('position').execute();
     assert.deepEqual(
       stored.map((s) => [Number(s.position), s.name]),
       steps.map((s, i) => [i + 1, s.name]),

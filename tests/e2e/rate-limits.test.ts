@@ -9,13 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../../app/config.ts';
-import { buildServer } from '../../app/server.ts';
 import { Redis } from 'ioredis';
-import { freePort } from '../../runtime/index.ts';
-import { freshRedisDatabase } from '../helpers/redis.ts';
-import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { spawnServer } from './outreach-support.ts';
+import { freshRedisPrefix } from '../helpers/redis.ts';
+import { postMcp, startRefused, startTestServer, type TestServer } from '../helpers/server.ts';
 import { accountWithToken, bearer, callTool } from './support.ts';
 
 /** A per-token or per-address 429, as a client sees it. */
@@ -73,9 +69,9 @@ describe('with REDIS_URL, instances count together', () => {
   }
 
   test('a token counted on two instances is limited on both', async (t) => {
-    const redis = await freshRedisDatabase(11);
+    const redis = await freshRedisPrefix();
     if (redis.url === undefined) return t.skip(redis.skip);
-    await twoInstances({ REDIS_URL: redis.url, MCP_REQUESTS_PER_MINUTE_PER_TOKEN: '4' }, async (a, b) => {
+    await twoInstances({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix, MCP_REQUESTS_PER_MINUTE_PER_TOKEN: '4' }, async (a, b) => {
       const { token } = await accountWithToken(a);
       // Two requests on each: each instance alone has seen half the limit.
       for (const server of [a, b, a, b]) assert.equal((await profiles(server, token)).status, 200);
@@ -85,9 +81,9 @@ describe('with REDIS_URL, instances count together', () => {
   });
 
   test('refused tokens counted on two instances reach the limit on both', async (t) => {
-    const redis = await freshRedisDatabase(12);
+    const redis = await freshRedisPrefix();
     if (redis.url === undefined) return t.skip(redis.skip);
-    await twoInstances({ REDIS_URL: redis.url, AUTH_FAILURES_PER_MINUTE: '3' }, async (a, b) => {
+    await twoInstances({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix, AUTH_FAILURES_PER_MINUTE: '3' }, async (a, b) => {
       const statuses: number[] = [];
       for (const server of [a, b, a, b, a]) statuses.push((await profiles(server, `not-a-token-${statuses.length}`)).status);
       // In memory, b would have counted 2 and still answered 401.
@@ -99,40 +95,34 @@ describe('with REDIS_URL, instances count together', () => {
   });
 });
 
-test('npm start (the esbuild bundle in dist/) counts in Redis too', async (t) => {
-  const redis = await freshRedisDatabase(13);
+test('the counters are in Redis, under REDIS_KEY_PREFIX', async (t) => {
+  const redis = await freshRedisPrefix();
   if (redis.url === undefined) return t.skip(redis.skip);
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-limits-'));
-  // scripts/start.mjs builds dist/ first when a source changed, as npm start does.
-  const server = spawnServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, AUTH_FAILURES_PER_MINUTE: '1' }, await freePort('127.0.0.1'), ['scripts/start.mjs']);
+  const server = await startTestServer({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix, AUTH_FAILURES_PER_MINUTE: '1' });
   try {
-    await server.ready;
     const refused = (token: string) => postMcp(server.mcpUrl, callTool('profiles'), bearer(token));
     assert.equal((await refused('not-a-token-1')).status, 401);
     assert.equal((await refused('not-a-token-2')).status, 429);
     const inRedis = new Redis(redis.url);
     try {
-      const keys = await inRedis.keys('mcp-limit:*');
+      const keys = await inRedis.keys(`${redis.prefix}*`);
       assert.equal(keys.length, 1, 'the count is in Redis');
-      assert.match(keys[0]!, /auth-failures:127\.0\.0\.1$/);
+      // (@fastify/rate-limit's createRateLimit puts "undefinedundefined-" before the key: it has no route to name.)
+      assert.match(keys[0]!, new RegExp(`^${redis.prefix}mcp-limit:(undefinedundefined-)?auth-failures:127\\.0\\.0\\.1$`));
     } finally {
       inRedis.disconnect();
     }
   } finally {
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.close();
   }
 });
 
 test('a REDIS_URL where no Redis answers fails the start, naming it', async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-limits-'));
   try {
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', REDIS_URL: 'redis://127.0.0.1:1' });
-    await assert.rejects(
-      buildServer(config, { logger: false, autoTick: false }),
-      (err: unknown) =>
-        err instanceof ConfigError && /^REDIS_URL: Redis at 127\.0\.0\.1:1 does not answer \(.+\); start it, or fix or unset REDIS_URL$/.test(err.message),
-    );
+    const { code, output } = await startRefused({ DATA_DIR: dataDir, REDIS_URL: 'redis://127.0.0.1:1' });
+    assert.equal(code, 1, output);
+    assert.match(output, /^Configuration error: REDIS_URL: Redis at 127\.0\.0\.1:1 does not answer \(.+\); start it, or fix or unset REDIS_URL$/m);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

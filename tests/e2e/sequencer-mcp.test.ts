@@ -2,15 +2,20 @@
  * A campaign run by the sequencer, seen through /mcp by the official SDK client, on each back-end:
  * the assistant creates it, adds leads and starts it; the (simulated) clock moves on and the
  * sequencer ticks; get_campaign, list_leads, get_lead and campaign_stats show what went out, and
- * a reply (as the delivery backend reports it) stops that lead.
+ * a reply (as the delivery backend reports it) stops that lead. That needs the server's clock in
+ * the test's hands, so it runs the server in the test's process (tests/helpers/in-process-server.ts
+ * says why); the last test runs a campaign on the bundle `npm start` runs, in real time.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ManualClock } from '../../app/clock.ts';
+import { createPostgresDatabase } from '../helpers/databases.ts';
+import { startInProcessServer } from '../helpers/in-process-server.ts';
+import { eventually } from '../helpers/server.ts';
 import { accountWithToken } from './support.ts';
-import { serverBackends } from './outreach-support.ts';
+import { Assistant, serverBackends } from './outreach-support.ts';
 
 const DAY = 86_400_000;
 
@@ -19,7 +24,8 @@ for (const backend of await serverBackends()) {
     test('create, add leads, start; the days go by; the tools show the messages, the lead states and the stats', async () => {
       // Monday 23 November 2026, 08:30 UTC.
       const clock = new ManualClock('2026-11-23T08:30:00.000Z');
-      const server = await backend.start({}, { clock: clock.now });
+      const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
+      const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
       const client = new Client({ name: 'sequencer-e2e', version: '1.0.0' });
       try {
         const account = await accountWithToken(server);
@@ -109,6 +115,41 @@ for (const backend of await serverBackends()) {
         );
       } finally {
         await client.close();
+        await server.close();
+        await database?.drop();
+      }
+    });
+
+    test('on the server `npm start` runs, a started campaign sends by itself: the message and the lead state show it', async () => {
+      const server = await backend.start();
+      const account = await accountWithToken(server);
+      const assistant = await Assistant.connect(server.mcpUrl, account.token);
+      try {
+        const pid = { service_profile_id: account.profileIds[0] };
+        // No schedule: it sends at any hour, so the test does not depend on when it runs.
+        const { campaign } = await assistant.call('create_campaign', {
+          ...pid,
+          name: 'Real time',
+          steps: [{ name: 'Intro', type: 'message', text: 'Hello {first_name}!', fallback_text: 'Hello!' }],
+        });
+        const cid = { ...pid, campaign_id: campaign.id };
+        await assistant.call('add_leads', { ...cid, leads: [{ first_name: 'Dee', email: 'dee@example.com' }] });
+        await assistant.call('start_campaign', cid);
+        const stats = await eventually(async () => {
+          const figures = await assistant.call('campaign_stats', cid);
+          return figures.delivered === 1 && figures;
+        }, 'the step sent and delivered by the server on its own');
+        assert.equal(stats.sent, 1);
+        const { leads } = await assistant.call('list_leads', cid);
+        assert.equal(leads[0].sequence.steps_sent, 1);
+        const { conversations } = await assistant.call('list_conversations', pid);
+        const { conversation } = await assistant.call('get_conversation', { ...pid, conversation_id: conversations[0].id });
+        assert.deepEqual(
+          conversation.messages.map((m: any) => [m.direction, m.text]),
+          [['outbound', 'Hello Dee!']],
+        );
+      } finally {
+        await assistant.close();
         await server.close();
       }
     });

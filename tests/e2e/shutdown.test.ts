@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown of a real server process (`node --import tsx app/main.ts`) on SIGTERM, in the
+ * Graceful shutdown of a real server process (`npm start`, the bundle) on SIGTERM, in the
  * middle of its work: large tool calls sent on connections the server has open (SQLite takes them
  * one after another, so most are still waiting, some not even read), and the outbox delivering a
  * batch the sequencer queued to a slow delivery backend. Every call sent is answered with its

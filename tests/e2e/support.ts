@@ -85,7 +85,7 @@ export function assertToolResult(res: McpResponse): any {
 }
 
 /** An account with one profile and a token with all four scopes. */
-export async function accountWithToken(server: TestServer, options: { profiles?: number; scope?: string } = {}) {
+export async function accountWithToken(server: Pick<TestServer, 'createAccount' | 'token'>, options: { profiles?: number; scope?: string } = {}) {
   const account = await server.createAccount({ profiles: options.profiles ?? 1 });
   const token = await server.token(account, options.scope !== undefined ? { scope: options.scope } : {});
   return { ...account, token };
@@ -112,4 +112,20 @@ export function rawPost(
     req.on('error', reject);
     req.end(body);
   });
+}
+
+const WEEK = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+
+/**
+ * A campaign schedule closed today and tomorrow in `timeZone` (three other weekdays, 9 to 17): the
+ * server's sequencer runs on its own, as under `npm start`, and a campaign started with this
+ * schedule stays active and sends nothing during a test; the sequencer only schedules its leads
+ * for the next opening.
+ */
+export function closedSchedule(timeZone = 'UTC'): { timezone: string; days: string[]; start_hour: number; end_hour: number } {
+  const weekday = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short' }).format(new Date()).toLowerCase();
+  const today = WEEK.indexOf(weekday as (typeof WEEK)[number]);
+  const monFirst = (day: string) => (WEEK.indexOf(day as (typeof WEEK)[number]) + 6) % 7;
+  const days = [2, 3, 4].map((ahead) => WEEK[(today + ahead) % 7]!).sort((x, y) => monFirst(x) - monFirst(y));
+  return { timezone: timeZone, days, start_hour: 9, end_hour: 17 };
 }

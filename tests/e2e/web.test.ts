@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { scopes as declaredScopes } from '../../generated/scopes.gen.ts';
 import { SIGNIN_LIMITS } from '../../app/web/auth-routes.ts';
 import { escapeHtml } from '../../app/web/html.ts';
-import { postMcp, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { activityWritten, postMcp, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { csrfOf, inputValue, signIn, WebClient } from '../helpers/web-client.ts';
 import { bearer, callTool } from './support.ts';
 
@@ -137,7 +137,7 @@ describe('web app', () => {
         for (let i = 0; i < SIGNIN_LIMITS.perEmail; i++) await signIn(client, victim.email, `wrong-${i}`);
         assert.equal((await signIn(new WebClient(twin.baseUrl), victim.email, TEST_PASSWORD)).status, 429);
       } finally {
-        await twin.service.close();
+        await twin.close();
       }
     });
 
@@ -161,7 +161,7 @@ describe('web app', () => {
     test('a form post without the CSRF token, or with a forged one, changes nothing', async () => {
       const client = new WebClient(server.baseUrl);
       await signIn(client, alice.email, TEST_PASSWORD);
-      const grantsBefore = await server.service.authorizations.list(alice.userId);
+      const grantsBefore = await server.admin.authorizations.list(alice.userId);
       for (const form of [{ scope: ALL }, { scope: ALL, _csrf: 'forged' }, { scope: ALL, _csrf: `${csrfOf((await client.get('/app')).text)}x` }]) {
         const res = await client.post('/app/mcp/authorize', form as Record<string, string | string[]>);
         assert.equal(res.status, 403);
@@ -169,7 +169,7 @@ describe('web app', () => {
       }
       // A page of another site posting with the victim's cookies has no token either; sign-in too.
       assert.equal((await client.post('/signin', { email: alice.email, password: TEST_PASSWORD })).status, 403);
-      assert.deepEqual(await server.service.authorizations.list(alice.userId), grantsBefore);
+      assert.deepEqual(await server.admin.authorizations.list(alice.userId), grantsBefore);
     });
 
     test('pages carry a strict Content-Security-Policy and the security headers, and are never cached; /mcp does not', async () => {
@@ -271,7 +271,7 @@ describe('web app', () => {
 
     test('the shown token is kept sealed to the browser session: the sessions table does not hold it', async () => {
       const { token } = await authorize(client, ALL);
-      const rows = await server.service.db.selectFrom('web_sessions').select('data').execute();
+      const rows = await server.admin.db.selectFrom('web_sessions').select('data').execute();
       assert.ok(rows.length > 0);
       for (const row of rows) assert.ok(!row.data.includes(token), 'no session row contains the token');
       assert.equal(inputValue((await client.get('/app/mcp')).text, 'mcp-header'), `Bearer ${token}`, 'the page still shows it');
@@ -285,18 +285,18 @@ describe('web app', () => {
     });
 
     test('an unknown scope in the form authorizes nothing', async () => {
-      const before = await server.service.authorizations.list(alice.userId);
+      const before = await server.admin.authorizations.list(alice.userId);
       const consent = await client.get('/app/mcp/authorize');
       const res = await client.post('/app/mcp/authorize', { _csrf: csrfOf(consent.text), scope: ['mcp:read', 'admin'] });
       assert.equal(res.status, 400);
-      assert.deepEqual(await server.service.authorizations.list(alice.userId), before);
+      assert.deepEqual(await server.admin.authorizations.list(alice.userId), before);
     });
 
     test("one user cannot remove another user's authorization", async () => {
       const bobClient = new WebClient(server.baseUrl);
       await signIn(bobClient, bob.email, TEST_PASSWORD);
       const { token } = await authorize(bobClient, ALL);
-      const grantId = (await server.service.authorizations.list(bob.userId))[0]!.id;
+      const grantId = (await server.admin.authorizations.list(bob.userId))[0]!.id;
       const page = (await client.get('/app/mcp')).text;
       await client.post(`/app/mcp/grants/${grantId}/remove`, { _csrf: csrfOf(page) });
       assert.equal((await postMcp(server.mcpUrl, callTool('profiles'), bearer(token))).status, 200);
@@ -341,7 +341,7 @@ describe('web app', () => {
       await postMcp(server.mcpUrl, callTool('profiles'), bearer(token));
       await postMcp(server.mcpUrl, callTool('get_campaign', { service_profile_id: user.profileIds[0], campaign_id: 'cmp_nope' }), bearer(token));
       await postMcp(server.mcpUrl, callTool('create_campaign', { service_profile_id: user.profileIds[0], name: 'x' }), bearer(token));
-      await server.service.activity.flush();
+      await activityWritten(server, user.accountId, 3);
       const page = (await client.get('/app/activity')).text;
       const rows = [...page.matchAll(/<tr>\s*<td>[^<]+<\/td>\s*<td><code>([a-z_]+)<\/code><\/td>\s*<td><span class="badge (\w+)">/g)].map(
         (m) => `${m[1]}:${m[2]}`,

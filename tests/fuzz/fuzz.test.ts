@@ -1,8 +1,11 @@
 /**
  * A bounded fuzz run in every test run (`npm run fuzz` runs a million cases): on each store, a few
  * hundred generated and mutated requests to /mcp with a token that may do everything; no answer may
- * be a 5xx, show an internal detail, or be anything but JSON-RPC.
+ * be a 5xx, show an internal detail, or be anything but JSON-RPC. And the fuzzing must reach the
+ * tools: a server that refused every request (a 401 or 429 for all) would break no invariant above,
+ * so at least half the generated tools/call requests must get a result.
  */
+import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { serverBackends } from '../e2e/outreach-support.ts';
 import { accountWithToken } from '../e2e/support.ts';
@@ -18,7 +21,10 @@ for (const backend of await serverBackends()) {
         const account = await accountWithToken(server);
         const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
         console.log(`# fuzz seed ${seed} (FUZZ_SEED=${seed} repeats this run)`);
-        await fuzz(server.mcpUrl, account.token, account.profileIds[0]!, { cases: CASES, seed });
+        const report = await fuzz(server.mcpUrl, account.token, account.profileIds[0]!, { cases: CASES, seed });
+        const { sent, results } = report.toolCalls;
+        console.log(`# answers by status ${JSON.stringify(report.byStatus)}; tools/call: ${results} results of ${sent}`);
+        assert.ok(sent > 0 && results / sent >= 0.5, `only ${results} of ${sent} tools/call requests got a result: ${JSON.stringify(report.byStatus)}`);
       } finally {
         await server.close();
       }

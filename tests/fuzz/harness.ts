@@ -189,6 +189,25 @@ export interface Outcome {
   status: number;
   /** Why the answer breaks an invariant, or undefined. */
   problem?: string;
+  /** 200 with a JSON-RPC result (as JSON or as the last event of a stream): the request got past the envelope, the token and the limits. */
+  result: boolean;
+}
+
+/** Whether a 200's body (JSON, or an event stream whose last event is the answer) is a JSON-RPC result. */
+function isResult(text: string, contentType: string | null): boolean {
+  const json = contentType?.startsWith('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .at(-1)
+        ?.slice(6)
+    : text;
+  if (!json) return false;
+  try {
+    return (JSON.parse(json) as { result?: unknown }).result !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** Posts one body to /mcp and checks the answer. */
@@ -199,17 +218,18 @@ export async function send(mcpUrl: string, token: string, body: string, extraHea
     body,
   });
   const text = await res.text();
-  if (res.status >= 500) return { status: res.status, problem: `HTTP ${res.status}: ${text.slice(0, 300)}` };
-  if (INTERNAL.test(text)) return { status: res.status, problem: `internal detail in the answer: ${text.slice(0, 300)}` };
+  const status = res.status;
+  if (status >= 500) return { status, result: false, problem: `HTTP ${status}: ${text.slice(0, 300)}` };
+  if (INTERNAL.test(text)) return { status, result: false, problem: `internal detail in the answer: ${text.slice(0, 300)}` };
   if (text && res.headers.get('content-type')?.startsWith('application/json')) {
     try {
       const json = JSON.parse(text) as { jsonrpc?: string };
-      if (json.jsonrpc !== '2.0') return { status: res.status, problem: `not a JSON-RPC answer: ${text.slice(0, 200)}` };
+      if (json.jsonrpc !== '2.0') return { status, result: false, problem: `not a JSON-RPC answer: ${text.slice(0, 200)}` };
     } catch {
-      return { status: res.status, problem: `an answer that is not JSON: ${text.slice(0, 200)}` };
+      return { status, result: false, problem: `an answer that is not JSON: ${text.slice(0, 200)}` };
     }
   }
-  return { status: res.status };
+  return { status, result: status === 200 && isResult(text, res.headers.get('content-type')) };
 }
 
 /** A JSON text of a value, or undefined for values JSON cannot carry (objects with toJSON: 1 throw). */
@@ -224,6 +244,8 @@ export function jsonOf(value: unknown): string | undefined {
 export interface FuzzReport {
   cases: number;
   byStatus: Record<number, number>;
+  /** The generated tools/call requests (plausible envelopes, arguments anywhere from right to hostile), and how many got a result. */
+  toolCalls: { sent: number; results: number };
   ms: number;
 }
 
@@ -241,10 +263,15 @@ export async function fuzz(mcpUrl: string, token: string, profileId: string, opt
   const noProblem = (o: Outcome) => {
     if (o.problem) throw new Error(o.problem);
   };
+  const toolCalls = { sent: 0, results: 0 };
   await run(
     fc.asyncProperty(toolCall(profileId), headers, async (message, extra) => {
       const body = jsonOf(message);
-      if (body !== undefined) noProblem(count(await send(mcpUrl, token, body, { accept: extra.accept ?? 'application/json' })));
+      if (body === undefined) return;
+      const outcome = count(await send(mcpUrl, token, body, { accept: extra.accept ?? 'application/json' }));
+      toolCalls.sent++;
+      if (outcome.result) toolCalls.results++;
+      noProblem(outcome);
     }),
   );
   await run(
@@ -254,5 +281,5 @@ export async function fuzz(mcpUrl: string, token: string, profileId: string, opt
     }),
   );
   await run(fc.asyncProperty(mutatedBytes(profileId), async (body) => noProblem(count(await send(mcpUrl, token, body)))));
-  return { cases: each * 3, byStatus, ms: performance.now() - started };
+  return { cases: each * 3, byStatus, toolCalls, ms: performance.now() - started };
 }

@@ -1,28 +1,49 @@
 /**
- * Starts the real outreach server on a real port with a fresh store, for end-to-end tests.
+ * Starts the outreach server for black-box tests exactly as users start it: `npm start`
+ * (scripts/start.mjs, which runs the bundle in dist/) in a process of its own, on a real port,
+ * with a fresh store and the default settings (a test passes only the settings it is about).
+ *
+ * Beside it the test holds an admin handle on the same store, opened the way the admin CLI opens
+ * it (`openService`): it creates accounts and mints tokens as `npm run cli -- account create` and
+ * `token` do, and reads rows to check what a call wrote. Nothing of the server's own process is
+ * reached into: what the server caches (verified tokens, signing keys) it learns of changes the
+ * same way it learns of the CLI's, so a test that changes the store through the admin handle
+ * waits for the server to notice (see `eventually`).
+ *
  * Pass { DATABASE_URL } in `env` to run it on PostgreSQL (tests/helpers/databases.ts makes a fresh database).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../app/config.ts';
+import { openService } from '../../app/server.ts';
 import { freePort } from '../../runtime/index.ts';
-import { buildServer, type BuildOptions, type Service } from '../../app/server.ts';
+import './test-passwords.ts';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The store as the admin CLI opens it: accounts, campaigns, keys, authorizations, rows. */
+export type AdminHandle = Awaited<ReturnType<typeof openService>>;
 
 export interface TestServer {
   /** Base URL, e.g. http://127.0.0.1:41234 */
   baseUrl: string;
   /** The MCP endpoint URL. */
   mcpUrl: string;
-  service: Service;
   port: number;
   /** The server's temporary DATA_DIR (removed by close()). */
   dataDir: string;
-  /** The environment the server was configured from (PORT, HOST, DATA_DIR, ...): give it to a CLI child process to share the store and token audience. */
+  /** The settings the server was started with (PORT, HOST, DATA_DIR, ...): give them to a CLI child process to share the store and token audience. */
   env: Record<string, string>;
+  /** The same store, opened in the test's process as the admin CLI opens it. */
+  admin: AdminHandle;
+  /** The server's process. */
+  process: ServerProcess;
   /** Creates an account (with one user and `profiles` profiles) and returns its ids. */
   createAccount(options?: { profiles?: number; email?: string }): Promise<{ accountId: string; userId: string; profileIds: string[]; email: string }>;
-  /** Mints a token for a user; default scopes: all four. */
+  /** Mints a token for a user, as `npm run cli -- token` does; default scopes: all four. */
   token(user: { userId: string; accountId: string }, options?: { scope?: string; ttlSeconds?: number }): Promise<string>;
   close(): Promise<void>;
 }
@@ -33,37 +54,34 @@ let accountCounter = 0;
 /** The password of every account createAccount() makes. */
 export const TEST_PASSWORD = 'password-123';
 
-export async function startTestServer(env: Record<string, string> = {}, options: BuildOptions = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-test-'));
-  const port = await freePort('127.0.0.1');
-  // Tests send many refused tokens from one address, and many requests with one token (the
-  // fuzzer: hundreds of thousands), on purpose; the limits have tests of their own that set them.
-  const fullEnv: Record<string, string> = {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    AUTH_FAILURES_PER_MINUTE: '100000',
-    MCP_REQUESTS_PER_MINUTE_PER_TOKEN: '0',
-    MCP_REQUESTS_PER_MINUTE_PER_ADDRESS: '0',
-    ...env,
-  };
-  const config = loadConfig(fullEnv);
-  // The sequencer ticks only when a test says so (service.sequencer.tick()), so that no campaign sends behind a test's back.
-  const service = await buildServer(config, { logger: false, validateResults: true, autoTick: false, ...options });
-  await service.app.listen({ port, host: '127.0.0.1' });
+/** Starts `npm start` on a fresh store (SQLite in a temporary DATA_DIR unless `env` names a DATABASE_URL). */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'outreach-test-'));
+  const port = env.PORT ? Number(env.PORT) : await freePort('127.0.0.1');
+  const fullEnv: Record<string, string> = { HOST: '127.0.0.1', ...env, PORT: String(port), DATA_DIR: dataDir };
+  const proc = startServerProcess(fullEnv);
+  try {
+    await proc.ready;
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  // Opened after the server's start ran the migrations and made the first signing key.
+  const admin = await openService(loadConfig(fullEnv));
+  const publicUrl = loadConfig(fullEnv).publicUrl;
   return {
-    baseUrl: config.publicUrl,
-    mcpUrl: `${config.publicUrl}/mcp`,
-    service,
+    baseUrl: publicUrl,
+    mcpUrl: `${publicUrl}/mcp`,
     port,
     dataDir,
     env: fullEnv,
+    admin,
+    process: proc,
     async createAccount(options = {}) {
       const n = ++accountCounter;
       const email = options.email ?? `user${n}.${process.pid}@example.com`;
       const count = options.profiles ?? 1;
-      const created = await service.accounts.createAccount({
+      const created = await admin.accounts.createAccount({
         name: `Account ${n}`,
         email,
         password: TEST_PASSWORD,
@@ -72,7 +90,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
       return { ...created, email };
     },
     async token(user, options = {}) {
-      const { token } = await service.issueToken({
+      const { token } = await admin.issueToken({
         userId: user.userId,
         accountId: user.accountId,
         scope: options.scope ?? ALL_SCOPES,
@@ -81,10 +99,148 @@ export async function startTestServer(env: Record<string, string> = {}, options:
       return token;
     },
     async close() {
-      await service.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await proc.stop();
+      await admin.db.destroy();
+      if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A server process started as `npm start` starts it (or with `entry`, another script). */
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  /** http://127.0.0.1:<port>/mcp (the process's own address, whatever its PUBLIC_URL). */
+  mcpUrl: string;
+  /** Everything it printed so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when the process printed "MCP server listening"; rejects if it exits first. */
+  ready: Promise<void>;
+  /** SIGTERM (SIGKILL after 5 s), and wait until it exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * What the server reads from its environment, left out of what a test process passes on: a test's
+ * own settings (DATABASE_URL of a developer's shell, the runner's NODE_TEST_CONTEXT, ...) must not
+ * reach the server unless the test names them.
+ */
+const SERVER_SETTINGS = new Set([
+  'PORT',
+  'HOST',
+  'PUBLIC_URL',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'LOG_LEVEL',
+  'ALLOWED_ORIGINS',
+  'ALLOWED_HOSTS',
+  'DELIVERY_WEBHOOK_URL',
+  'INBOUND_WEBHOOK_SECRET',
+  'TRUST_PROXY',
+  'REQUEST_TIMEOUT_MS',
+  'IDLE_TIMEOUT_MS',
+  'AUTH_FAILURES_PER_MINUTE',
+  'MCP_REQUESTS_PER_MINUTE_PER_TOKEN',
+  'MCP_REQUESTS_PER_MINUTE_PER_ADDRESS',
+  'REDIS_URL',
+  'REDIS_KEY_PREFIX',
+  'KEY_ENCRYPTION_KEY',
+  'LOG_REQUESTS',
+  'METRICS_TOKEN',
+  'NODE_ENV',
+  'NODE_OPTIONS',
+  'NODE_TEST_CONTEXT',
+]);
+
+/** The environment of a server child: the machine's (PATH, HOME, ...) and exactly the settings given. */
+export function serverEnvironment(settings: Record<string, string>): NodeJS.ProcessEnv {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVER_SETTINGS.has(name)));
+  return { ...base, ...settings };
+}
+
+const running = new Set<ChildProcess>();
+// A test that fails before close() must not leave a server behind.
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/**
+ * Starts `node scripts/start.mjs` (what `npm start` runs) with `settings` as its whole configuration;
+ * `entry` runs another script instead (a test fixture).
+ */
+export function startServerProcess(settings: Record<string, string>, entry = 'scripts/start.mjs'): ServerProcess {
+  const port = Number(settings.PORT);
+  const child = spawn(process.execPath, [entry], { cwd: REPO_ROOT, env: serverEnvironment(settings), stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8');
+  child.stderr!.setEncoding('utf8');
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      running.delete(child);
+      resolve();
+    }),
+  );
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server on port ${port} did not start within 60 s; stdout: ${out}; stderr: ${err}`)), 60_000);
+    child.stdout!.on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('MCP server listening')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr!.on('data', (chunk: string) => (err += chunk));
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`server on port ${port} exited (${code ?? signal}) before listening; stdout: ${out}; stderr: ${err}`));
+    });
+  });
+  ready.catch(() => undefined); // observed by the caller; no unhandled rejection if it never awaits
+  return {
+    child,
+    port,
+    mcpUrl: `http://127.0.0.1:${port}/mcp`,
+    stdout: () => out,
+    stderr: () => err,
+    ready,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timeout = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timeout);
+    },
+  };
+}
+
+/**
+ * Waits until `check` returns something other than undefined/false (or stops throwing), trying
+ * every `everyMs` (20 ms); fails after `timeoutMs` (10 s) with the last error. For what the server
+ * does on its own time: writing the activity log, noticing a grant revoked through the admin
+ * handle. A check that sends a token the server may refuse should try seldom (`everyMs` 250): the
+ * server limits refused tokens to 30 a minute per address by default.
+ */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  { timeoutMs = 10_000, everyMs = 20 }: { timeoutMs?: number; everyMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+      last = undefined;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
 }
 
 /**
@@ -123,4 +279,31 @@ export async function postMcp(
     json = JSON.parse(text);
   }
   return { status: res.status, headers: res.headers, json, events, text };
+}
+
+/** Waits until the server's activity log (written about once a second) holds `count` tool calls of the account. */
+export async function activityWritten(server: TestServer, accountId: string, count: number): Promise<void> {
+  await eventually(async () => {
+    const rows = await server.admin.db.selectFrom('tool_calls').select('id').where('account_id', '=', accountId).execute();
+    return rows.length >= count;
+  }, `${count} tool calls in the activity log`);
+}
+
+/**
+ * Runs `npm start` with `settings` where it must refuse to start: resolves with its exit code and
+ * what it printed once it exited (failing if it listened instead).
+ */
+export async function startRefused(settings: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const port = settings.PORT ? Number(settings.PORT) : await freePort('127.0.0.1');
+  const proc = startServerProcess({ HOST: '127.0.0.1', ...settings, PORT: String(port) });
+  const listened = await proc.ready.then(
+    () => true,
+    () => false,
+  );
+  if (listened) {
+    await proc.stop();
+    throw new Error(`the server started, and should not have:\n${proc.stdout()}${proc.stderr()}`);
+  }
+  await new Promise<void>((resolve) => (proc.child.exitCode !== null || proc.child.signalCode !== null ? resolve() : proc.child.once('exit', () => resolve())));
+  return { code: proc.child.exitCode, output: proc.stdout() + proc.stderr() };
 }

@@ -3,6 +3,7 @@
  * profile has a started campaign of `leads` leads and `steps` steps, written straight through the
  * stores (openService), before any server or worker starts.
  */
+import './test-passwords.ts';
 import type { openService } from '../../app/server.ts';
 
 type OpenedService = Awaited<ReturnType<typeof openService>>;

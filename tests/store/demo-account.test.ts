@@ -7,6 +7,8 @@ import { AccountStore } from '../../app/store/accounts.ts';
 import { CampaignStore } from '../../app/store/campaigns.ts';
 import { LeadStore } from '../../app/store/leads.ts';
 import { sqliteBackend, type TestDatabase } from '../helpers/databases.ts';
+import { lowerPasswordCostForTests } from '../../app/store/passwords.ts';
+import { TEST_PASSWORD_LOG_N } from '../helpers/test-passwords.ts';
 
 const LOOPBACK = { host: '127.0.0.1', publicUrl: 'http://127.0.0.1:3000' };
 const PUBLIC = { host: '0.0.0.0', publicUrl: 'https://mcp.example.com' };
@@ -66,8 +68,7 @@ describe('the demo account', () => {
   });
 
   test('a password hashed with weaker parameters is re-hashed at its next good sign-in', async () => {
-    const saved = process.env.PASSWORD_SCRYPT_LOG_N;
-    process.env.PASSWORD_SCRYPT_LOG_N = '15';
+    lowerPasswordCostForTests(15);
     try {
       const legacy = legacyHash('old-password');
       await accounts.createAccount({
@@ -82,8 +83,7 @@ describe('the demo account', () => {
       assert.match(stored, /^scrypt\$15\$8\$1\$/);
       assert.ok(await accounts.verifyCredentials('old@example.com', 'old-password'), 'the same password still works');
     } finally {
-      if (saved === undefined) delete process.env.PASSWORD_SCRYPT_LOG_N;
-      else process.env.PASSWORD_SCRYPT_LOG_N = saved;
+      lowerPasswordCostForTests(TEST_PASSWORD_LOG_N);
     }
   });
 });

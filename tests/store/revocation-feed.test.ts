@@ -9,14 +9,19 @@ import { test } from 'node:test';
 import { RevocationFeed } from '../../app/auth/revocation-feed.ts';
 import { AccountStore } from '../../app/store/accounts.ts';
 import { GrantStore } from '../../app/store/grants.ts';
+import { sql } from 'kysely';
 import { postgresBackend } from '../helpers/databases.ts';
 
 /** A TCP proxy to PostgreSQL that can cut every connection and refuse new ones for a while. */
 async function cuttableProxy(target: URL) {
   const sockets = new Set<Socket>();
   let refusing = false;
+  let refused = 0;
   const server = createServer((client) => {
-    if (refusing) return client.destroy();
+    if (refusing) {
+      refused++;
+      return client.destroy();
+    }
     const upstream = createConnection(Number(target.port || 5432), target.hostname);
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -28,6 +33,8 @@ async function cuttableProxy(target: URL) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as { port: number }).port,
+    /** Connections refused so far. */
+    refused: () => refused,
     cut(refuse: boolean) {
       refusing = refuse;
       for (const s of sockets) s.destroy();
@@ -67,9 +74,18 @@ test('LISTEN comes back after the database connection is lost and refused for a 
     assert.ok(await waitFor(() => delivered.includes(first.id), 1000), 'delivered while connected');
 
     proxy.cut(true);
-    await new Promise((r) => setTimeout(r, 2500)); // at least two failed reconnects
+    assert.ok(await waitFor(() => proxy.refused() >= 2, 10_000), 'at least two reconnections refused');
     proxy.cut(false);
-    await new Promise((r) => setTimeout(r, 2000)); // time to reconnect
+    const back = new Date();
+    // Reconnected when a new session LISTENs (the database's own view, not the proxy's).
+    const listening = async () =>
+      (await sql<{ n: string }>`select count(*) as n from pg_stat_activity where query ilike 'listen%' and backend_start >= ${back}`.execute(database.db))
+        .rows[0]!.n !== '0';
+    const until = Date.now() + 10_000;
+    while (!(await listening())) {
+      assert.ok(Date.now() < until, 'the feed listens again within 10 s of the database coming back');
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const second = await grant();
     await grants.revoke([second.id], 'removed');
     assert.ok(await waitFor(() => delivered.includes(second.id), 1000), 'delivered after the outage, by NOTIFY');

@@ -59,16 +59,44 @@ for (const backend of await backends()) {
     });
 
     test("cancelled through another instance: the status says so and the work's late result does not overwrite it", async () => {
+      // The runner's store, watched: when the late result has been handled (the runner read the
+      // task after the work ended, and finished any write it began), the status is final.
+      const store = new SqlTaskStore(database.db);
+      let readsAfterRelease = 0;
+      let released = false;
+      const writes: Promise<void>[] = [];
+      const watched = new Tasks(
+        {
+          create: (task) => store.create(task),
+          get: async (id) => {
+            const task = await store.get(id);
+            if (released) readsAfterRelease++;
+            return task;
+          },
+          update: (id, patch) => {
+            const write = store.update(id, patch);
+            writes.push(write);
+            return write;
+          },
+        },
+        { ttlMs: 60_000, pollIntervalMs: 20, logger: quietLogger },
+      );
       let release!: () => void;
       const created = JSON.parse(
-        await runner.start(CALLER, 'tool', async () => {
+        await watched.start(CALLER, 'tool', async () => {
           await new Promise<void>((r) => (release = r));
           return JSON.stringify({ content: [] });
         }),
       );
       assert.equal(await other.cancel(created.taskId, CALLER), '{}');
+      released = true;
       release();
-      await new Promise((r) => setTimeout(r, 50));
+      await until(
+        async () => readsAfterRelease,
+        (n) => n > 0,
+      );
+      await new Promise((r) => setImmediate(r));
+      await Promise.all(writes);
       assert.equal((await get(created.taskId)).status, 'cancelled');
     });
 

@@ -78,3 +78,12 @@ test('KEY_ENCRYPTION_KEY is 32 bytes of base64 (standard or URL-safe)', () => {
   assert.deepEqual(loadConfig({ KEY_ENCRYPTION_KEY: key.toString('base64url') }).keyEncryptionKey, key);
   assert.equal(loadConfig({}).keyEncryptionKey, undefined);
 });
+
+test('REDIS_KEY_PREFIX: none by default; letters, digits and _ : . - up to 64; anything else is named', () => {
+  assert.equal(loadConfig({}).redisKeyPrefix, '');
+  assert.equal(loadConfig({ REDIS_KEY_PREFIX: 'staging:eu-1.' }).redisKeyPrefix, 'staging:eu-1.');
+  for (const bad of ['has space', 'a*', 'x'.repeat(65)])
+    assert.throws(() => loadConfig({ REDIS_KEY_PREFIX: bad }), {
+      message: `REDIS_KEY_PREFIX may have up to 64 letters, digits and the characters _ : . - (such as "staging:"), got "${bad}"`,
+    });
+});

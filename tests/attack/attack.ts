@@ -15,8 +15,6 @@ export interface Attack<Target> {
   expects: string;
   /** Resolves when the server refused as expected; throws GotThrough (or anything else) otherwise. */
   run(target: Target): Promise<void>;
-  /** Left out of the bounded CI slice (slow, or a repeat of one kept in it). */
-  fullRunOnly?: boolean;
 }
 
 /** The loud failure: what the server did instead of refusing. */

@@ -231,7 +231,6 @@ const slowAndAmbiguous: Attack<Target>[] = [
     front: 'http',
     name: 'headers that never end',
     expects: `the connection answered 408 or closed once the request timeout (${REQUEST_TIMEOUT_MS} ms here) passes`,
-    fullRunOnly: true,
     async run(t) {
       const head = mcpHead(t.server.port, { Accept: 'application/json' }, false);
       const answer = await rawExchange(t.server.port, head, { drip: 'X-Slow: 1\r\n', dripMs: 200, giveUpMs: REQUEST_TIMEOUT_MS + 4000 });

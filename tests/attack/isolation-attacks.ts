@@ -115,7 +115,6 @@ function guessedIds(surface: Surface, param: Surface['idParams'][number]): Attac
     front: 'isolation',
     name: `${label(surface)}: ${param.name} guessed (random, B's altered, wildcards, SQL)`,
     expects: `each refused with the declared ${param.kind.toUpperCase()}_NOT_FOUND message naming the guess${param.required ? '' : ' (or, an optional filter of a read-only surface, an answer with nothing of B)'}; store unchanged`,
-    fullRunOnly: param.kind !== 'profile' && param.kind !== 'campaign',
     async run(target) {
       const theirs = (target.b.ids as unknown as IdValues)[param.kind] ?? `${param.kind}_x`;
       await storeUnchanged(target, `${label(surface)} with guessed ${param.name}`, async () => {

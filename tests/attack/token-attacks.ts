@@ -34,12 +34,11 @@ const ANY_TARGET = { server: { baseUrl: '<base URL>', mcpUrl: '<base URL>/mcp' }
 const messageFor = (message: Message, target: Target) => (typeof message === 'string' ? message : message(target));
 
 /** An attack that presents one token to /mcp and expects a 401 with this message. */
-function refusedToken(name: string, message: Message, token: (target: Target) => Promise<string>, fullRunOnly = false): Attack<Target> {
+function refusedToken(name: string, message: Message, token: (target: Target) => Promise<string>): Attack<Target> {
   return {
     front: 'token',
     name,
     expects: `401 "${messageFor(message, ANY_TARGET)}"`,
-    fullRunOnly,
     run: async (target) => expect401(await profiles(target, await token(target)), messageFor(message, target)),
   };
 }
@@ -276,7 +275,6 @@ const outlived: Attack<Target>[] = [
     front: 'token',
     name: 'a disabled user whose token was in use a moment before',
     expects: `401 "${rejected('the user is disabled')}" within ${RECHECK_MS / 1000} s (how long a token in use is trusted before the service is asked again)`,
-    fullRunOnly: true,
     async run(target) {
       const party = await target.freshParty();
       await expectWorks(target, party.token);

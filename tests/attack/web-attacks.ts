@@ -38,7 +38,6 @@ function csrf(page: PageName, variant: Variant): Attack<Target> {
     front: 'web',
     name: `CSRF: every form of the ${page}, ${variant}`,
     expects: '403 "This form has expired" for each, and nothing changed (grants, session, data)',
-    fullRunOnly: variant === "with another browser's CSRF token" && page !== 'MCP dialog',
     async run(target) {
       const scene = await webScene(target);
       for (const form of scene.forms[page]) {
@@ -306,7 +305,6 @@ const bruteForce: Attack<Target>[] = [
     front: 'web',
     name: 'sign-in guessing: 12 guesses at once for one account',
     expects: `no more than ${SIGNIN_LIMITS.perEmail} get to try a password; the rest 429`,
-    fullRunOnly: true,
     run: (target) =>
       target.withOwnServer({}, async (server) => {
         const victim = await server.createAccount();

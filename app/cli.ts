@@ -6,6 +6,7 @@
  *   reply --conversation ID --text T                                    records a lead's reply (what the delivery backend reports)
  *   keys rotate                                                         new signing key; old ones keep verifying
  *   password reset --email E                                            sets a new random password and prints it
+ *   help [COMMAND], or --help after any command                         the usage, exit code 0
  */
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -45,7 +46,8 @@ const USAGE = `usage:
   npm run cli -- grants revoke --id GRANT_ID         (its tokens and refresh tokens stop working)
   npm run cli -- keys rotate
   npm run cli -- backup FILE                         (an online copy of the SQLite store)
-  npm run cli -- password reset --email EMAIL   (sets a new random password and prints it)`;
+  npm run cli -- password reset --email EMAIL   (sets a new random password and prints it)
+  npm run cli -- help [COMMAND]                      (this text; also --help after any command)`;
 
 const MAX_TTL = MAX_TOKEN_LIFETIME_SECONDS;
 
@@ -64,11 +66,28 @@ async function passwordOf(values: { password?: string | undefined; 'password-std
   return typed;
 }
 
+/** The usage lines of `command` (every line for none, or for a command it does not know). */
+function usageOf(command: string): string {
+  const lines = USAGE.split('\n').slice(1);
+  const own = lines.filter((line) => line.trimStart().startsWith(`npm run cli -- ${command} `) || line.trimStart() === `npm run cli -- ${command}`);
+  return command && own.length ? `usage:\n${own.join('\n')}` : USAGE;
+}
+
+/** Node's parseArgs error in plain words: which option, and what to do. */
+function plainParseError(err: TypeError & { code?: string }): string {
+  const unknown = /Unknown option '([^']+)'/.exec(err.message);
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) return `Unknown option ${unknown[1]}`;
+  const missing = /Option '(-[^ ']+)/.exec(err.message);
+  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && missing) return `${missing[1]} needs a value`;
+  return err.message;
+}
+
 async function run(argv: string[]): Promise<string> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
+      help: { type: 'boolean', short: 'h' },
       name: { type: 'string' },
       email: { type: 'string' },
       password: { type: 'string' },
@@ -82,6 +101,9 @@ async function run(argv: string[]): Promise<string> {
     },
   });
   const command = positionals[0] === 'backup' ? 'backup' : positionals.join(' ');
+  // `help`, `help token`, `--help`, `token --help`: the usage, before any setting is read or the store opened.
+  if (positionals[0] === 'help') return usageOf(positionals.slice(1).join(' '));
+  if (values.help) return usageOf(command);
   const config = loadConfig();
   const service = await openService(config);
   try {
@@ -197,7 +219,8 @@ run(process.argv.slice(2)).then(
     if (err instanceof UsageError) console.error(`${err.message}\n${USAGE}`);
     else if (err instanceof ConfigError || err instanceof EmailTakenError || err instanceof DomainError || err instanceof PromptCancelledError)
       console.error(err.message);
-    else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(`${err.message}\n${USAGE}`);
+    else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
+      console.error(`${plainParseError(err)}; \`npm run cli -- help\` lists the commands and their options`);
     else console.error(err);
     process.exitCode = 1;
   },

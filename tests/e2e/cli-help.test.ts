@@ -1,0 +1,40 @@
+/** The admin CLI's help: `help`, `--help` and `<command> --help` print the usage and exit 0; a wrong option is named plainly. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { REPO_ROOT } from '../helpers/server.ts';
+
+const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', ...args], { cwd: REPO_ROOT, encoding: 'utf8' });
+
+test('help, --help and -h print every command and exit 0, without a store or settings', () => {
+  for (const args of [['help'], ['--help'], ['-h']]) {
+    const run = cli(...args);
+    assert.equal(run.status, 0, `${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stdout, /^usage:\n/);
+    for (const command of ['account create', 'token', 'config', 'grants list', 'grants revoke', 'keys rotate', 'backup', 'password reset'])
+      assert.ok(run.stdout.includes(`npm run cli -- ${command}`), `${args.join(' ')} lists ${command}`);
+    assert.equal(run.stderr, '');
+  }
+});
+
+test('<command> --help and help <command> print that command only, exit 0', () => {
+  for (const args of [
+    ['token', '--help'],
+    ['help', 'token'],
+  ]) {
+    const run = cli(...args);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim().split('\n').length, 2, run.stdout);
+    assert.match(run.stdout, /npm run cli -- token --email EMAIL/);
+  }
+  assert.match(cli('grants', 'revoke', '--help').stdout, /grants revoke --id GRANT_ID/);
+});
+
+test('an unknown option or an option without its value is named plainly, exit 1', () => {
+  const unknown = cli('token', '--emial', 'a@example.com');
+  assert.equal(unknown.status, 1);
+  assert.equal(unknown.stderr.trim(), 'Unknown option --emial; `npm run cli -- help` lists the commands and their options');
+  const bare = cli('token', '--email');
+  assert.equal(bare.status, 1);
+  assert.equal(bare.stderr.trim(), '--email needs a value; `npm run cli -- help` lists the commands and their options');
+});

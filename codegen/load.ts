@@ -171,7 +171,8 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
       ['input', inputSchema],
       ['output', outputSchema],
     ] as const)
-      if (wire && wire.type !== 'object')
+      // A schema that is still a $ref here points nowhere: that problem is reported where the $ref is.
+      if (wire && wire.type !== 'object' && wire.$ref === undefined)
         atPath([...base, kind], `the ${kind} schema of tool ${name} must describe an object: \`type: object\`, or a $ref to a $defs entry that is one`);
     warnUndescribed(tool.input, [...base, 'input'], defs, warnAt);
     if (tool.output) warnUndescribed(tool.output, [...base, 'output'], defs, warnAt);

@@ -7,7 +7,7 @@
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { findCycle, localDefNames, refName, refsIn, type Defs } from './defs.ts';
-import { hint } from './did-you-mean.ts';
+import { didYouMean, hint } from './did-you-mean.ts';
 import type { JSONSchema } from './json-schema.ts';
 import { headerProblems, headerUses, MCP_HEADER } from './mcp-header.ts';
 import { formatHint, type SchemaCompiler } from './schemas.ts';
@@ -36,6 +36,16 @@ function placesIn(schema: unknown): { anchors: Set<string>; ids: boolean } {
   return { anchors, ids };
 }
 
+/** Whether a JSON pointer's tokens lead from `root` to a value. */
+function pointsInto(root: unknown, tokens: readonly string[]): boolean {
+  let node = root;
+  for (const token of tokens) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, token)) return false;
+    node = (node as Record<string, unknown>)[token];
+  }
+  return true;
+}
+
 /**
  * What is wrong with one `$ref`, or undefined. `#/$defs/<Name>` names a shared shape or one of
  * the schema's own `$defs`; in a tool's schema, `#<anchor>`, `#` and `#/<pointer>` refer inside
@@ -59,7 +69,15 @@ function refProblem(ref: unknown, defs: Defs, schema: unknown, inShared: boolean
     if (!local.has(first)) return `$ref ${ref} points to no $defs entry${hint(first, [...Object.keys(defs), ...local])}`;
     return undefined;
   }
-  if (ref === '#' || ref.startsWith('#/')) return undefined; // a JSON pointer into the schema: ajv resolves it (or says it cannot)
+  if (ref === '#') return undefined;
+  if (ref.startsWith('#/')) {
+    // A JSON pointer into this schema: it must land on something. A near miss of the shared form
+    // ('#/defs/X', '#/definitions/X') is the usual slip, so name the entry it meant.
+    // (A miss that names no entry is left to the compiler, which reports it at the $ref.)
+    if (pointsInto(schema, ref.slice(2).split('/').map(unescapePointer))) return undefined;
+    const meant = didYouMean(unescapePointer(ref.slice(ref.lastIndexOf('/') + 1)), [...Object.keys(defs), ...local]);
+    return meant === undefined ? undefined : `$ref ${ref} points to nothing in this schema (did you mean '#/$defs/${meant}'?)`;
+  }
   const { anchors, ids } = placesIn(schema);
   if (ref.startsWith('#')) {
     const anchor = ref.slice(1);

@@ -191,6 +191,25 @@ ${input}`);
     assert.deepEqual([p.line, p.col], [11, 20]);
   });
 
+  test("a pointer that misses the shared form ('#/defs/X') gets did-you-mean at the $ref, and no second problem", () => {
+    const problems = problemsOf(
+      file(
+        `  t:
+    description: d
+    scopes: [r]
+    input:
+      $ref: '#/defs/Ref'
+`,
+        `  Ref:\n    type: object\n    properties: { a: { type: string, description: a } }\n`,
+      ),
+    );
+    assert.deepEqual(
+      problems.map((p) => p.message),
+      ["$ref #/defs/Ref points to nothing in this schema (did you mean '#/$defs/Ref'?)"],
+    );
+    assert.deepEqual([problems[0]!.line, problems[0]!.col], [13, 13]);
+  });
+
   test('a JSON pointer that resolves to nothing is reported at the $ref', () => {
     const p = onlyProblem(typo(`      properties:\n        a: { $ref: '#/properties/nope', description: a }\n`), /nope/);
     assert.equal(p.message, 'invalid JSON Schema: $ref #/properties/nope points to nothing in this schema');

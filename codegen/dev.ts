@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../runtime/free-port.ts';
 import { generate } from './generate.ts';
+import { watchTree, type TreeWatch } from './tree-watch.ts';
 import { formatProblems, ToolsYamlError } from './problems.ts';
 
 const DEBOUNCE_MS = 100;
@@ -263,7 +264,7 @@ async function kick(first = false): Promise<void> {
 
 // --- watching ---------------------------------------------------------------------------------
 
-const watchers = new Map<string, FSWatcher>();
+const watchers = new Map<string, FSWatcher | TreeWatch>();
 
 function onEvent(dir: string, name: string | null): void {
   if (!name || shuttingDown) return;
@@ -287,8 +288,15 @@ function watchDir(dir: string, recursive: boolean): void {
   const key = `${recursive ? 'r' : 'n'}:${dir}`;
   if (watchers.has(key) || !existsSync(dir)) return;
   if ([...watchers.keys()].some((k) => k.startsWith('r:') && inside(dir, k.slice(2)))) return;
+  if (recursive) {
+    // Folder by folder, entries by name: a save that renames a new file over the old one is seen every time.
+    const skip = (d: string) => d.split(path.sep).some((s) => IGNORED_SEGMENTS.has(s)) || inside(d, dataDir);
+    const onError = (d: string, err: Error) => say(`stopped watching ${rel(d)}: ${err.message}`);
+    watchers.set(key, watchTree(dir, onEvent, { skip, onError }));
+    return;
+  }
   try {
-    const w = watch(dir, { recursive }, (_event, name) => onEvent(dir, name));
+    const w = watch(dir, (_event, name) => onEvent(dir, name));
     w.on('error', (err) => say(`stopped watching ${rel(dir)}: ${err.message}`));
     watchers.set(key, w);
   } catch (err) {

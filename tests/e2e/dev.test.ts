@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -144,6 +144,20 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
     console.log(`# change to running: ${status[1]} ms`);
     assert.ok(existsSync(path.join(copy.dir, 'app/tools/whoami.ts')), 'the stub is written');
     assert.ok(existsSync(path.join(copy.dir, 'generated/tools/whoami.gen.ts')));
+    assert.ok((await toolNames()).includes('whoami'));
+  });
+
+  test('a handler saved by renaming a new file over it (vim, JetBrains, sed -i), three times: three restarts', async () => {
+    const stub = path.join(copy.dir, 'app/tools/whoami.ts');
+    const restart = /\[dev\] app\/tools\/whoami\.ts changed: restarted in \d+ ms/g;
+    for (let save = 1; save <= 3; save++) {
+      const from = output.length;
+      const next = `${stub}.swp`;
+      writeFileSync(next, `${readFileSync(stub, 'utf8')}// safe save ${save}\n`);
+      renameSync(next, stub);
+      await waitFor(restart, from);
+      assert.equal(output.slice(from).match(restart)?.length, 1, `save ${save}: one restart`);
+    }
     assert.ok((await toolNames()).includes('whoami'));
   });
 

@@ -4,12 +4,15 @@
  * the most including what they call, and which project frame each sample belongs to (a sample in
  * a library is charged to the nearest project function above it, so kysely's time spent for
  * listProfiles lands on listProfiles; work resumed after an await has no project caller on its
- * stack and is charged to the nearest package function instead).
+ * stack and is charged to the nearest package function instead). Frames of a bundle with a source
+ * map beside it (dist/main.js and its chunks, which `npm start` runs) are named by the sources it
+ * was built from.
  *   node --import tsx bench/profile-summary.ts bench/results/real-server.cpuprofile
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { table } from './lib/report.ts';
 
 interface CallFrame {
@@ -40,8 +43,33 @@ function filePath(url: string): string {
   return url;
 }
 
+/**
+ * Maps a frame of a bundle to the source it was built from, through the `.map` beside the bundle.
+ * The sources a map names are taken as inside `root` (every bundle here is built from the project):
+ * build.mjs builds in dist/.next-<pid>/ and moves the files up, so the relative paths of its maps
+ * have one `../` too many for where the maps end up.
+ */
+function sourceMapper(root: string): (frame: CallFrame) => CallFrame {
+  const maps = new Map<string, SourceMap | null>();
+  return (frame) => {
+    if (!frame.url.startsWith('file://') || frame.lineNumber < 0) return frame;
+    const bundle = filePath(frame.url);
+    let map = maps.get(bundle);
+    if (map === undefined) {
+      map = existsSync(`${bundle}.map`) ? new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8'))) : null;
+      maps.set(bundle, map);
+    }
+    const entry = map?.findEntry(frame.lineNumber, frame.columnNumber);
+    if (!entry || !('originalSource' in entry) || !entry.originalSource) return frame;
+    const source = path.join(root, entry.originalSource.replace(/^(\.\.\/)+/, ''));
+    return { ...frame, url: pathToFileURL(source).href, lineNumber: entry.originalLine, columnNumber: entry.originalColumn };
+  };
+}
+
 export function summarizeProfile(file: string, root: string, top = 15): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const toSource = sourceMapper(root);
+  for (const n of profile.nodes) n.callFrame = toSource(n.callFrame);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

@@ -1,29 +1,34 @@
 /**
- * (f) of `npm run bench`: the real server answering tools/call `profiles`, `get_campaign` and
- * `create_campaign` on each store back-end (SQLite in a fresh DATA_DIR; PostgreSQL in a fresh
- * database of the local server, dropped afterwards), each against its own floor: bare Fastify
- * answering that tool's exact response bytes to the same request bytes (servers/bare.ts).
+ * (f) of `npm run bench`: the server under test answering tools/call `profiles`, `get_campaign`,
+ * `list_leads` and `create_campaign` on each store back-end (SQLite in a fresh DATA_DIR; PostgreSQL
+ * in a fresh database of the local server, dropped afterwards), in two configurations
+ * (lib/server-under-test.ts): `npm start` as users run it, on whose rows the targets are judged,
+ * and beside it the bench build (no logger, no request limits, no result validation), for
+ * comparison. Each is compared with two floors: (a) bare Fastify answering that tool's exact
+ * response bytes to the same request bytes (servers/bare.ts); (b) a hand-written handler running
+ * the same statements on npm start's database after it stopped (servers/floor-db.ts).
  *
- * Per back-end one server process (servers/real.ts) gets an account with two profiles, a token,
- * and, through the tools themselves, a campaign with 3 steps, a schedule, settings and 20 leads.
- * Before a tool is loaded its answer is verified (a tools/call result, not isError, with the
- * expected content); reads must then answer exactly those bytes on every request, and every
+ * Per back-end and configuration one server on a fresh store gets the bench account (two profiles,
+ * a token) and, through the tools themselves, a campaign with 3 steps, a schedule, settings and 60
+ * leads. Before a tool is loaded its answer is verified (a tools/call result, not isError, with
+ * the expected content); reads must then answer exactly those bytes on every request, and every
  * create_campaign answer must be a result of the same length without isError (ids and timestamps
- * differ per request). After the create_campaign runs, the database must hold one campaign with 2
- * steps per successful answer (plus at most one per connection still in flight when a run
- * stopped). SQL statements per call are counted at the driver during the verification (not
- * during the measured runs).
+ * differ per request). After the create_campaign runs, the database must hold one campaign of the
+ * bench account with 2 steps per successful answer (plus at most one per connection still in
+ * flight when a run stopped). SQL statements per call are counted at the driver of the bench build
+ * during the verification (not during the measured runs); npm start is not ours to wrap.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../runtime/index.ts';
 import { createPostgresDatabase, POSTGRES_ADMIN_URL } from '../tests/helpers/databases.ts';
-import { addAsyncCleanup, rssMb, spawnBundled, type Child } from './lib/children.ts';
+import { addAsyncCleanup, rssMb, spawnBundled } from './lib/children.ts';
 import { BASE_HEADERS, check, HOST, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import { measure, pidsNamed, type LoadResult } from './lib/load.ts';
 import { fmt, table } from './lib/report.ts';
+import { SERVER_LABEL, startServer, type ServerKind, type StoreSettings } from './lib/server-under-test.ts';
 import { summarizeProfile } from './profile-summary.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -45,9 +50,8 @@ export const DB_FLOOR_TARGETS = { sqliteReads: 0.85, sqliteCreate: 0.7, p99Facto
 const DB_FLOOR_READS: readonly ToolName[] = ['profiles', 'get_campaign', 'list_leads'];
 /** list_leads reads one page of this many. */
 const LEAD_PAGE = 50;
-/** Requests per sample, and samples (the smallest counts), when counting SQL statements per call. */
-const QUERY_SAMPLE_CALLS = 10;
-const QUERY_SAMPLES = 3;
+/** The configurations of the server under test, npm start first (floor (b) runs on its data). */
+const SERVER_KINDS: readonly ServerKind[] = ['npm-start', 'bench-build'];
 
 export const SETUP_CAMPAIGN = {
   name: 'Bench campaign',
@@ -84,15 +88,16 @@ const CREATE_ARGS = {
 export interface ToolRow {
   tool: ToolName;
   backend: BackendKind;
+  server: ServerKind;
   requestBytes: number;
   responseBytes: number;
-  /** SQL statements the driver ran per call (BEGIN/COMMIT included), the smallest of a few samples. */
-  queriesPerCall: number;
+  /** SQL statements the driver ran per call (BEGIN/COMMIT included), the smallest of a few samples; null for npm start (not counted). */
+  queriesPerCall: number | null;
   floorKey: string;
   runs: LoadResult[];
 }
 
-/** Floor (b): the hand-written handler doing the same statements on the same database (servers/floor-db.ts). */
+/** Floor (b): the hand-written handler doing the same statements on npm start's database (servers/floor-db.ts). */
 export interface DbFloor {
   tool: ToolName;
   backend: BackendKind;
@@ -113,7 +118,7 @@ export interface ToolsResult {
   floors: Floor[];
   dbFloors: DbFloor[];
   skipped: { backend: BackendKind; reason: string }[];
-  writeChecks: { backend: BackendKind; campaigns: number; steps: number; successfulCreates: number; inFlightAllowance: number }[];
+  writeChecks: { backend: BackendKind; server: ServerKind; campaigns: number; steps: number; successfulCreates: number; inFlightAllowance: number }[];
   /** Resident memory of each server process after its last run, in MB. */
   rss: { server: string; backend: BackendKind; mb: number }[];
   profiles: { tool: ToolName; backend: BackendKind; file: string }[];
@@ -158,28 +163,37 @@ export async function postgresUnavailable(): Promise<string | undefined> {
   }
 }
 
-async function ask<T = Record<string, unknown>>(child: Child, type: string, data?: Record<string, unknown>): Promise<T> {
-  const answer = child.message<T>(type, 30_000);
-  child.command(type, data);
-  return answer;
-}
-
-/** SQL statements per call of `once`, counted at the driver: the smallest of a few samples (the outbox poller may add one). */
-async function queriesPerCall(child: Child, once: () => Promise<void>): Promise<number> {
-  let best = Infinity;
-  for (let s = 0; s < QUERY_SAMPLES; s++) {
-    await ask(child, 'count-queries-start');
-    for (let i = 0; i < QUERY_SAMPLE_CALLS; i++) await once();
-    const { queries } = await ask<{ queries: number }>(child, 'count-queries-stop');
-    best = Math.min(best, queries / QUERY_SAMPLE_CALLS);
-  }
-  return best;
-}
-
 interface Pending {
   row: ToolRow;
   requestBody: string;
   responseBody: string;
+}
+
+/** A fresh store per server of a back-end (each server starts from the same state), or why there is none. */
+async function freshStores(kind: BackendKind, tmp: string): Promise<{ stores: Record<ServerKind, StoreSettings>; drop(): Promise<void> } | { skip: string }> {
+  if (kind === 'sqlite')
+    return {
+      stores: { 'npm-start': { DATA_DIR: path.join(tmp, 'f-sqlite-npm-start') }, 'bench-build': { DATA_DIR: path.join(tmp, 'f-sqlite-bench-build') } },
+      drop: async () => {},
+    };
+  const reason = await postgresUnavailable();
+  if (reason) return { skip: reason };
+  const databases: { url: string; drop(): Promise<void> }[] = [];
+  const drop = async () => {
+    for (const database of databases.splice(0))
+      await database
+        .drop()
+        .catch((err: unknown) =>
+          problems.push(`(f) could not drop the benchmark's PostgreSQL database ${new URL(database.url).pathname.slice(1)}: ${(err as Error).message}`),
+        );
+  };
+  try {
+    for (let i = 0; i < SERVER_KINDS.length; i++) databases.push(await createPostgresDatabase());
+  } catch (err) {
+    await drop();
+    return { skip: `could not create a database at ${redactUrl(POSTGRES_ADMIN_URL)} (${(err as Error).message})` };
+  }
+  return { stores: { 'npm-start': { DATABASE_URL: databases[0]!.url }, 'bench-build': { DATABASE_URL: databases[1]!.url } }, drop };
 }
 
 async function benchBackend(
@@ -187,49 +201,55 @@ async function benchBackend(
   options: { tmp: string; plan: RunPlan; tools: ToolName[]; profileDir?: string },
   result: ToolsResult,
 ): Promise<Pending[]> {
-  const label = BACKEND_LABEL[kind];
-  let database: { url: string; drop(): Promise<void> } | undefined;
-  let unregister = () => {};
-  if (kind === 'postgres') {
-    const reason = await postgresUnavailable();
-    if (reason) {
-      result.skipped.push({ backend: kind, reason });
-      log(`(f) PostgreSQL rows skipped: ${reason}`);
-      return [];
-    }
-    try {
-      database = await createPostgresDatabase();
-    } catch (err) {
-      const why = `could not create a database at ${redactUrl(POSTGRES_ADMIN_URL)} (${(err as Error).message})`;
-      result.skipped.push({ backend: kind, reason: why });
-      log(`(f) PostgreSQL rows skipped: ${why}`);
-      return [];
-    }
-    const db = database;
-    unregister = addAsyncCleanup(() => db.drop());
+  const fresh = await freshStores(kind, options.tmp);
+  if ('skip' in fresh) {
+    result.skipped.push({ backend: kind, reason: fresh.skip });
+    log(`(f) ${BACKEND_LABEL[kind]} rows skipped: ${fresh.skip}`);
+    return [];
   }
+  const unregister = addAsyncCleanup(fresh.drop);
+  try {
+    const measured = [];
+    for (const server of SERVER_KINDS) measured.push(await benchServer(server, kind, fresh.stores[server], options, result));
+    // Floor (b) on npm start's data, with every server stopped (their background work would compete).
+    const npm = measured[0]!;
+    const databasePids = kind === 'postgres' ? () => pidsNamed('postgres') : undefined;
+    const env = { ...fresh.stores['npm-start'], BENCH_ACCOUNT_ID: npm.accountId };
+    result.dbFloors.push(
+      ...(await benchDbFloor(
+        kind,
+        env,
+        measured.flatMap((m) => m.answers),
+        options.plan,
+        databasePids,
+        result.rss,
+      )),
+    );
+    return measured.flatMap((m) => m.pending);
+  } finally {
+    await fresh.drop();
+    unregister();
+  }
+}
 
+/** One server of a back-end: set-up through the tools, then each tool verified, loaded and (npm start, BENCH_PROFILE=1) profiled. */
+async function benchServer(
+  serverKind: ServerKind,
+  kind: BackendKind,
+  store: StoreSettings,
+  options: { plan: RunPlan; tools: ToolName[]; profileDir?: string },
+  result: ToolsResult,
+): Promise<{ accountId: string; answers: VerifiedAnswer[]; pending: Pending[] }> {
+  const label = `${SERVER_LABEL[serverKind]}, ${BACKEND_LABEL[kind]}`;
   const pending: Pending[] = [];
+  const answers: VerifiedAnswer[] = [];
   // PostgreSQL's CPU (every process of the server, also its WAL writer and checkpointer) is shown apart, not as noise.
   const databasePids = kind === 'postgres' ? () => pidsNamed('postgres') : undefined;
-  const port = await freePort(HOST);
-  const child = await spawnBundled(
-    path.join(BENCH_DIR, 'servers/real.ts'),
-    {
-      PORT: String(port),
-      DATA_DIR: path.join(options.tmp, `f-${kind}-data`),
-      NODE_ENV: 'production',
-      BENCH_ACCOUNT: '1',
-      ...(database && { DATABASE_URL: database.url }),
-    },
-    { profiled: options.profileDir !== undefined },
-  );
+  step(`(f) ${label}: starting the server and setting up a campaign with 3 steps and ${SETUP_LEADS.length} leads`);
+  const server = await startServer(serverKind, store);
   try {
-    step(`(f) ${label}: starting the server and setting up a campaign with 3 steps and ${SETUP_LEADS.length} leads`);
-    await child.message('started');
-    const { token, profileIds, accountId } = await child.message<{ token: string; profileIds: string[]; accountId: string }>('account');
-    const url = `http://${HOST}:${port}/mcp`;
-    const headers = { ...BASE_HEADERS, authorization: `Bearer ${token}` };
+    const { url, profileIds } = server;
+    const headers = { ...BASE_HEADERS, authorization: `Bearer ${server.token}` };
     const profileId = profileIds[0]!;
     const call = (name: string, args: Record<string, unknown>) => post(url, headers, rpc(name, args));
 
@@ -279,7 +299,6 @@ async function benchBackend(
       },
     };
 
-    const answers: VerifiedAnswer[] = [];
     let createsOutsideLoad = 0;
     let createsInLoad = 0;
     let inFlightAllowance = 0;
@@ -305,57 +324,57 @@ async function benchBackend(
         verifyBody = (b) => b.length === length && b.startsWith(prefix) && !b.includes('"isError":true') && b.includes('"status":"draft"');
         check(verifyBody(second.text), `${what}: the body check refuses a verified answer`);
       }
-      const queries = await queriesPerCall(child, async () => {
-        const res = await post(url, headers, body);
-        check(res.status === 200 && (expectBody === undefined ? verifyBody!(res.text) : res.text === expectBody), `${what}: unexpected answer ${res.text}`);
-        if (!spec.exact) createsOutsideLoad++;
-      });
+      const queries = server.queriesPerCall
+        ? await server.queriesPerCall(async () => {
+            const res = await post(url, headers, body);
+            check(res.status === 200 && (expectBody === undefined ? verifyBody!(res.text) : res.text === expectBody), `${what}: unexpected answer ${res.text}`);
+            if (!spec.exact) createsOutsideLoad++;
+          })
+        : null;
       log(
-        `verified (f) ${label} ${tool}: HTTP 200, a tools/call result, ${Buffer.byteLength(first.text)} bytes, ${fmt.ratio(queries)} SQL statements per call`,
+        `verified ${what}: HTTP 200, a tools/call result, ${Buffer.byteLength(first.text)} bytes${queries === null ? '' : `, ${fmt.ratio(queries)} SQL statements per call`}`,
       );
 
-      const runs = await loadRuns({
+      const load = {
         url,
         headers,
         body,
         ...(expectBody !== undefined && { expectBody }),
         ...(verifyBody && { verifyBody }),
         ...(databasePids && { databasePids }),
-        child,
-        label: `(f) ${tool} on ${label}`,
-        plan: options.plan,
-      });
+      };
+      const runs = await loadRuns({ ...load, child: server.child, label: `(f) ${tool} on ${label}`, plan: options.plan });
       if (!spec.exact)
         for (const r of runs) {
           createsInLoad += r.warmup2xx + r.responses2xx;
           inFlightAllowance += (options.plan.warmupSeconds > 0 ? 2 : 1) * r.connections;
         }
 
-      if (options.profileDir) {
+      if (options.profileDir && server.profile) {
         const file = path.join(options.profileDir, `tool-${tool}-${kind}.cpuprofile`);
+        rmSync(file, { force: true });
         const connections = Math.max(...options.plan.connections);
-        step(`(f) ${tool} on ${label}: CPU profile, ${connections} connections, ${options.plan.seconds} s (not in the table)`);
-        await ask(child, 'profile-start');
-        const r = await measure({
-          url,
-          headers,
-          body,
-          connections,
-          warmupSeconds: 0,
-          seconds: options.plan.seconds,
-          ...(expectBody !== undefined && { expectBody }),
-          ...(verifyBody && { verifyBody }),
-          ...(databasePids && { databasePids }),
-          serverPid: child.proc.pid!,
-        });
-        await ask(child, 'profile-stop', { file });
-        if (!r.ok)
-          problems.push(`(f) ${tool} on ${label}, profiled run: ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx, ${r.mismatches} wrong bodies`);
-        if (!spec.exact) {
-          createsInLoad += r.responses2xx;
-          inFlightAllowance += connections;
+        const { warmupSeconds, seconds } = options.plan;
+        step(
+          `(f) ${tool} on ${label}: CPU profile of a second npm start, ${connections} connections, ${warmupSeconds} s warm-up + ${seconds} s (not in the table)`,
+        );
+        try {
+          await server.profile(file, async (twin) => {
+            const twinHeaders = { ...headers, authorization: `Bearer ${twin.token}` };
+            const r = await measure({ ...load, url: twin.url, headers: twinHeaders, connections, warmupSeconds, seconds, serverPid: twin.child.proc.pid! });
+            if (!r.ok)
+              problems.push(
+                `(f) ${tool} on ${label}, profiled run: ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx, ${r.mismatches} wrong bodies`,
+              );
+            if (!spec.exact) {
+              createsInLoad += r.warmup2xx + r.responses2xx;
+              inFlightAllowance += (warmupSeconds > 0 ? 2 : 1) * connections;
+            }
+          });
+          result.profiles.push({ tool, backend: kind, file });
+        } catch (err) {
+          problems.push(`(f) ${tool} on ${label}: no CPU profile: ${(err as Error).message}`);
         }
-        result.profiles.push({ tool, backend: kind, file });
       }
 
       const requestBytes = Buffer.byteLength(body);
@@ -363,6 +382,7 @@ async function benchBackend(
       const row: ToolRow = {
         tool,
         backend: kind,
+        server: serverKind,
         requestBytes,
         responseBytes,
         queriesPerCall: queries,
@@ -371,17 +391,24 @@ async function benchBackend(
       };
       result.rows.push(row);
       pending.push({ row, requestBody: body, responseBody: first.text });
-      answers.push({ tool, body, first: first.text, expectBody, verifyBody });
+      answers.push({ tool, server: serverKind, body, first: first.text, expectBody, verifyBody });
     }
 
     if (options.tools.includes('create_campaign')) {
       // The setup campaign has 3 steps; every other campaign was made by a create_campaign with 2.
       // Requests still in flight when the last run stopped finish first.
       await new Promise((r) => setTimeout(r, 500));
-      const counts = await ask<{ campaigns: number; steps: number }>(child, 'counts');
+      const counts = await server.counts();
       const made = counts.campaigns - 1;
       const successful = createsOutsideLoad + createsInLoad;
-      result.writeChecks.push({ backend: kind, campaigns: counts.campaigns, steps: counts.steps, successfulCreates: successful, inFlightAllowance });
+      result.writeChecks.push({
+        backend: kind,
+        server: serverKind,
+        campaigns: counts.campaigns,
+        steps: counts.steps,
+        successfulCreates: successful,
+        inFlightAllowance,
+      });
       if (made < successful || made > successful + inFlightAllowance)
         problems.push(
           `(f) create_campaign on ${label}: ${made} campaigns in the database for ${successful} successful answers (at most ${inFlightAllowance} more may have been in flight when runs stopped)`,
@@ -392,28 +419,17 @@ async function benchBackend(
         `verified (f) ${label} writes: ${made} campaigns created for ${successful} successful create_campaign answers (+${made - successful} in flight when runs stopped), ${counts.steps - 3} steps`,
       );
     }
-    result.rss.push({ server: 'real server', backend: kind, mb: rssMb(child.proc.pid!) });
-    await child.stop(30_000);
-    // Floor (b) on the same data, with the real server stopped (its background work would compete).
-    const dbEnv: Record<string, string> = database ? { DATABASE_URL: database.url } : { DATA_DIR: path.join(options.tmp, `f-${kind}-data`) };
-    result.dbFloors.push(...(await benchDbFloor(kind, { ...dbEnv, BENCH_ACCOUNT_ID: accountId }, answers, options.plan, databasePids, result.rss)));
+    result.rss.push({ server: SERVER_LABEL[serverKind], backend: kind, mb: rssMb(server.child.proc.pid!) });
+    return { accountId: server.accountId, answers, pending };
   } finally {
-    await child.stop();
-    if (database) {
-      try {
-        await database.drop();
-      } catch (err) {
-        problems.push(`(f) could not drop the benchmark's PostgreSQL database ${new URL(database.url).pathname.slice(1)}: ${(err as Error).message}`);
-      }
-      unregister();
-    }
+    await server.stop();
   }
-  return pending;
 }
 
-/** A tool's request and the real server's verified answer, for floor (b) to match. */
+/** A tool's request and a server's verified answer, for floor (b) to match. */
 interface VerifiedAnswer {
   tool: ToolName;
+  server: ServerKind;
   body: string;
   first: string;
   expectBody: string | undefined;
@@ -421,9 +437,9 @@ interface VerifiedAnswer {
 }
 
 /**
- * Floor (b) for each tool of a back-end: servers/floor-db.ts on the real server's database, checked
- * to answer the real server's bytes (reads) or an answer of the same form (creates), then loaded at
- * the top connection count.
+ * Floor (b) for each tool of a back-end: servers/floor-db.ts on npm start's database, checked to
+ * answer npm start's bytes (reads) or an answer of the same form (creates), and an answer of the
+ * same length as the bench build's (whose ids differ), then loaded at the top connection count.
  */
 async function benchDbFloor(
   kind: BackendKind,
@@ -441,14 +457,19 @@ async function benchDbFloor(
     await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS, authorization: 'Bearer not-checked' };
-    for (const a of answers) {
+    for (const a of answers.filter((x) => x.server === 'npm-start')) {
       const what = `(f) hand-written floor for ${a.tool} on ${label}`;
       const res = await post(url, headers, a.body);
       check(res.status === 200, `${what}: HTTP ${res.status} ${res.text}`);
       if (a.expectBody !== undefined)
-        check(res.text === a.expectBody, `${what} does not answer the real server's bytes:\n  floor: ${res.text}\n  real:  ${a.expectBody}`);
-      else check(a.verifyBody!(res.text), `${what}: not an answer of the real server's form:\n  floor: ${res.text}\n  real:  ${a.first}`);
-      log(`verified ${what}: the same ${a.expectBody !== undefined ? 'bytes' : 'length and form'} as the real server`);
+        check(res.text === a.expectBody, `${what} does not answer npm start's bytes:\n  floor:     ${res.text}\n  npm start: ${a.expectBody}`);
+      else check(a.verifyBody!(res.text), `${what}: not an answer of npm start's form:\n  floor:     ${res.text}\n  npm start: ${a.first}`);
+      for (const other of answers.filter((x) => x.tool === a.tool && x.server !== 'npm-start'))
+        check(
+          res.text.length === other.first.length,
+          `${what}: ${res.text.length} bytes, the ${SERVER_LABEL[other.server]} answered ${other.first.length}:\n  floor: ${res.text}\n  other: ${other.first}`,
+        );
+      log(`verified ${what}: the same ${a.expectBody !== undefined ? 'bytes' : 'length and form'} as npm start, the same length as the bench build`);
       const runs = await loadRuns({
         url,
         headers,
@@ -509,20 +530,23 @@ export async function benchTools(options: {
   return result;
 }
 
-/** Prints (f)'s table, the ratios and the target; returns what goes into latest.json. */
+/** Prints (f)'s table, the ratios and the targets (judged on npm start's rows, the bench build's shown beside); returns what goes into latest.json. */
 export function reportTools(t: ToolsResult): Record<string, unknown> {
   const top = Math.max(...t.plan.connections);
-  const floorOf = (row: ToolRow) => t.floors.find((f) => f.key === row.floorKey)?.runs.find((r) => r.connections === top);
-  const ratioOf = (row: ToolRow) => {
-    const floor = floorOf(row);
-    const run = row.runs.find((r) => r.connections === top);
+  const atTop = (runs: LoadResult[] | undefined) => runs?.find((r) => r.connections === top);
+  const rowOf = (tool: ToolName, backend: BackendKind, server: ServerKind = 'npm-start') =>
+    t.rows.find((r) => r.tool === tool && r.backend === backend && r.server === server);
+  const rowLabel = (row: ToolRow) => `${SERVER_LABEL[row.server]}, ${BACKEND_LABEL[row.backend]}`;
+  /** Against floor (a): req/s ratio at the top connection count. */
+  const ratioOf = (row: ToolRow | undefined) => {
+    const floor = atTop(t.floors.find((f) => f.key === row?.floorKey)?.runs);
+    const run = atTop(row?.runs);
     return floor && run ? run.reqPerSec / floor.reqPerSec : null;
   };
-  const dbFloorOf = (row: ToolRow) => t.dbFloors.find((f) => f.tool === row.tool && f.backend === row.backend)?.runs.find((r) => r.connections === top);
   /** Against floor (b): req/s ratio and p99 factor at the top connection count. */
-  const vsDbFloor = (row: ToolRow) => {
-    const floor = dbFloorOf(row);
-    const run = row.runs.find((r) => r.connections === top);
+  const vsDbFloor = (row: ToolRow | undefined) => {
+    const floor = atTop(t.dbFloors.find((f) => f.tool === row?.tool && f.backend === row.backend)?.runs);
+    const run = atTop(row?.runs);
     return floor && run ? { ratio: run.reqPerSec / floor.reqPerSec, p99Factor: run.latencyMs.p99 / floor.latencyMs.p99 } : null;
   };
   const cells = (r: LoadResult) => [
@@ -538,21 +562,23 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
     fmt.pct(r.dbCpu),
     r.dbCpuUsPerReq === null ? '-' : fmt.int(r.dbCpuUsPerReq),
   ];
+  const queries = (row: ToolRow | undefined) => (row?.queriesPerCall == null ? '-' : fmt.ratio(row.queriesPerCall));
   const rows: (string | number)[][] = [];
   for (const tool of TOOL_NAMES) {
     for (const f of t.floors.filter((x) => x.tool === tool))
       for (const r of f.runs)
         rows.push([tool, 'bare Fastify floor (a)', f.requestBytes, f.responseBytes, ...cells(r), '-', '1.00', '-', fmt.pct(r.loadgenCpu), fmt.pct(r.otherCpu)]);
     for (const f of t.dbFloors.filter((x) => x.tool === tool)) {
-      const real = t.rows.find((x) => x.tool === tool && x.backend === f.backend);
+      const npm = rowOf(tool, f.backend);
       for (const r of f.runs)
         rows.push([
           tool,
           `hand-written floor (b), ${BACKEND_LABEL[f.backend]}`,
-          real?.requestBytes ?? '-',
-          real?.responseBytes ?? '-',
+          npm?.requestBytes ?? '-',
+          npm?.responseBytes ?? '-',
           ...cells(r),
-          real ? fmt.ratio(real.queriesPerCall) : '-',
+          // The same statements as the bench build's, which is where they are counted.
+          queries(rowOf(tool, f.backend, 'bench-build')),
           '-',
           '1.00',
           fmt.pct(r.loadgenCpu),
@@ -565,11 +591,11 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
       for (const r of row.runs)
         rows.push([
           tool,
-          `real server, ${BACKEND_LABEL[row.backend]}`,
+          rowLabel(row),
           row.requestBytes,
           row.responseBytes,
           ...cells(r),
-          fmt.ratio(row.queriesPerCall),
+          queries(row),
           r.connections === top && ratio !== null ? fmt.ratio(ratio) : '-',
           r.connections === top && vsB ? fmt.ratio(vsB.ratio) : '-',
           fmt.pct(r.loadgenCpu),
@@ -579,10 +605,10 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
   }
   log();
   log(
-    `(f) tools/call by back-end, ${t.plan.warmupSeconds} s warm-up + ${t.plan.seconds} s per run; floors at ${top} connections: (a) bare Fastify answering that tool's exact response bytes to the same request; (b) a hand-written Fastify handler running the same statements, prepared once, on the same database (servers/floor-db.ts)`,
+    `(f) tools/call by back-end, ${t.plan.warmupSeconds} s warm-up + ${t.plan.seconds} s per run; floors at ${top} connections: (a) bare Fastify answering that tool's exact response bytes to the same request; (b) a hand-written Fastify handler running the same statements, prepared once, on npm start's database (servers/floor-db.ts)`,
   );
   for (const s of t.skipped) log(`  ${BACKEND_LABEL[s.backend]} rows skipped: ${s.reason}`);
-  if (rows.length)
+  if (rows.length) {
     log(
       table(
         [
@@ -611,80 +637,60 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
         2,
       ),
     );
-  if (rows.length)
     log(
-      `DB CPU, DB µs/req: the PostgreSQL server's processes (SQLite runs inside the server process); SQL/call: statements the database driver ran per call (BEGIN/COMMIT included), counted while verifying; vs (a), vs (b): req/s over that floor's req/s at ${top} connections.`,
+      'npm start: `node scripts/start.mjs` (the bundle dist/main.js) with its defaults (logger at info to stdout, tool results validated, NODE_ENV unset), request limits counted but set far above the load; the targets are judged on these rows.',
     );
+    log(
+      'bench build: bench/servers/real.ts bundled, buildServer({ logger: false, validateResults: false }), request limits off; for comparison (the bench\'s "real server" before issue 15).',
+    );
+    log(
+      `DB CPU, DB µs/req: the PostgreSQL server's processes (SQLite runs inside the server process); SQL/call: statements the database driver ran per call (BEGIN/COMMIT included), counted in the bench build while verifying ('-' for npm start: it is not wrapped); vs (a), vs (b): req/s over that floor's req/s at ${top} connections.`,
+    );
+  }
 
-  const reads = READ_TOOLS.map((tool) => {
-    const row = t.rows.find((r) => r.tool === tool && r.backend === 'sqlite');
-    return { tool, ratio: row ? ratioOf(row) : null };
-  });
-  const measured = reads.filter((r): r is { tool: ToolName; ratio: number } => r.ratio !== null);
-  const met = measured.length === READ_TOOLS.length && measured.every((r) => r.ratio >= READ_TARGET);
+  /** A target line: npm start's value judged, the bench build's beside it. */
+  const targetLine = (what: string, value: number | null, benchBuild: number | null, target: string, met: boolean | null) =>
+    `  ${what.padEnd(44)} ${value === null ? 'not measured' : `${fmt.ratio(value).padStart(5)}  target ${target}  ${met ? 'MET' : 'NOT MET'}`}${benchBuild === null ? '' : `  (bench build ${fmt.ratio(benchBuild)})`}`;
+
+  const reads = READ_TOOLS.map((tool) => ({ tool, ratio: ratioOf(rowOf(tool, 'sqlite')), benchBuild: ratioOf(rowOf(tool, 'sqlite', 'bench-build')) }));
+  const measured = reads.filter((r) => r.ratio !== null);
+  const met = measured.length === READ_TOOLS.length && measured.every((r) => r.ratio! >= READ_TARGET);
   if (t.rows.length) {
     log();
-    log(`reads on SQLite against their floor at ${top} connections (req/s ratio), target >= ${READ_TARGET}:`);
-    for (const r of reads)
-      log(`  ${r.tool.padEnd(14)} ${r.ratio === null ? 'not measured' : `${fmt.ratio(r.ratio)}  ${r.ratio >= READ_TARGET ? 'MET' : 'NOT MET'}`}`);
+    log(`reads of npm start on SQLite against their floor (a) at ${top} connections (req/s ratio), target >= ${READ_TARGET}:`);
+    for (const r of reads) log(targetLine(r.tool, r.ratio, r.benchBuild, `>= ${READ_TARGET}`, r.ratio !== null && r.ratio >= READ_TARGET));
     log(
       `  reads >= ${READ_TARGET} of the floor on SQLite: ${met ? 'MET' : measured.length === READ_TOOLS.length ? 'NOT MET' : 'NOT MEASURED (a read row is missing)'}`,
     );
     for (const f of t.floors) {
-      const r = f.runs.find((x) => x.connections === top);
+      const r = atTop(f.runs);
       if (r && r.loadgenCpu > 0.9)
         log(
           `  note: autocannon used ${fmt.pct(r.loadgenCpu)} of a core against the ${f.tool} floor; the floor may be limited by the generator, which flatters the ratio`,
         );
     }
   }
-  const dbTargets: { what: string; value: number | null; target: string; met: boolean | null }[] = [];
-  const rowOf = (tool: ToolName, backend: BackendKind) => t.rows.find((r) => r.tool === tool && r.backend === backend);
-  const against = (tool: ToolName, backend: BackendKind) => {
-    const row = rowOf(tool, backend);
-    return row ? vsDbFloor(row) : null;
+  const dbTargets: { what: string; value: number | null; benchBuild: number | null; target: string; met: boolean | null }[] = [];
+  const against = (what: string, tool: ToolName, backend: BackendKind, figure: 'ratio' | 'p99Factor', target: number) => {
+    const value = vsDbFloor(rowOf(tool, backend))?.[figure] ?? null;
+    const benchBuild = vsDbFloor(rowOf(tool, backend, 'bench-build'))?.[figure] ?? null;
+    dbTargets.push({
+      what,
+      value,
+      benchBuild,
+      target: `${figure === 'ratio' ? '>=' : '<='} ${target}`,
+      met: value === null ? null : figure === 'ratio' ? value >= target : value <= target,
+    });
   };
   if (t.dbFloors.length) {
-    for (const tool of DB_FLOOR_READS) {
-      const v = against(tool, 'sqlite');
-      dbTargets.push({
-        what: `${tool} on SQLite, req/s vs (b)`,
-        value: v?.ratio ?? null,
-        target: `>= ${DB_FLOOR_TARGETS.sqliteReads}`,
-        met: v ? v.ratio >= DB_FLOOR_TARGETS.sqliteReads : null,
-      });
-    }
-    const create = against('create_campaign', 'sqlite');
-    dbTargets.push({
-      what: 'create_campaign on SQLite, req/s vs (b)',
-      value: create?.ratio ?? null,
-      target: `>= ${DB_FLOOR_TARGETS.sqliteCreate}`,
-      met: create ? create.ratio >= DB_FLOOR_TARGETS.sqliteCreate : null,
-    });
-    for (const tool of [...DB_FLOOR_READS, 'create_campaign' as const]) {
-      const v = against(tool, 'sqlite');
-      dbTargets.push({
-        what: `${tool} on SQLite, p99 / (b)'s p99`,
-        value: v?.p99Factor ?? null,
-        target: `<= ${DB_FLOOR_TARGETS.p99Factor}`,
-        met: v ? v.p99Factor <= DB_FLOOR_TARGETS.p99Factor : null,
-      });
-    }
-    for (const tool of DB_FLOOR_READS) {
-      const v = against(tool, 'postgres');
-      dbTargets.push({
-        what: `${tool} on PostgreSQL, req/s vs (b)`,
-        value: v?.ratio ?? null,
-        target: `>= ${DB_FLOOR_TARGETS.postgresReads}`,
-        met: v ? v.ratio >= DB_FLOOR_TARGETS.postgresReads : null,
-      });
-    }
+    for (const tool of DB_FLOOR_READS) against(`${tool} on SQLite, req/s vs (b)`, tool, 'sqlite', 'ratio', DB_FLOOR_TARGETS.sqliteReads);
+    against('create_campaign on SQLite, req/s vs (b)', 'create_campaign', 'sqlite', 'ratio', DB_FLOOR_TARGETS.sqliteCreate);
+    for (const tool of [...DB_FLOOR_READS, 'create_campaign' as const])
+      against(`${tool} on SQLite, p99 / (b)'s p99`, tool, 'sqlite', 'p99Factor', DB_FLOOR_TARGETS.p99Factor);
+    for (const tool of DB_FLOOR_READS) against(`${tool} on PostgreSQL, req/s vs (b)`, tool, 'postgres', 'ratio', DB_FLOOR_TARGETS.postgresReads);
     log();
-    log(`against the hand-written floor (b) at ${top} connections:`);
-    for (const d of dbTargets)
-      log(
-        `  ${d.what.padEnd(44)} ${d.value === null ? 'not measured' : `${fmt.ratio(d.value).padStart(5)}  target ${d.target}  ${d.met ? 'MET' : 'NOT MET'}`}`,
-      );
+    log(`npm start against the hand-written floor (b) at ${top} connections (the bench build's figure beside it, for comparison):`);
+    for (const d of dbTargets) log(targetLine(d.what, d.value, d.benchBuild, d.target, d.met));
   }
 
   if (t.rss.length) {
@@ -693,7 +699,9 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
   }
   if (t.profiles.length) {
     log();
-    log('(f) CPU profiles, each from an extra run of its own at the top connection count (not one of the measured runs above):');
+    log(
+      '(f) CPU profiles of npm start, each from a second npm start process on the same store, run for the profile only (not one of the measured runs above): the profile covers its start-up, a warm-up and one run at the top connection count; frames are mapped to the sources through dist/*.map.',
+    );
     for (const p of t.profiles) {
       log();
       log(`${p.tool} on ${BACKEND_LABEL[p.backend]}: ${path.relative(ROOT, p.file)}`);
@@ -703,7 +711,7 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
   if (t.skipped.length) warnings.push(...t.skipped.map((s) => `(f) ${BACKEND_LABEL[s.backend]} rows skipped: ${s.reason}`));
   return {
     plan: t.plan,
-    rows: t.rows.map((row) => ({ ...row, label: `real server, ${BACKEND_LABEL[row.backend]}`, ratioToFloor: ratioOf(row), againstDbFloor: vsDbFloor(row) })),
+    rows: t.rows.map((row) => ({ ...row, label: rowLabel(row), ratioToFloor: ratioOf(row), againstDbFloor: vsDbFloor(row) })),
     floors: t.floors,
     dbFloors: t.dbFloors,
     dbFloorTargets: dbTargets,

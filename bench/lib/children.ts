@@ -1,10 +1,10 @@
 /**
- * Child processes of the benchmark: every server runs in its own process, bundled as `npm start`
- * runs the server (spawnBundled), and the generator and the sequencer in their own `node --import
- * tsx` process. Each child is tracked and killed when the benchmark ends, however
- * it ends; a child also exits on its own when its stdin closes (the parent died). A child talks to
- * the parent with `@bench {json}` lines on stdout; the parent can send it commands as JSON lines
- * on its stdin.
+ * Child processes of the benchmark: every server runs in its own process, `npm start` itself
+ * (server-under-test.ts) or a bench server bundled as `npm start` bundles the server
+ * (spawnBundled), and the generator and the sequencer in their own `node --import tsx` process.
+ * Each child is tracked and killed when the benchmark ends, however it ends; a child also exits on
+ * its own when its stdin closes (the parent died). A child talks to the parent with `@bench {json}`
+ * lines on stdout; the parent can send it commands as JSON lines on its stdin.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -32,12 +32,21 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** Spawns `node [nodeArgs] --import tsx script` (without tsx for JavaScript: `typescript: false`), with the given environment added. */
-export function spawnChild(script: string, env: Record<string, string> = {}, nodeArgs: string[] = [], { typescript = true } = {}): Child {
+/**
+ * Spawns `node [nodeArgs] --import tsx script` (without tsx for JavaScript: `typescript: false`),
+ * with the given environment added to this process's and the request limits off unless `env` sets
+ * them; `environment` is instead the child's whole environment (`npm start` as users run it).
+ * Its stdout is always read (for `@bench` lines), so a server that logs never fills the pipe.
+ */
+export function spawnChild(
+  script: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+  { typescript = true, environment }: { typescript?: boolean; environment?: NodeJS.ProcessEnv } = {},
+): Child {
   const spawnedAt = performance.now();
   const proc = spawn(process.execPath, [...nodeArgs, ...(typescript ? ['--import', 'tsx'] : []), script], {
-    // The benchmark measures throughput, not the request limits: they are off unless a run sets them.
-    env: { ...process.env, MCP_REQUESTS_PER_MINUTE_PER_TOKEN: '0', MCP_REQUESTS_PER_MINUTE_PER_ADDRESS: '0', ...env },
+    env: environment ?? { ...process.env, MCP_REQUESTS_PER_MINUTE_PER_TOKEN: '0', MCP_REQUESTS_PER_MINUTE_PER_ADDRESS: '0', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   live.add(proc);
@@ -120,13 +129,9 @@ function bundled(script: string): Promise<string> {
   return file;
 }
 
-/**
- * Spawns a server script as production runs it: bundled, on plain Node (see bundled()). When it
- * is to be CPU-profiled (`profiled`) it runs as TypeScript instead, so that the profile names our
- * files (a bundle is one file) at the price of tsx's small overhead (function names kept).
- */
-export async function spawnBundled(script: string, env: Record<string, string> = {}, { profiled = false } = {}): Promise<Child> {
-  return profiled ? spawnChild(script, env) : spawnChild(await bundled(script), env, [], { typescript: false });
+/** Spawns a bench server script bundled, on plain Node, as `npm start` runs its bundle (see bundled()). */
+export async function spawnBundled(script: string, env: Record<string, string> = {}): Promise<Child> {
+  return spawnChild(await bundled(script), env, [], { typescript: false });
 }
 
 /** Polls GET /healthz until it answers 200; returns the parent's performance.now() at that moment. */

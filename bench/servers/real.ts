@@ -1,23 +1,21 @@
 /**
- * (b), (e) and (f): the real outreach server, built with app/server.ts on a fresh DATA_DIR (or the
- * PostgreSQL database of DATABASE_URL), as in production (no result validation, no logger).
- * Env: PORT, DATA_DIR, DATABASE_URL; BENCH_ACCOUNT=1 also creates an account with two profiles and
- * mints a token for it after the server listens.
- * Messages: `started` {importMs, buildMs, listenMs, readyAtMs}, then `account` {token, accountId}.
- * BENCH_PROFILE_FILE=path: after the account is made, CPU-profile the process (inspector, 500 µs
- * sampling) until it is stopped, and write the .cpuprofile there: only request handling is profiled.
+ * The "bench build" of (b) and (f), reported beside `npm start` (bench/lib/server-under-test.ts),
+ * and (e)'s comparison under tsx: the real outreach server built with app/server.ts on a fresh
+ * DATA_DIR (or the PostgreSQL database of DATABASE_URL), without what `npm start` has on by default:
+ * no logger, no validation of tool results against their output schemas, and (from
+ * lib/children.ts spawnChild) request limits off.
+ * Env: PORT, DATA_DIR, DATABASE_URL; BENCH_ACCOUNT=1 also creates the bench account
+ * (lib/bench-account.ts) after the server listens.
+ * Messages: `started` {importMs, buildMs, listenMs, readyAtMs}, then `account` {token, userId,
+ * accountId, profileIds}.
  * Commands from the parent (each answered with a message of the same type once done):
- *   `profile-start`, `profile-stop` {file}: CPU-profile the requests in between (as above);
  *   `count-queries-start`, `count-queries-stop` -> {queries}: count the SQL statements the driver
  *     runs in between (better-sqlite3 statements run, or pg Client.query calls, BEGIN/COMMIT
  *     included); the counting wrappers exist only in between, never while a load run is measured;
  *   `counts` -> {campaigns, steps}: rows in those tables.
  */
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { createBenchAccount } from '../lib/bench-account.ts';
 import { exitWithParent, onCommand, send } from '../lib/children.ts';
-
-const SCOPE = 'mcp:read mcp:write profile service_account_id';
 
 async function main(): Promise<void> {
   const t0 = performance.now();
@@ -28,26 +26,10 @@ async function main(): Promise<void> {
   const t2 = performance.now();
   await service.app.listen({ port: config.port, host: '127.0.0.1' });
   const t3 = performance.now();
-  let profiler: Session | undefined;
-  exitWithParent(async () => {
-    if (profiler && process.env.BENCH_PROFILE_FILE) {
-      const { profile } = await profiler.post('Profiler.stop');
-      writeFileSync(process.env.BENCH_PROFILE_FILE, JSON.stringify(profile));
-    }
-    await service.close();
-  });
+  exitWithParent(() => service.close());
   let counter: { stop(): number } | undefined;
   onCommand(async (command) => {
     switch (command.type) {
-      case 'profile-start':
-        if (!profiler) profiler = await startProfiler();
-        else await profiler.post('Profiler.start');
-        break;
-      case 'profile-stop': {
-        const { profile } = await profiler!.post('Profiler.stop');
-        writeFileSync(String(command.file), JSON.stringify(profile));
-        break;
-      }
       case 'count-queries-start':
         counter?.stop();
         counter = await countQueries();
@@ -74,30 +56,7 @@ async function main(): Promise<void> {
   // performance.now() counts from the start of this process, so readyAtMs includes Node and tsx start-up.
   send('started', { importMs: t1 - t0, buildMs: t2 - t1, listenMs: t3 - t2, buildAndListenMs: t3 - t1, readyAtMs: t3 });
 
-  if (process.env.BENCH_ACCOUNT === '1') {
-    const created = await service.accounts.createAccount({
-      name: 'Bench Account',
-      email: 'bench@example.com',
-      password: 'bench-password',
-      userName: 'Ada Lovelace',
-      profiles: [
-        { name: 'Ada Lovelace (LinkedIn)', channel: 'linkedin', timezone: 'Europe/London', daily_limit: 50 },
-        { name: 'Ada Lovelace (email)', channel: 'email', timezone: 'Europe/London', daily_limit: 200 },
-      ],
-    });
-    const { token } = await service.issueToken({ userId: created.userId, accountId: created.accountId, scope: SCOPE });
-    if (process.env.BENCH_PROFILE_FILE) profiler = await startProfiler();
-    send('account', { token, accountId: created.accountId, profileIds: created.profileIds });
-  }
-}
-
-async function startProfiler(): Promise<Session> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 500 });
-  await session.post('Profiler.start');
-  return session;
+  if (process.env.BENCH_ACCOUNT === '1') send('account', await createBenchAccount(service));
 }
 
 /**

@@ -1,0 +1,190 @@
+/**
+ * "The server under test" of (b) and (f), started one of two ways behind one interface:
+ *
+ * - `npm start`, what users run: `node scripts/start.mjs` (the esbuild bundle dist/main.js, built
+ *   first by this process when stale, so that start.mjs never builds while being measured), with
+ *   none of this process's server settings and only PORT, HOST, the store (DATA_DIR or
+ *   DATABASE_URL) and the request limits given; everything else is the default: the logger on at
+ *   info (pino to stdout, which spawnChild reads), tool results validated, NODE_ENV unset. The
+ *   limits are set far above any load the bench makes: every request is counted, as with the
+ *   defaults, and none is refused. The bench commands nothing inside it: it makes the account and
+ *   reads rows beside it, on the same store opened as the admin CLI opens it (`openService`; SQLite
+ *   in WAL mode allows that).
+ * - the bench build (servers/real.ts, bundled): buildServer without logger and without result
+ *   validation, request limits off. It makes its account itself and answers commands over IPC,
+ *   which is what lets the bench count SQL statements per call.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { openService } from '../../app/server.ts';
+import { freePort } from '../../runtime/index.ts';
+import { BENCH_SCOPE, createBenchAccount } from './bench-account.ts';
+import { spawnBundled, spawnChild, waitHealthy, type Child } from './children.ts';
+import { HOST, step } from './harness.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export type ServerKind = 'npm-start' | 'bench-build';
+export const SERVER_LABEL: Record<ServerKind, string> = {
+  'npm-start': 'npm start',
+  'bench-build': 'bench build: no logger, no limits, no validation',
+};
+
+/** The settings that open a store: SQLite in a directory, or a PostgreSQL database. */
+export type StoreSettings = { DATA_DIR: string } | { DATABASE_URL: string };
+
+export interface ServerUnderTest {
+  kind: ServerKind;
+  /** The MCP endpoint. */
+  url: string;
+  /** A token of the bench account (lib/bench-account.ts) with every scope. */
+  token: string;
+  accountId: string;
+  profileIds: string[];
+  /** Its process: the pid whose CPU and RSS are read. */
+  child: Child;
+  /** The bench account's campaigns and their steps, counted in one statement. */
+  counts(): Promise<{ campaigns: number; steps: number }>;
+  /** SQL statements the driver runs per call of `once`, the smallest of a few samples (bench build only: it takes wrappers inside the server). */
+  queriesPerCall?(once: () => Promise<void>): Promise<number>;
+  /**
+   * Runs `load` against a second, CPU-profiled `npm start` on the same store (with a token of its
+   * own: a token names the server it is for) and writes its profile to `file` (npm start only).
+   * The profile covers that process's start as well.
+   */
+  profile?(file: string, load: (twin: { url: string; token: string; child: Child }) => Promise<void>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Request limits far above any load of the bench: counted on every request, as by default, never reached. */
+const UNREACHED_LIMIT = '1000000000';
+/** Requests per sample, and samples, when counting SQL statements per call. */
+const QUERY_SAMPLE_CALLS = 10;
+const QUERY_SAMPLES = 3;
+
+/** Builds dist/ when a source changed since its last build (as `npm start` would first); returns how long it took, or null. */
+export async function freshBundle(): Promise<number | null> {
+  const { isFresh, build } = await import('../../scripts/build.mjs');
+  if (isFresh()) return null;
+  step('building dist/main.js (the sources changed since the last build), as npm start would first');
+  return build();
+}
+
+/** `node [nodeArgs] scripts/start.mjs` with exactly `settings` as its configuration, on a fresh bundle. */
+export async function npmStart(settings: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  await freshBundle();
+  const { serverEnvironment } = await import('../../tests/helpers/server.ts');
+  return spawnChild(path.join(ROOT, 'scripts/start.mjs'), {}, nodeArgs, { typescript: false, environment: serverEnvironment(settings) });
+}
+
+/** Starts the server of `kind` on `store` and gives it the bench account. */
+export function startServer(kind: ServerKind, store: StoreSettings): Promise<ServerUnderTest> {
+  return kind === 'npm-start' ? startNpmStart(store) : startBenchBuild(store);
+}
+
+async function startNpmStart(store: StoreSettings): Promise<ServerUnderTest> {
+  const settings = (port: number) => ({
+    PORT: String(port),
+    HOST,
+    ...store,
+    MCP_REQUESTS_PER_MINUTE_PER_TOKEN: UNREACHED_LIMIT,
+    MCP_REQUESTS_PER_MINUTE_PER_ADDRESS: UNREACHED_LIMIT,
+  });
+  /** The store opened as the admin CLI opens it with the settings of the server on `port`. */
+  const openAdmin = async (port: number) => {
+    const [{ loadConfig }, app] = await Promise.all([import('../../app/config.ts'), import('../../app/server.ts')]);
+    return app.openService(loadConfig(settings(port)));
+  };
+  const port = await freePort(HOST);
+  const child = await npmStart(settings(port));
+  let admin: Awaited<ReturnType<typeof openService>> | undefined;
+  try {
+    await waitHealthy(port, child, 120_000);
+    // Opened after the server's start ran the migrations and made the first signing key, as the CLI would be.
+    admin = await openAdmin(port);
+    const account = await createBenchAccount(admin);
+    const db = admin.db;
+    return {
+      kind: 'npm-start',
+      url: `http://${HOST}:${port}/mcp`,
+      token: account.token,
+      accountId: account.accountId,
+      profileIds: account.profileIds,
+      child,
+      async counts() {
+        // The store also holds the demo account npm start seeds: only the bench account's rows count.
+        const { sql } = await import('kysely');
+        const { rows } = await sql<{ campaigns: number | string; steps: number | string }>`
+          select (select count(*) from campaigns where account_id = ${account.accountId}) as campaigns,
+                 (select count(*) from steps where campaign_id in (select id from campaigns where account_id = ${account.accountId})) as steps`.execute(db);
+        return { campaigns: Number(rows[0]!.campaigns), steps: Number(rows[0]!.steps) };
+      },
+      async profile(file, load) {
+        const twinPort = await freePort(HOST);
+        const args = ['--cpu-prof', `--cpu-prof-dir=${path.dirname(file)}`, `--cpu-prof-name=${path.basename(file)}`, '--cpu-prof-interval=500'];
+        const twin = await npmStart(settings(twinPort), args);
+        try {
+          await waitHealthy(twinPort, twin, 120_000);
+          const twinAdmin = await openAdmin(twinPort);
+          const { token } = await twinAdmin
+            .issueToken({ userId: account.userId, accountId: account.accountId, scope: BENCH_SCOPE })
+            .finally(() => twinAdmin.db.destroy());
+          await load({ url: `http://${HOST}:${twinPort}/mcp`, token, child: twin });
+        } finally {
+          // SIGTERM: app/main.ts closes the server and exits, and Node writes the profile on exit.
+          await twin.stop(30_000);
+        }
+        if (twin.proc.exitCode !== 0 || !existsSync(file))
+          throw new Error(`the profiled npm start exited with ${twin.proc.exitCode ?? twin.proc.signalCode} and wrote no ${file}\n${twin.stderr()}`);
+      },
+      async stop() {
+        await child.stop(30_000);
+        await db.destroy();
+      },
+    };
+  } catch (err) {
+    await child.stop();
+    await admin?.db.destroy();
+    throw err;
+  }
+}
+
+async function startBenchBuild(store: StoreSettings): Promise<ServerUnderTest> {
+  const port = await freePort(HOST);
+  const child = await spawnBundled(path.join(ROOT, 'bench/servers/real.ts'), { PORT: String(port), NODE_ENV: 'production', BENCH_ACCOUNT: '1', ...store });
+  try {
+    await child.message('started');
+    const account = await child.message<{ token: string; accountId: string; profileIds: string[] }>('account');
+    const ask = async <T>(type: string): Promise<T> => {
+      const answer = child.message<T>(type, 30_000);
+      child.command(type);
+      return answer;
+    };
+    return {
+      kind: 'bench-build',
+      url: `http://${HOST}:${port}/mcp`,
+      token: account.token,
+      accountId: account.accountId,
+      profileIds: account.profileIds,
+      child,
+      // Its store holds no other account.
+      counts: () => ask<{ campaigns: number; steps: number }>('counts'),
+      async queriesPerCall(once) {
+        // The smallest of a few samples: the outbox poller may add a statement to one.
+        let best = Infinity;
+        for (let s = 0; s < QUERY_SAMPLES; s++) {
+          await ask('count-queries-start');
+          for (let i = 0; i < QUERY_SAMPLE_CALLS; i++) await once();
+          const { queries } = await ask<{ queries: number }>('count-queries-stop');
+          best = Math.min(best, queries / QUERY_SAMPLE_CALLS);
+        }
+        return best;
+      },
+      stop: () => child.stop(30_000),
+    };
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+}

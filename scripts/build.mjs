@@ -62,6 +62,18 @@ export const bundleOptions = {
   logLevel: 'warning',
 };
 
+/** Rewrites the map at `from` so that its sources still resolve once it is moved to `to`. */
+function relocateSourceMap(from, to) {
+  const map = JSON.parse(readFileSync(from, 'utf8'));
+  map.sources = map.sources.map((source) =>
+    path
+      .relative(path.dirname(to), path.resolve(path.dirname(from), source))
+      .split(path.sep)
+      .join('/'),
+  );
+  writeFileSync(from, JSON.stringify(map));
+}
+
 /** Bundles the server; returns how long it took. */
 export async function build() {
   const started = performance.now();
@@ -90,7 +102,11 @@ export async function build() {
   const outputs = Object.keys(result.metafile.outputs).map((file) => path.relative(next, path.join(ROOT, file)));
   mkdirSync(path.join(DIST, 'chunks'), { recursive: true });
   const order = [...outputs.filter((f) => !f.startsWith('main.')), ...outputs.filter((f) => f.startsWith('main.'))];
-  for (const file of order) renameSync(path.join(next, file), path.join(DIST, file));
+  for (const file of order) {
+    // A source map names its sources relative to where it was written: one folder deeper.
+    if (file.endsWith('.map')) relocateSourceMap(path.join(next, file), path.join(DIST, file));
+    renameSync(path.join(next, file), path.join(DIST, file));
+  }
   rmSync(next, { recursive: true, force: true });
   // Chunks of earlier builds (their names change with their content).
   for (const file of readdirSync(path.join(DIST, 'chunks'))) if (!outputs.includes(`chunks/${file}`)) rmSync(path.join(DIST, 'chunks', file));

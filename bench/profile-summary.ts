@@ -45,9 +45,8 @@ function filePath(url: string): string {
 
 /**
  * Maps a frame of a bundle to the source it was built from, through the `.map` beside the bundle.
- * The sources a map names are taken as inside `root` (every bundle here is built from the project):
- * build.mjs builds in dist/.next-<pid>/ and moves the files up, so the relative paths of its maps
- * have one `../` too many for where the maps end up.
+ * The sources a map names are taken as inside `root` (every bundle here is built from the project,
+ * and the benchmark's own bundles live in another folder than dist/): leading `../` are dropped.
  */
 function sourceMapper(root: string): (frame: CallFrame) => CallFrame {
   const maps = new Map<string, SourceMap | null>();

@@ -4,7 +4,7 @@
  * answered from the request alone, so any instance can answer any request.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ServerDefinition } from './definition.ts';
+import type { ServerDefinition, ToolDefinition } from './definition.ts';
 import { CatalogError, clientCapabilityRequired, type ErrorFactory } from './errors.ts';
 import { checkParamHeaders, LOG_LEVELS, META, resolveEra, type Era } from './era.ts';
 import type { LogLevel, Principal } from './handler.ts';
@@ -278,16 +278,20 @@ export class McpProtocol {
     };
   }
 
+  /** Refuses (403) a principal that lacks any of the tool's scopes, and reports the denial: for tools/call and for the tool's tasks. */
+  private requireToolScopes(tool: ToolDefinition, principal: Principal): void {
+    const missing = this.runner.missingScopes(tool, principal);
+    if (!missing.length) return;
+    this.runner.denied(tool.name, principal, 'INSUFFICIENT_SCOPE');
+    throw this.errors.create('INSUFFICIENT_SCOPE', { scopes: missing.join(' ') }, { 'www-authenticate': this.challenges.insufficientScope(tool.scopes) });
+  }
+
   private async callTool(params: Record<string, unknown>, state: RequestState): Promise<string> {
     const name = params.name;
     if (typeof name !== 'string') throw this.errors.create('INVALID_PARAMS', { detail: 'params.name must be the name of a tool' });
     const tool = this.runner.get(name);
     if (!tool) throw this.errors.create('UNKNOWN_TOOL', { tool: name });
-    const missing = this.runner.missingScopes(tool, state.principal);
-    if (missing.length) {
-      this.runner.denied(name, state.principal, 'INSUFFICIENT_SCOPE');
-      throw this.errors.create('INSUFFICIENT_SCOPE', { scopes: missing.join(' ') }, { 'www-authenticate': this.challenges.insufficientScope(tool.scopes) });
-    }
+    this.requireToolScopes(tool, state.principal);
     const args = params.arguments ?? {};
     const meta = params._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken;
@@ -409,15 +413,24 @@ export class McpProtocol {
     return clientCapabilityRequired(this.errors, what, `extensions["${TASKS_EXTENSION}"]`, { extensions: { [TASKS_EXTENSION]: {} } });
   }
 
-  /** tasks/get, tasks/update, tasks/cancel: only the task's own caller sees or changes it. */
+  /**
+   * tasks/get, tasks/update, tasks/cancel: only the task's own caller sees or changes it, and only
+   * with the scopes of the task's tool (the 403 of tools/call otherwise).
+   */
   private async taskMethod(method: 'tasks/get' | 'tasks/update' | 'tasks/cancel', params: Record<string, unknown>, state: RequestState): Promise<string> {
     const tasks = this.options.tasks!;
     if (!declaresTasks(params)) throw this.tasksCapabilityRequired(method);
     const caller = callerOf(state.principal);
+    const allow = (name: string) => {
+      const tool = this.runner.get(name);
+      // A task of a tool this server no longer has: nothing to check its scopes against.
+      if (!tool) throw new TaskNotFoundError(`task of unknown tool ${name}`);
+      this.requireToolScopes(tool, state.principal);
+    };
     try {
-      if (method === 'tasks/get') return await tasks.get(params.taskId, caller);
-      if (method === 'tasks/cancel') return await tasks.cancel(params.taskId, caller);
-      return await tasks.update(params.taskId, caller, params.inputResponses);
+      if (method === 'tasks/get') return await tasks.get(params.taskId, caller, allow);
+      if (method === 'tasks/cancel') return await tasks.cancel(params.taskId, caller, allow);
+      return await tasks.update(params.taskId, caller, allow, params.inputResponses);
     } catch (err) {
       if (err instanceof TaskNotFoundError) throw this.errors.create('TASK_NOT_FOUND', { task: shownId(params.taskId) });
       if (err instanceof TypeError) throw this.errors.create('INVALID_PARAMS', { detail: err.message });

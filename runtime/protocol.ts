@@ -17,6 +17,7 @@ import type { Completions } from './completion.ts';
 import type { FeatureEnvironment } from './feature-call.ts';
 import { argumentsDigest, callerOf, InputRequired, roundAsker, type Asker, type PendingInputs, type RequestStateSeal } from './input-requests.ts';
 import type { JsonRpcResponse } from './jsonrpc.ts';
+import { NUL_RULE, pathWithNul } from './nul.ts';
 import { TASKS_EXTENSION, TaskNotFoundError, type Tasks } from './tasks.ts';
 import { SUPPORTED_VERSIONS, negotiate } from './versions.ts';
 import type { Challenges } from './auth.ts';
@@ -60,6 +61,9 @@ export interface FeatureRunners {
 
 /** What a prompt's sealed request state is bound to: `prompt:<name>` (a tool name never has a colon). */
 const PROMPT_BINDING = 'prompt:';
+
+/** The methods whose `arguments` answer a NUL their own way. */
+const OWN_NUL_ANSWER: ReadonlySet<string> = new Set(['tools/call', 'prompts/get']);
 
 /** The list methods, each with the field its result carries the items in. */
 type ListMethod = 'tools/list' | 'resources/list' | 'resources/templates/list' | 'prompts/list';
@@ -151,6 +155,7 @@ export class McpProtocol {
   /** Returns the serialized result of a request. */
   private async dispatch(request: JsonRpcRequest, state: RequestState): Promise<string> {
     const params = request.params ?? {};
+    this.refuseNul(request.method, params);
     switch (request.method) {
       case 'tools/call':
         return this.callTool(params, state);
@@ -210,6 +215,16 @@ export class McpProtocol {
         return this.taskMethod(request.method, params, state);
     }
     throw this.errors.create('METHOD_NOT_FOUND', { method: request.method });
+  }
+
+  /**
+   * The NUL rule (nul.ts) for every param, checked once here before any method reads one (a task
+   * id, a completion's context, a resource URI...). Tool and prompt arguments keep their own answer
+   * (a tool error; invalid prompt arguments), given by their runners.
+   */
+  private refuseNul(method: string, params: Record<string, unknown>): void {
+    const nul = pathWithNul(OWN_NUL_ANSWER.has(method) ? { ...params, arguments: undefined } : params);
+    if (nul !== undefined) throw this.errors.create('INVALID_PARAMS', { detail: `params${nul.replaceAll('/', '.')} ${NUL_RULE}` });
   }
 
   private list(method: ListMethod, params: Record<string, unknown>, era: Era): string {

@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { chromiumSkip, launchChromium, openContext, ProblemLog, submitSignIn } from '../helpers/browser.ts';
+import { attackerSigninForm } from '../helpers/planted-cookies.ts';
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
-import { csrfOf } from '../helpers/web-client.ts';
 
 const html = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -53,10 +53,8 @@ describe('a CSRF cookie planted from another port', { skip: chromiumSkip(), time
     assert.equal(new URL(page.url()).pathname, '/app', 'the victim is signed in');
 
     // The attacker's own visit: whatever cookies the form came with, and its token.
-    const form = await fetch(`${server.baseUrl}/signin`);
-    const cookies = form.headers.getSetCookie().map((line) => line.split(';', 1)[0]!);
+    const { cookies, token } = await attackerSigninForm(server.baseUrl);
     assert.ok(cookies.length > 0, 'the sign-in form sets a cookie');
-    const token = csrfOf(await form.text());
     const target = '/app/mcp/remove';
     const body = attackPage(`${server.baseUrl}${target}`, target, cookies, token);
     evil = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body));

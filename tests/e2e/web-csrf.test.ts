@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { attackerSigninForm, postForm, setCookiePairs, signedInCookies } from '../helpers/planted-cookies.ts';
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { csrfOf, WebClient } from '../helpers/web-client.ts';
 
 const SESSION_COOKIE = 'outreach_session';
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 let server: TestServer;
 before(async () => {
@@ -20,32 +20,6 @@ after(async () => {
   await server?.close();
 });
 
-/** The `name=value` pairs a response sets. */
-const setCookies = (res: Response) => res.headers.getSetCookie().map((line) => line.split(';', 1)[0]!);
-const header = (jar: Map<string, string>) => [...jar.values()].join('; ');
-
-/** A browser's cookies (all on path /) after signing in and opening the MCP dialog. */
-async function signedInJar(email: string): Promise<Map<string, string>> {
-  const jar = new Map<string, string>();
-  const keep = (res: Response) => {
-    for (const pair of setCookies(res)) jar.set(pair.split('=', 1)[0]!, pair);
-    return res;
-  };
-  const form = keep(await fetch(`${server.baseUrl}/signin`));
-  const signedIn = keep(
-    await fetch(`${server.baseUrl}/signin`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: header(jar), ...FORM },
-      body: new URLSearchParams({ _csrf: csrfOf(await form.text()), email, password: TEST_PASSWORD }).toString(),
-    }),
-  );
-  assert.equal(signedIn.status, 303);
-  const dialog = keep(await fetch(`${server.baseUrl}/app/mcp`, { headers: { cookie: header(jar) } }));
-  assert.equal(dialog.status, 200, 'the victim is signed in');
-  return jar;
-}
-
 for (const planted of ['CSRF cookie', 'session and CSRF cookies'] as const)
   test(`a planted ${planted} with the token of another session removes nothing`, async () => {
     const victim = await server.createAccount();
@@ -53,27 +27,19 @@ for (const planted of ['CSRF cookie', 'session and CSRF cookies'] as const)
     await server.token(victim, { scope: 'mcp:read' });
     const before = (await server.admin.authorizations.list(victim.userId)).map((g) => g.id);
     assert.equal(before.length, 2);
-    const jar = await signedInJar(victim.email);
+    const cookies = await signedInCookies(server.baseUrl, victim.email, TEST_PASSWORD);
 
-    // The attacker's own visit to the sign-in page: its cookies and the token of its form.
-    const form = await fetch(`${server.baseUrl}/signin`);
-    const token = csrfOf(await form.text());
-    const attackerCookies = setCookies(form).filter((c) => planted !== 'CSRF cookie' || !c.startsWith(`${SESSION_COOKIE}=`));
+    const attacker = await attackerSigninForm(server.baseUrl);
+    const plantedCookies = attacker.cookies.filter((c) => planted !== 'CSRF cookie' || !c.startsWith(`${SESSION_COOKIE}=`));
     // Planted for path=/app/mcp/remove, the attacker's cookies come first in the victim's Cookie header.
-    const res = await fetch(`${server.baseUrl}/app/mcp/remove`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: [...attackerCookies, header(jar)].join('; '), ...FORM },
-      body: new URLSearchParams({ _csrf: token }).toString(),
-    });
-    const text = await res.text();
-    if (attackerCookies.some((c) => c.startsWith(`${SESSION_COOKIE}=`))) {
+    const res = await postForm(`${server.baseUrl}/app/mcp/remove`, [...plantedCookies, cookies].join('; '), { _csrf: attacker.token });
+    if (plantedCookies.some((c) => c.startsWith(`${SESSION_COOKIE}=`))) {
       // The attacker's own session is not signed in: sent to sign in, like any stranger.
-      assert.equal(res.status, 303, text);
-      assert.match(res.headers.get('location') ?? '', /^\/signin/);
+      assert.equal(res.status, 303, res.text);
+      assert.match(res.location ?? '', /^\/signin/);
     } else {
-      assert.equal(res.status, 403, text);
-      assert.match(text, /This form has expired/);
+      assert.equal(res.status, 403, res.text);
+      assert.match(res.text, /This form has expired/);
     }
     assert.deepEqual(
       (await server.admin.authorizations.list(victim.userId)).map((g) => g.id),
@@ -82,21 +48,15 @@ for (const planted of ['CSRF cookie', 'session and CSRF cookies'] as const)
     );
 
     // The victim's own form still works.
-    const page = await fetch(`${server.baseUrl}/app/mcp`, { headers: { cookie: header(jar) } });
-    const own = await fetch(`${server.baseUrl}/app/mcp/remove`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: header(jar), ...FORM },
-      body: new URLSearchParams({ _csrf: csrfOf(await page.text()) }).toString(),
-    });
-    assert.equal(own.status, 303);
+    const page = await fetch(`${server.baseUrl}/app/mcp`, { headers: { cookie: cookies } });
+    assert.equal((await postForm(`${server.baseUrl}/app/mcp/remove`, cookies, { _csrf: csrfOf(await page.text()) })).status, 303);
     assert.deepEqual(await server.admin.authorizations.list(victim.userId), []);
   });
 
 test('the sign-in form keeps its CSRF secret in a session; pages without a form open none', async () => {
   const signin = await fetch(`${server.baseUrl}/signin`);
   assert.deepEqual(
-    setCookies(signin).map((c) => c.split('=', 1)[0]),
+    setCookiePairs(signin).map((c) => c.split('=', 1)[0]),
     [SESSION_COOKIE],
     'the form comes with a session, and no CSRF cookie',
   );

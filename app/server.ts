@@ -37,10 +37,10 @@ import { sharedSecret } from './store/secrets.ts';
 import { StatsStore } from './store/stats.ts';
 import { webApp } from './web/plugin.ts';
 import { Metrics } from './ops/metrics.ts';
+import { readiness } from './ops/readiness.ts';
 import { requestLog } from './ops/request-log.ts';
 import { lazySchemaCompilers } from './ops/lazy-schema-compilers.ts';
 import { connectRedis } from './ops/redis.ts';
-import { sql } from 'kysely';
 
 export interface BuildOptions {
   logger?: boolean;
@@ -243,14 +243,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   app.get('/healthz', async () => {
     return { status: 'ok', server: serverDefinition.info };
   });
-  app.get('/readyz', async (_req, reply) => {
-    try {
-      await sql`select 1`.execute(db);
-      return { status: 'ready' };
-    } catch (err) {
-      return reply.code(503).send({ status: 'unavailable', reason: `the store does not answer: ${(err as Error).message}` });
-    }
-  });
+  readiness(app, db);
 
   const housekeeping = new Housekeeping(db, app.log);
   app.addHook('onReady', async () => {

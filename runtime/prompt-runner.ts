@@ -7,6 +7,7 @@ import type { ErrorFactory } from './errors.ts';
 import { callFeatureHandler, prepareFeatures, withLazySignal, type FeatureEnvironment, type HandlerFailures, type PreparedFeature } from './feature-call.ts';
 import type { AnyFeatureHandler, Completer, ElicitResult, InputAsking, PromptContext, PromptResult, SamplingResult } from './handler.ts';
 import { InputUnavailableError, type Asker } from './input-requests.ts';
+import { NUL_RULE } from './nul.ts';
 
 type PreparedPrompt = PreparedFeature<PromptDefinition> & { run: (args: Record<string, string>, ctx: PromptContext<unknown, unknown>) => unknown };
 
@@ -73,7 +74,7 @@ export class PromptRunner<Services = unknown> {
       if (!def.arguments.some((a) => a.name === key))
         throw invalid(`unknown argument "${key}"; it takes ${def.arguments.map((a) => a.name).join(', ') || 'no arguments'}`);
       if (typeof value !== 'string') throw invalid(`argument "${key}" must be a string`);
-      if (value.includes('\0')) throw invalid(`argument "${key}" must not contain the NUL character (\\u0000)`);
+      if (value.includes('\0')) throw invalid(`argument "${key}" ${NUL_RULE}`);
       args[key] = value;
     }
     const missing = def.arguments.filter((a) => a.required && !(a.name in args)).map((a) => a.name);

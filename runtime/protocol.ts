@@ -4,7 +4,7 @@
  * answered from the request alone, so any instance can answer any request.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ServerDefinition } from './definition.ts';
+import type { ServerDefinition, ToolDefinition } from './definition.ts';
 import { CatalogError, clientCapabilityRequired, type ErrorFactory } from './errors.ts';
 import { checkParamHeaders, LOG_LEVELS, META, resolveEra, type Era } from './era.ts';
 import type { LogLevel, Principal } from './handler.ts';
@@ -17,6 +17,7 @@ import type { Completions } from './completion.ts';
 import type { FeatureEnvironment } from './feature-call.ts';
 import { argumentsDigest, callerOf, InputRequired, roundAsker, type Asker, type PendingInputs, type RequestStateSeal } from './input-requests.ts';
 import type { JsonRpcResponse } from './jsonrpc.ts';
+import { NUL_RULE, pathWithNul } from './nul.ts';
 import { TASKS_EXTENSION, TaskNotFoundError, type Tasks } from './tasks.ts';
 import { SUPPORTED_VERSIONS, negotiate } from './versions.ts';
 import type { Challenges } from './auth.ts';
@@ -60,6 +61,9 @@ export interface FeatureRunners {
 
 /** What a prompt's sealed request state is bound to: `prompt:<name>` (a tool name never has a colon). */
 const PROMPT_BINDING = 'prompt:';
+
+/** The methods whose `arguments` answer a NUL their own way. */
+const OWN_NUL_ANSWER: ReadonlySet<string> = new Set(['tools/call', 'prompts/get']);
 
 /** The list methods, each with the field its result carries the items in. */
 type ListMethod = 'tools/list' | 'resources/list' | 'resources/templates/list' | 'prompts/list';
@@ -151,6 +155,7 @@ export class McpProtocol {
   /** Returns the serialized result of a request. */
   private async dispatch(request: JsonRpcRequest, state: RequestState): Promise<string> {
     const params = request.params ?? {};
+    this.refuseNul(request.method, params);
     switch (request.method) {
       case 'tools/call':
         return this.callTool(params, state);
@@ -210,6 +215,16 @@ export class McpProtocol {
         return this.taskMethod(request.method, params, state);
     }
     throw this.errors.create('METHOD_NOT_FOUND', { method: request.method });
+  }
+
+  /**
+   * The NUL rule (nul.ts) for every param, checked once here before any method reads one (a task
+   * id, a completion's context, a resource URI...). Tool and prompt arguments keep their own answer
+   * (a tool error; invalid prompt arguments), given by their runners.
+   */
+  private refuseNul(method: string, params: Record<string, unknown>): void {
+    const nul = pathWithNul(OWN_NUL_ANSWER.has(method) ? { ...params, arguments: undefined } : params);
+    if (nul !== undefined) throw this.errors.create('INVALID_PARAMS', { detail: `params${nul.replaceAll('/', '.')} ${NUL_RULE}` });
   }
 
   private list(method: ListMethod, params: Record<string, unknown>, era: Era): string {
@@ -278,16 +293,20 @@ export class McpProtocol {
     };
   }
 
+  /** Refuses (403) a principal that lacks any of the tool's scopes, and reports the denial: for tools/call and for the tool's tasks. */
+  private requireToolScopes(tool: ToolDefinition, principal: Principal): void {
+    const missing = this.runner.missingScopes(tool, principal);
+    if (!missing.length) return;
+    this.runner.denied(tool.name, principal, 'INSUFFICIENT_SCOPE');
+    throw this.errors.create('INSUFFICIENT_SCOPE', { scopes: missing.join(' ') }, { 'www-authenticate': this.challenges.insufficientScope(tool.scopes) });
+  }
+
   private async callTool(params: Record<string, unknown>, state: RequestState): Promise<string> {
     const name = params.name;
     if (typeof name !== 'string') throw this.errors.create('INVALID_PARAMS', { detail: 'params.name must be the name of a tool' });
     const tool = this.runner.get(name);
     if (!tool) throw this.errors.create('UNKNOWN_TOOL', { tool: name });
-    const missing = this.runner.missingScopes(tool, state.principal);
-    if (missing.length) {
-      this.runner.denied(name, state.principal, 'INSUFFICIENT_SCOPE');
-      throw this.errors.create('INSUFFICIENT_SCOPE', { scopes: missing.join(' ') }, { 'www-authenticate': this.challenges.insufficientScope(tool.scopes) });
-    }
+    this.requireToolScopes(tool, state.principal);
     const args = params.arguments ?? {};
     const meta = params._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken;
@@ -409,15 +428,24 @@ export class McpProtocol {
     return clientCapabilityRequired(this.errors, what, `extensions["${TASKS_EXTENSION}"]`, { extensions: { [TASKS_EXTENSION]: {} } });
   }
 
-  /** tasks/get, tasks/update, tasks/cancel: only the task's own caller sees or changes it. */
+  /**
+   * tasks/get, tasks/update, tasks/cancel: only the task's own caller sees or changes it, and only
+   * with the scopes of the task's tool (the 403 of tools/call otherwise).
+   */
   private async taskMethod(method: 'tasks/get' | 'tasks/update' | 'tasks/cancel', params: Record<string, unknown>, state: RequestState): Promise<string> {
     const tasks = this.options.tasks!;
     if (!declaresTasks(params)) throw this.tasksCapabilityRequired(method);
     const caller = callerOf(state.principal);
+    const allow = (name: string) => {
+      const tool = this.runner.get(name);
+      // A task of a tool this server no longer has: nothing to check its scopes against.
+      if (!tool) throw new TaskNotFoundError(`task of unknown tool ${name}`);
+      this.requireToolScopes(tool, state.principal);
+    };
     try {
-      if (method === 'tasks/get') return await tasks.get(params.taskId, caller);
-      if (method === 'tasks/cancel') return await tasks.cancel(params.taskId, caller);
-      return await tasks.update(params.taskId, caller, params.inputResponses);
+      if (method === 'tasks/get') return await tasks.get(params.taskId, caller, allow);
+      if (method === 'tasks/cancel') return await tasks.cancel(params.taskId, caller, allow);
+      return await tasks.update(params.taskId, caller, allow, params.inputResponses);
     } catch (err) {
       if (err instanceof TaskNotFoundError) throw this.errors.create('TASK_NOT_FOUND', { task: shownId(params.taskId) });
       if (err instanceof TypeError) throw this.errors.create('INVALID_PARAMS', { detail: err.message });

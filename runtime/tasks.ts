@@ -76,6 +76,12 @@ export interface TaskWork {
   signal: AbortSignal;
 }
 
+/**
+ * Whether the request may use the task of this tool: throws to refuse. The caller alone is not
+ * enough: a narrower token of the same caller must not read or cancel what it could not call.
+ */
+export type TaskAccess = (tool: string) => void;
+
 export class TaskNotFoundError extends Error {
   override name = 'TaskNotFoundError';
 }
@@ -161,17 +167,22 @@ export class Tasks {
     }
   }
 
-  /** The task of this caller, unexpired; throws TaskNotFoundError otherwise. */
-  private async own(id: unknown, caller: string): Promise<TaskRecord> {
+  /**
+   * The task of this caller, unexpired (TaskNotFoundError otherwise), once `allow` accepted its
+   * tool (what `allow` throws otherwise). Ownership comes first: another caller's task is not
+   * found, whatever its token's scopes.
+   */
+  private async own(id: unknown, caller: string, allow: TaskAccess): Promise<TaskRecord> {
     const task = typeof id === 'string' ? await this.store.get(id) : undefined;
     const expired = task && Date.parse(task.createdAt) + task.ttlMs < (this.options.now ?? Date.now)();
     if (!task || task.caller !== caller || expired) throw new TaskNotFoundError(`Task not found: ${typeof id === 'string' ? id : JSON.stringify(id)}`);
+    allow(task.tool);
     return task;
   }
 
   /** tasks/get: the task with its status's payload (result, error or questions). */
-  async get(id: unknown, caller: string): Promise<string> {
-    const task = await this.own(id, caller);
+  async get(id: unknown, caller: string, allow: TaskAccess): Promise<string> {
+    const task = await this.own(id, caller, allow);
     return JSON.stringify({
       ...this.view(task),
       ...(task.status === 'input_required' && { inputRequests: task.inputRequests ?? {} }),
@@ -181,8 +192,8 @@ export class Tasks {
   }
 
   /** tasks/update: keeps the answers to questions that are outstanding; others are ignored. */
-  async update(id: unknown, caller: string, responses: unknown): Promise<string> {
-    const task = await this.own(id, caller);
+  async update(id: unknown, caller: string, allow: TaskAccess, responses: unknown): Promise<string> {
+    const task = await this.own(id, caller, allow);
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
       throw new TypeError('inputResponses must be an object of answers by key');
     const outstanding = task.inputRequests ?? {};
@@ -201,8 +212,8 @@ export class Tasks {
   }
 
   /** tasks/cancel: a task not yet ended is cancelled, and its work stopped if it runs here. */
-  async cancel(id: unknown, caller: string): Promise<string> {
-    const task = await this.own(id, caller);
+  async cancel(id: unknown, caller: string, allow: TaskAccess): Promise<string> {
+    const task = await this.own(id, caller, allow);
     if (!TERMINAL.has(task.status)) {
       await this.store.update(task.id, { status: 'cancelled', statusMessage: 'Cancelled by the client', inputRequests: {}, lastUpdatedAt: this.now() });
       this.running.get(task.id)?.abort();

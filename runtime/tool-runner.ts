@@ -20,6 +20,7 @@ import type {
 } from './handler.ts';
 import { FrameworkConfigError } from './errors.ts';
 import { InputRequestFailedError, InputRequired, InputUnavailableError, type Asker } from './input-requests.ts';
+import { NUL_RULE, pathWithNul } from './nul.ts';
 
 export interface CallToolResult {
   content: ContentResult['content'];
@@ -80,14 +81,10 @@ export function describeValidationErrors(errors: readonly ValidationErrorObject[
   return [...new Set(parts)].join('; ');
 }
 
-/**
- * What is wrong with a tool's arguments, or undefined. Besides the schema: no string (value or
- * key) may hold a NUL character, which some stores refuse and others keep, so every store answers
- * alike. The scan is iterative: deeply nested input cannot exhaust the stack.
- */
+/** What is wrong with a tool's arguments, or undefined: the NUL rule (nul.ts), then the schema. */
 export function argumentProblem(def: Pick<ToolDefinition, 'validateArguments'>, args: unknown): string | undefined {
   const nul = pathWithNul(args);
-  if (nul !== undefined) return `${nul || '(root)'}: must not contain the NUL character (\\u0000)`;
+  if (nul !== undefined) return `${nul || '(root)'}: ${NUL_RULE}`;
   try {
     return def.validateArguments(args) ? undefined : describeValidationErrors(def.validateArguments.errors);
   } catch {
@@ -95,24 +92,6 @@ export function argumentProblem(def: Pick<ToolDefinition, 'validateArguments'>, 
     // toString where a string belongs, say): the arguments are wrong, not the server.
     return 'a value has the wrong type (an object or array where a string, number or boolean is expected); check each argument against the input schema';
   }
-}
-
-function pathWithNul(root: unknown): string | undefined {
-  const stack: [unknown, string][] = [[root, '']];
-  while (stack.length) {
-    const [value, path] = stack.pop()!;
-    if (typeof value === 'string') {
-      if (value.includes('\0')) return path;
-    } else if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) stack.push([value[i], `${path}/${i}`]);
-    } else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) {
-        if (key.includes('\0')) return `${path}/${key.replace(/\0/g, '\\u0000')}`;
-        stack.push([item, `${path}/${key}`]);
-      }
-    }
-  }
-  return undefined;
 }
 
 /**

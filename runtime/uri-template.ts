@@ -66,11 +66,14 @@ export function parseUriTemplate(template: string): UriTemplate {
 }
 
 function decode(text: string): string | undefined {
+  let value: string;
   try {
-    return decodeURIComponent(text);
+    value = decodeURIComponent(text);
   } catch {
     return undefined; // a malformed escape: no URI the template produces
   }
+  // %00 decodes to a NUL, which no value of ours holds (the NUL rule, nul.ts): no such URI either.
+  return value.includes('\0') ? undefined : value;
 }
 
 function escapeRegExp(text: string): string {

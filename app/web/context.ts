@@ -57,14 +57,17 @@ export type User = UsersTable;
 
 export const viewerOf = (user: User): Viewer => ({ name: user.name, email: user.email });
 
-/** The signed-in, active user of the request, or undefined (a stale session is ended). */
+/**
+ * The signed-in, active user of the request, or undefined. A stale session is ended and replaced
+ * by an empty one: the page may still show a form (sign-in), whose CSRF secret needs a session.
+ */
 export async function currentUser(ctx: WebContext, req: FastifyRequest): Promise<User | undefined> {
   const userId = req.session.userId;
   if (!userId) return undefined;
   const user = await ctx.accounts.getUser(userId);
   const account = user && (await ctx.accounts.getAccount(user.account_id));
   if (user?.status === 'active' && account?.status === 'active') return user;
-  await req.session.destroy();
+  await req.session.regenerate();
   return undefined;
 }
 

@@ -2,8 +2,9 @@
  * The web application, in its own Fastify context so that none of its plugins touch /mcp:
  * security headers with a strict Content-Security-Policy (@fastify/helmet), form bodies
  * (@fastify/formbody), signed cookies (@fastify/cookie), server-side sessions in the store
- * (@fastify/session), CSRF tokens on every form (@fastify/csrf-protection), rate limits shared by
- * every instance (@fastify/rate-limit with a store on the database), and the pages.
+ * (@fastify/session), CSRF tokens on every form (@fastify/csrf-protection, its secret kept in that
+ * session), rate limits shared by every instance (@fastify/rate-limit with a store on the
+ * database), and the pages.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,11 +47,11 @@ export async function webApp(app: FastifyInstance, ctx: WebContext): Promise<voi
     saveUninitialized: false,
     cookie: { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: SESSION_TTL_MS },
   });
-  await app.register(csrfProtection, {
-    sessionPlugin: '@fastify/cookie',
-    cookieKey: 'outreach_csrf',
-    cookieOpts: { signed: true, httpOnly: true, sameSite: 'lax', secure, path: '/' },
-  });
+  // The secret lives in the server-side session, never in a cookie of its own: any page of the same
+  // host (another port) can plant a cookie, and a planted secret cookie with the token that came
+  // with it would pass. A page that shows a form to someone signed out therefore opens a session
+  // (saved because generateCsrf() changes it); pages without a form open none.
+  await app.register(csrfProtection, { sessionPlugin: '@fastify/session' });
   await app.register(rateLimit, { global: false, store: rateLimitStoreClass(ctx.db) });
   await app.register(fastifyStatic, { root: STATIC_DIR, prefix: '/static/', maxAge: 3600_000 });
 

@@ -5,7 +5,8 @@ import { isolationAttacks } from './isolation-attacks.ts';
 import type { Target } from './target.ts';
 import { tokenAttacks } from './token-attacks.ts';
 import { webAttacks } from './web-attacks.ts';
+import { webRuntimeAttacks } from './web-runtime-attacks.ts';
 
 export function catalogue(): Attack<Target>[] {
-  return [...tokenAttacks(), ...isolationAttacks(), ...httpAttacks(), ...webAttacks()];
+  return [...tokenAttacks(), ...isolationAttacks(), ...httpAttacks(), ...webAttacks(), ...webRuntimeAttacks()];
 }

@@ -11,6 +11,8 @@ import { backends, type TestDatabase } from '../helpers/databases.ts';
 
 const quietLogger = { error: () => undefined };
 const CALLER = 'usr_1|acc_1';
+/** The protocol checks the token's scopes against the task's tool (tests/e2e/tasks-scopes.test.ts); here every tool is allowed. */
+const anyTool = () => undefined;
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   for (let i = 0; i < 200; i++) {
@@ -33,7 +35,7 @@ for (const backend of await backends()) {
     });
     after(async () => database.close());
 
-    const get = async (id: string) => JSON.parse(await other.get(id, CALLER));
+    const get = async (id: string) => JSON.parse(await other.get(id, CALLER, anyTool));
 
     test('working, then a question answered through another instance, then the result', async () => {
       const created = JSON.parse(
@@ -49,7 +51,7 @@ for (const backend of await backends()) {
         (t) => t.status === 'input_required',
       );
       assert.deepEqual(waiting.inputRequests, { 'input-1': { method: 'elicitation/create', params: { message: 'Sure?' } } });
-      assert.equal(await other.update(created.taskId, CALLER, { 'input-9': { action: 'decline' }, 'input-1': { action: 'accept' } }), '{}');
+      assert.equal(await other.update(created.taskId, CALLER, anyTool, { 'input-9': { action: 'decline' }, 'input-1': { action: 'accept' } }), '{}');
       const done = await until(
         () => get(created.taskId),
         (t) => t.status === 'completed',
@@ -88,7 +90,7 @@ for (const backend of await backends()) {
           return JSON.stringify({ content: [] });
         }),
       );
-      assert.equal(await other.cancel(created.taskId, CALLER), '{}');
+      assert.equal(await other.cancel(created.taskId, CALLER, anyTool), '{}');
       released = true;
       release();
       await until(
@@ -107,8 +109,8 @@ for (const backend of await backends()) {
         (t) => t.status === 'failed',
       );
       assert.deepEqual(failed.error, { code: -32602, message: 'bad' });
-      await assert.rejects(other.get(created.taskId, 'usr_2|acc_2'), /Task not found/);
-      await assert.rejects(other.get('no-such-task', CALLER), /Task not found/);
+      await assert.rejects(other.get(created.taskId, 'usr_2|acc_2', anyTool), /Task not found/);
+      await assert.rejects(other.get('no-such-task', CALLER, anyTool), /Task not found/);
     });
 
     test('expired tasks are not found and housekeeping deletes them', async () => {
@@ -117,7 +119,7 @@ for (const backend of await backends()) {
       const short = new Tasks(store, { ttlMs: 1_000, pollIntervalMs: 20, logger: quietLogger, now: () => now });
       const created = JSON.parse(await short.start(CALLER, 'tool', async () => '{"content":[]}'));
       now += 1_001;
-      await assert.rejects(short.get(created.taskId, CALLER), /Task not found/);
+      await assert.rejects(short.get(created.taskId, CALLER, anyTool), /Task not found/);
       assert.ok((await store.deleteExpired(new Date(now))) >= 1);
       assert.equal(await store.get(created.taskId), undefined);
     });

@@ -208,7 +208,6 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
       signingJwk: key.privateJwk,
       cookieKeys,
       secureCookies: secure,
-      trustProxy: config.trustProxy !== false,
       appName,
       ...(options.accessTokenTtlSeconds !== undefined && { accessTokenTtlSeconds: options.accessTokenTtlSeconds }),
     }),

@@ -15,6 +15,7 @@ import { TOKEN_ALG } from '../auth/signing-keys.ts';
 import type { AccountStore } from '../store/accounts.ts';
 import type { Db } from '../store/database.ts';
 import { oauthAdapterFactory, type OAuthAdapterHooks } from './adapter.ts';
+import { addressedToIssuer } from './issuer-origin.ts';
 import { INTERACTION_PATH } from './paths.ts';
 import { oauthErrorRenderer } from './error-page.ts';
 
@@ -56,8 +57,6 @@ export interface OAuthProviderOptions {
   /** Keys that sign the provider's cookies; shared by every instance. */
   cookieKeys: string[];
   secureCookies: boolean;
-  /** TRUST_PROXY is set: X-Forwarded-* headers come from a proxy of ours. */
-  trustProxy: boolean;
   accessTokenTtlSeconds?: number;
   /** Shown on the error page. */
   appName: string;
@@ -155,9 +154,9 @@ export function createOAuthProvider(options: OAuthProviderOptions): Provider {
     renderError: oauthErrorRenderer(options.appName),
   };
   const provider = new Provider(options.issuer, configuration);
-  // Behind a TLS-terminating proxy the provider reads X-Forwarded-Proto (to set Secure cookies)
-  // exactly when Fastify trusts the proxy (TRUST_PROXY).
-  provider.proxy = options.trustProxy;
+  // Its URLs are the issuer's whatever the request's Host or X-Forwarded-* say, so it trusts no
+  // X-Forwarded-* header (Koa's `proxy` stays off; its client address is used by nothing enabled).
+  provider.use(addressedToIssuer(options.issuer));
   return provider;
 }
 

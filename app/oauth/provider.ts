@@ -8,7 +8,6 @@
  * Access tokens are the same ES256 JWTs the MCP dialog mints (same keys, issuer, audience and
  * claims), so /mcp checks both alike; the grant id is a claim, and grants live in our grants table.
  */
-import { BlockList, isIP } from 'node:net';
 import Provider, { errors, type Configuration, type JWK } from 'oidc-provider';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../auth/tokens.ts';
 import { TOKEN_ALG } from '../auth/signing-keys.ts';
@@ -16,6 +15,7 @@ import type { AccountStore } from '../store/accounts.ts';
 import type { Db } from '../store/database.ts';
 import { oauthAdapterFactory, type OAuthAdapterHooks } from './adapter.ts';
 import { addressedToIssuer } from './issuer-origin.ts';
+import { outboundFetch } from './outbound-fetch.ts';
 import { INTERACTION_PATH } from './paths.ts';
 import { oauthErrorRenderer } from './error-page.ts';
 
@@ -85,9 +85,8 @@ export function createOAuthProvider(options: OAuthProviderOptions): Provider {
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
-      // Never toward this server's own network: no connection at all to a private or loopback
-      // address named in a client id (the provider would drop it only after connecting).
-      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: (_ctx, clientId) => !namesPrivateHost(clientId) },
+      // Fetched through outboundFetch: never from this machine or its network.
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
       revocation: { enabled: true },
       userinfo: { enabled: false },
       introspection: { enabled: false },
@@ -152,44 +151,14 @@ export function createOAuthProvider(options: OAuthProviderOptions): Provider {
       Session: 3600,
     },
     renderError: oauthErrorRenderer(options.appName),
+    // Every request the server makes for a client (its metadata document, its keys): public addresses only.
+    fetch: outboundFetch(),
   };
   const provider = new Provider(options.issuer, configuration);
   // Its URLs are the issuer's whatever the request's Host or X-Forwarded-* say, so it trusts no
   // X-Forwarded-* header (Koa's `proxy` stays off; its client address is used by nothing enabled).
   provider.use(addressedToIssuer(options.issuer));
   return provider;
-}
-
-const PRIVATE = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const)
-  PRIVATE.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 127],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['::ffff:0:0', 96],
-] as const)
-  PRIVATE.addSubnet(net, prefix, 'ipv6');
-
-/** Whether a URL's host is loopback, private or link-local by its name or its literal address. */
-export function namesPrivateHost(url: string): boolean {
-  const parsed = URL.parse(url);
-  if (!parsed) return true;
-  const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return true;
-  const family = isIP(host);
-  return family !== 0 && PRIVATE.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** `resource` as the client sent it and the MCP URL, compared without a trailing slash. */

@@ -18,6 +18,7 @@ import { addressedToIssuer } from './issuer-origin.ts';
 import { outboundFetch } from './outbound-fetch.ts';
 import { INTERACTION_PATH } from './paths.ts';
 import { oauthErrorRenderer } from './error-page.ts';
+import { redirectUriRules } from './redirect-uris.ts';
 
 /** The provider's endpoints, all under /oauth (discovery is also served at the root well-known URLs). */
 export const OAUTH_ROUTES = {
@@ -153,6 +154,7 @@ export function createOAuthProvider(options: OAuthProviderOptions): Provider {
     renderError: oauthErrorRenderer(options.appName),
     // Every request the server makes for a client (its metadata document, its keys): public addresses only.
     fetch: outboundFetch(),
+    extraClientMetadata: redirectUriRules,
   };
   const provider = new Provider(options.issuer, configuration);
   // Its URLs are the issuer's whatever the request's Host or X-Forwarded-* say, so it trusts no

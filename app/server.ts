@@ -205,6 +205,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
       db,
       accounts,
       hooks: { grantDestroyed: async (grantId) => void (await authorizations.revoke([grantId], 'revoked')) },
+      revokeAccessToken: (token, clientId) => authorizations.revokeAccessToken(token, clientId),
       signingJwk: key.privateJwk,
       cookieKeys,
       secureCookies: secure,

@@ -13,6 +13,7 @@ import { ACCESS_TOKEN_TTL_SECONDS } from '../auth/tokens.ts';
 import { TOKEN_ALG } from '../auth/signing-keys.ts';
 import type { AccountStore } from '../store/accounts.ts';
 import type { Db } from '../store/database.ts';
+import { revokeAccessTokens, type RevokeAccessToken } from './access-token-revocation.ts';
 import { oauthAdapterFactory, type OAuthAdapterHooks } from './adapter.ts';
 import { addressedToIssuer } from './issuer-origin.ts';
 import { outboundFetch } from './outbound-fetch.ts';
@@ -53,6 +54,8 @@ export interface OAuthProviderOptions {
   db: Db;
   accounts: AccountStore;
   hooks: OAuthAdapterHooks;
+  /** RFC 7009 for an access token: revokes its grant if the token is ours and the client's. */
+  revokeAccessToken: RevokeAccessToken;
   /** The current private signing key (ES256 JWK with its kid). */
   signingJwk: JWK;
   /** Keys that sign the provider's cookies; shared by every instance. */
@@ -160,6 +163,7 @@ export function createOAuthProvider(options: OAuthProviderOptions): Provider {
   // Its URLs are the issuer's whatever the request's Host or X-Forwarded-* say, so it trusts no
   // X-Forwarded-* header (Koa's `proxy` stays off; its client address is used by nothing enabled).
   provider.use(addressedToIssuer(options.issuer));
+  revokeAccessTokens(provider, options.revokeAccessToken);
   return provider;
 }
 

@@ -213,7 +213,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
       ...(options.accessTokenTtlSeconds !== undefined && { accessTokenTtlSeconds: options.accessTokenTtlSeconds }),
     }),
   );
-  await app.register(oauthRoutes, { server: oauth, db });
+  await app.register(oauthRoutes, { server: oauth, db, secure });
   await app.register(webApp, {
     appName,
     serverName: serverDefinition.info.name,

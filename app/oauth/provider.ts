@@ -16,6 +16,7 @@ import type { Db } from '../store/database.ts';
 import { revokeAccessTokens, type RevokeAccessToken } from './access-token-revocation.ts';
 import { oauthAdapterFactory, type OAuthAdapterHooks } from './adapter.ts';
 import { addressedToIssuer } from './issuer-origin.ts';
+import { formPostPolicy } from './form-post-policy.ts';
 import { outboundFetch } from './outbound-fetch.ts';
 import { INTERACTION_PATH } from './paths.ts';
 import { oauthErrorRenderer } from './error-page.ts';
@@ -164,6 +165,7 @@ export function createOAuthProvider(options: OAuthProviderOptions): Provider {
   // X-Forwarded-* header (Koa's `proxy` stays off; its client address is used by nothing enabled).
   provider.use(addressedToIssuer(options.issuer));
   revokeAccessTokens(provider, options.revokeAccessToken);
+  formPostPolicy(provider);
   return provider;
 }
 

@@ -210,15 +210,15 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
       db,
       accounts,
       hooks: { grantDestroyed: async (grantId) => void (await authorizations.revoke([grantId], 'revoked')) },
+      revokeAccessToken: (token, clientId) => authorizations.revokeAccessToken(token, clientId),
       signingJwk: key.privateJwk,
       cookieKeys,
       secureCookies: secure,
-      trustProxy: config.trustProxy !== false,
       appName,
       ...(options.accessTokenTtlSeconds !== undefined && { accessTokenTtlSeconds: options.accessTokenTtlSeconds }),
     }),
   );
-  await app.register(oauthRoutes, { server: oauth, db });
+  await app.register(oauthRoutes, { server: oauth, db, secure });
   await app.register(webApp, {
     appName,
     serverName: serverDefinition.info.name,

@@ -6,7 +6,7 @@
 import type { GrantStore, Grant, RevokeReason } from '../store/grants.ts';
 import type { GrantKind } from '../store/schema.ts';
 import type { SigningKeys } from './signing-keys.ts';
-import { mintAccessToken, type TokenSettings } from './tokens.ts';
+import { mintAccessToken, readAccessToken, type TokenSettings } from './tokens.ts';
 
 /** The client id of tokens minted by the MCP dialog. */
 export const DIALOG_CLIENT_ID = 'mcp-dialog';
@@ -80,6 +80,19 @@ export class Authorizations {
   /** Revokes grants whoever holds them (the OAuth server's own revocations, admin action). */
   async revoke(ids: readonly string[], reason: RevokeReason): Promise<string[]> {
     return this.notify(await this.grants.revoke(ids, reason));
+  }
+
+  /**
+   * RFC 7009 for an access token, presented by the client it was issued to (the authorization
+   * server authenticated that client): its grant is revoked, as "Remove" in the MCP dialog does.
+   * A token that is not ours, has expired, or names another client changes nothing (RFC 7009
+   * answers such requests the same way). Returns the revoked grant's id.
+   */
+  async revokeAccessToken(token: string, clientId: string): Promise<string | undefined> {
+    const claims = await readAccessToken(this.keys, this.settings, token);
+    if (typeof claims?.grant_id !== 'string' || claims.client_id !== clientId) return undefined;
+    await this.revoke([claims.grant_id], 'revoked');
+    return claims.grant_id;
   }
 
   private async mint(holder: Holder, grant: Grant, ttlSeconds = this.accessTokenTtlSeconds): Promise<IssuedToken> {

@@ -1,6 +1,6 @@
-/** Minting access tokens: ES256 JWTs bound to the MCP URL, one hour by default. */
+/** Minting access tokens: ES256 JWTs bound to the MCP URL, one hour by default; and reading one back. */
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { TOKEN_ALG, type SigningKeys } from './signing-keys.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -45,4 +45,18 @@ export async function mintAccessToken(
     .setJti(randomUUID())
     .sign(key.privateKey);
   return { token, expiresAt: new Date(exp * 1000) };
+}
+
+/**
+ * The claims of an access token this server signed for `settings` (its keys, issuer and audience,
+ * typ at+jwt, not expired), or undefined for any other token.
+ */
+export async function readAccessToken(keys: SigningKeys, settings: TokenSettings, token: string): Promise<JWTPayload | undefined> {
+  try {
+    const { payload } = await jwtVerify(token, keys.getKey, { issuer: settings.issuer, audience: settings.audience, algorithms: [TOKEN_ALG], typ: 'at+jwt' });
+    return payload;
+  } catch (err) {
+    if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return undefined;
+    throw err;
+  }
 }

@@ -3,12 +3,14 @@
  * to oidc-provider untouched (its own body parsing, its own responses); the sign-in and consent
  * pages it sends people to are the web app's (/interaction/:uid, see web/interaction-routes.ts).
  */
+import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { SigningKeys } from '../auth/signing-keys.ts';
 import type { Db } from '../store/database.ts';
 import { rateLimitStoreClass } from '../store/rate-limits.ts';
+import { securityHeaders } from '../web/security.ts';
 
 /**
  * The provider, rebuilt when the signing key changed (a rotation): it signs with the key it was
@@ -42,10 +44,15 @@ export class OAuthServer {
 
 const PROVIDER_METHODS = ['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'DELETE'] as const;
 
-export async function oauthRoutes(app: FastifyInstance, options: { server: OAuthServer; db: Db }): Promise<void> {
+export async function oauthRoutes(app: FastifyInstance, options: { server: OAuthServer; db: Db; secure: boolean }): Promise<void> {
   // The provider reads the body itself: leave the stream unread.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+
+  // The web app's security headers (CSP, X-Frame-Options, nosniff, ...) on every answer, the
+  // provider's own error pages and JSON included: helmet sets them on the raw response when the
+  // request arrives, before the route hands that response to the provider.
+  await app.register(helmet, securityHeaders(options.secure));
 
   // Counters in the store: registration limits hold across instances.
   await app.register(rateLimit, { global: false, store: rateLimitStoreClass(options.db) });

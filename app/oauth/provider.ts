@@ -8,15 +8,19 @@
  * Access tokens are the same ES256 JWTs the MCP dialog mints (same keys, issuer, audience and
  * claims), so /mcp checks both alike; the grant id is a claim, and grants live in our grants table.
  */
-import { BlockList, isIP } from 'node:net';
 import Provider, { errors, type Configuration, type JWK } from 'oidc-provider';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../auth/tokens.ts';
 import { TOKEN_ALG } from '../auth/signing-keys.ts';
 import type { AccountStore } from '../store/accounts.ts';
 import type { Db } from '../store/database.ts';
+import { revokeAccessTokens, type RevokeAccessToken } from './access-token-revocation.ts';
 import { oauthAdapterFactory, type OAuthAdapterHooks } from './adapter.ts';
+import { addressedToIssuer } from './issuer-origin.ts';
+import { formPostPolicy } from './form-post-policy.ts';
+import { outboundFetch } from './outbound-fetch.ts';
 import { INTERACTION_PATH } from './paths.ts';
 import { oauthErrorRenderer } from './error-page.ts';
+import { redirectUriRules } from './redirect-uris.ts';
 
 /** The provider's endpoints, all under /oauth (discovery is also served at the root well-known URLs). */
 export const OAUTH_ROUTES = {
@@ -51,13 +55,13 @@ export interface OAuthProviderOptions {
   db: Db;
   accounts: AccountStore;
   hooks: OAuthAdapterHooks;
+  /** RFC 7009 for an access token: revokes its grant if the token is ours and the client's. */
+  revokeAccessToken: RevokeAccessToken;
   /** The current private signing key (ES256 JWK with its kid). */
   signingJwk: JWK;
   /** Keys that sign the provider's cookies; shared by every instance. */
   cookieKeys: string[];
   secureCookies: boolean;
-  /** TRUST_PROXY is set: X-Forwarded-* headers come from a proxy of ours. */
-  trustProxy: boolean;
   accessTokenTtlSeconds?: number;
   /** Shown on the error page. */
   appName: string;
@@ -86,9 +90,8 @@ export function createOAuthProvider(options: OAuthProviderOptions): Provider {
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
-      // Never toward this server's own network: no connection at all to a private or loopback
-      // address named in a client id (the provider would drop it only after connecting).
-      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: (_ctx, clientId) => !namesPrivateHost(clientId) },
+      // Fetched through outboundFetch: never from this machine or its network.
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
       revocation: { enabled: true },
       userinfo: { enabled: false },
       introspection: { enabled: false },
@@ -153,44 +156,17 @@ export function createOAuthProvider(options: OAuthProviderOptions): Provider {
       Session: 3600,
     },
     renderError: oauthErrorRenderer(options.appName),
+    // Every request the server makes for a client (its metadata document, its keys): public addresses only.
+    fetch: outboundFetch(),
+    extraClientMetadata: redirectUriRules,
   };
   const provider = new Provider(options.issuer, configuration);
-  // Behind a TLS-terminating proxy the provider reads X-Forwarded-Proto (to set Secure cookies)
-  // exactly when Fastify trusts the proxy (TRUST_PROXY).
-  provider.proxy = options.trustProxy;
+  // Its URLs are the issuer's whatever the request's Host or X-Forwarded-* say, so it trusts no
+  // X-Forwarded-* header (Koa's `proxy` stays off; its client address is used by nothing enabled).
+  provider.use(addressedToIssuer(options.issuer));
+  revokeAccessTokens(provider, options.revokeAccessToken);
+  formPostPolicy(provider);
   return provider;
-}
-
-const PRIVATE = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const)
-  PRIVATE.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 127],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['::ffff:0:0', 96],
-] as const)
-  PRIVATE.addSubnet(net, prefix, 'ipv6');
-
-/** Whether a URL's host is loopback, private or link-local by its name or its literal address. */
-export function namesPrivateHost(url: string): boolean {
-  const parsed = URL.parse(url);
-  if (!parsed) return true;
-  const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return true;
-  const family = isIP(host);
-  return family !== 0 && PRIVATE.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** `resource` as the client sent it and the MCP URL, compared without a trailing slash. */

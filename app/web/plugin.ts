@@ -26,18 +26,14 @@ import { mcpDialogRoutes } from './mcp-dialog-routes.ts';
 import { messagePage } from './pages/message.ts';
 import { rateLimitStoreClass } from '../store/rate-limits.ts';
 import { DbSessionStore } from './session-store.ts';
-import { contentSecurityPolicy } from './security.ts';
+import { securityHeaders } from './security.ts';
 
 const STATIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'static');
 const SESSION_TTL_MS = 12 * 3600 * 1000;
 
 export async function webApp(app: FastifyInstance, ctx: WebContext): Promise<void> {
   const { secure } = ctx;
-  await app.register(helmet, {
-    contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(secure) },
-    strictTransportSecurity: secure ? { maxAge: 31_536_000, includeSubDomains: true } : false,
-    crossOriginEmbedderPolicy: false,
-  });
+  await app.register(helmet, securityHeaders(secure));
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(cookie, { secret: await sharedSecret(ctx.db, 'cookie-signing') });
   await app.register(session, {

@@ -2,10 +2,20 @@
  * The web app's Content-Security-Policy: scripts and styles only from our own files (no inline
  * code), nothing framed, forms post only here. The OAuth consent page also lets its form lead
  * on to the connector's registered redirect URI (browsers apply form-action to the redirects a
- * form submission follows).
+ * form submission follows). The same headers go on the OAuth server's own responses.
  */
+import type { FastifyHelmetOptions } from '@fastify/helmet';
 
 type Directives = Record<string, string[]>;
+
+/** @fastify/helmet's options for the web app's pages and the OAuth server's responses alike. */
+export function securityHeaders(secure: boolean): FastifyHelmetOptions {
+  return {
+    contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(secure) },
+    strictTransportSecurity: secure ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    crossOriginEmbedderPolicy: false,
+  };
+}
 
 export function contentSecurityPolicy(secure: boolean): Directives {
   return {
@@ -32,7 +42,7 @@ export function consentPolicy(secure: boolean, redirectUri: string): string {
 }
 
 /** The CSP source that matches a redirect URI: its origin, or its scheme for app schemes (cursor:, vscode:). */
-function formActionSource(uri: string): string | undefined {
+export function formActionSource(uri: string): string | undefined {
   const url = URL.canParse(uri) ? new URL(uri) : undefined;
   if (!url) return undefined;
   if (url.protocol === 'http:' || url.protocol === 'https:') return url.origin;

@@ -26,25 +26,51 @@ export interface ConsentView {
   notes?: readonly string[];
 }
 
+/**
+ * Where the authorization sends the browser back to, as a person can judge it: the host of a web
+ * address (with what kind of place it is), or the scheme of an app. The client's name is its own
+ * claim; this is the part the server checked (it is a registered redirect URI).
+ */
+export function returnDestination(uri: string): { where: string; what: string } {
+  const url = URL.parse(uri);
+  if (!url) return { where: uri, what: 'an address this server cannot read' };
+  if (url.protocol === 'https:') return { where: url.host, what: 'a website' };
+  if (url.protocol === 'http:')
+    return ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)
+      ? { where: url.host, what: 'an application on your own computer' }
+      : { where: url.host, what: 'a website, over an unencrypted connection' };
+  return { where: url.protocol, what: `the app on your computer that opens ${url.protocol} links` };
+}
+
 export function consentPage(view: ConsentView): string {
-  const intro: SafeHtml = view.client
-    ? html`<p class="lede"><strong>${view.client.name}</strong> wants to use ${view.appName} as <strong>${view.viewer.email}</strong>.</p>
-        <div class="client-box">
-          <dl class="meta">
-            <dt>Application</dt>
-            <dd>${view.client.name}</dd>
-            <dt>Client id</dt>
-            <dd class="mono">${view.client.id}</dd>
-            <dt>Returns to</dt>
-            <dd class="mono">${view.client.redirectTo}</dd>
-          </dl>
-        </div>`
-    : html`<p class="lede">
-        Choose what an AI client may do as <strong>${view.viewer.email}</strong>. You get a token for its configuration on the next screen.
-      </p>`;
+  const destination = view.client && returnDestination(view.client.redirectTo);
+  const intro: SafeHtml =
+    view.client && destination
+      ? html`<p class="lede">
+            An application that calls itself <strong>${view.client.name}</strong> wants to use ${view.appName} as <strong>${view.viewer.email}</strong>.
+          </p>
+          <div class="client-box">
+            <p class="destination">After you answer, you go to <strong class="mono">${destination.where}</strong> (${destination.what}).</p>
+            <p class="hint">
+              <span class="badge unverified">Name not verified</span> The application chose the name "${view.client.name}" itself when it registered, and any
+              application can choose any name. Authorize only if you started this connection yourself and expect to go back to ${destination.where}.
+            </p>
+            <dl class="meta">
+              <dt>Name (its own)</dt>
+              <dd>${view.client.name}</dd>
+              <dt>Client id</dt>
+              <dd class="mono">${view.client.id}</dd>
+              <dt>Returns to</dt>
+              <dd class="mono">${view.client.redirectTo}</dd>
+            </dl>
+          </div>`
+      : html`<p class="lede">
+          Choose what an AI client may do as <strong>${view.viewer.email}</strong>. You get a token for its configuration on the next screen.
+        </p>`;
   return page({
     appName: view.appName,
-    title: view.client ? `Authorize ${view.client.name}` : 'Authorize MCP',
+    // Not the client's name: it is only the client's own claim (shown, marked so, on the page).
+    title: view.client ? 'Authorize a connector' : 'Authorize MCP',
     viewer: view.viewer,
     csrf: view.csrf,
     section: 'mcp',

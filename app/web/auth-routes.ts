@@ -74,8 +74,9 @@ export async function authRoutes(app: FastifyInstance, ctx: WebContext): Promise
     await Promise.all(attempt.keys.map((key) => releaseHit(ctx.db, key)));
     // A new session id at sign-in: an id planted before (session fixation) is worth nothing.
     await req.session.regenerate();
+    // Saved by @fastify/session before the answer leaves, with one Set-Cookie for the new id (saved
+    // here, the plugin would send one clearing the old form's session cookie first).
     req.session.userId = user.id;
-    await req.session.save();
     return reply.redirect(next ?? '/app', 303);
   });
 

@@ -201,10 +201,13 @@ const sessionFixation: Attack<Target>[] = [
         },
         body: new URLSearchParams({ _csrf: csrfOf(page.text), email: victim.email, password: TEST_PASSWORD }).toString(),
       });
-      await res.text();
+      const text = await res.text();
       const issued = res.headers.getSetCookie().find((c) => c.startsWith('outreach_session='));
+      // The sign-in refused outright is as good: the planted session is the one read, and the form's
+      // CSRF secret lives in the victim's own session, not in it.
+      const refused = res.status === 403 && EXPIRED.test(text);
       mustRefuse(
-        res.status === 303 && issued !== undefined && !issued.startsWith(`outreach_session=${planted};`),
+        refused || (res.status === 303 && issued !== undefined && !issued.startsWith(`outreach_session=${planted};`)),
         () => `HTTP ${res.status}, Set-Cookie ${issued}`,
       );
       const withPlanted = await attackerBrowser.get('/app');

@@ -70,7 +70,12 @@ test('the sign-in form keeps its CSRF secret in a session; pages without a form 
   await client.get('/signin');
   assert.deepEqual(client.cookieNames(), [SESSION_COOKIE]);
   const account = await server.createAccount();
-  assert.equal((await client.post('/signin', { _csrf: csrfOf(first.text), email: account.email, password: TEST_PASSWORD })).status, 303);
+  const signedIn = await client.post('/signin', { _csrf: csrfOf(first.text), email: account.email, password: TEST_PASSWORD });
+  assert.equal(signedIn.status, 303);
+  // One Set-Cookie: the new session's (the form's session is replaced, not first cleared).
+  const set = signedIn.headers.getSetCookie();
+  assert.equal(set.length, 1, set.join('\n'));
+  assert.match(set[0]!, /^outreach_session=[^;]+; .*HttpOnly/);
 });
 
 test('a browser whose user was disabled gets a working sign-in form (the stale session is replaced)', async () => {

@@ -194,7 +194,8 @@ describe('web app', () => {
         const client = new WebClient(`http://127.0.0.1:${tls.port}`);
         const form = await client.request('GET', '/signin', { headers: { 'x-forwarded-proto': 'https' } });
         assert.match(form.headers.get('strict-transport-security') ?? '', /max-age=\d+/);
-        assert.match(form.headers.getSetCookie().join('\n'), /outreach_csrf=.*Secure/);
+        // The form's CSRF secret lives in the session, whose cookie the sign-in page sets.
+        assert.match(form.headers.getSetCookie().join('\n'), /outreach_session=.*Secure/);
         const res = await client.request('POST', '/signin', {
           headers: { 'x-forwarded-proto': 'https' },
           form: { _csrf: csrfOf(form.text), email: account.email, password: TEST_PASSWORD },

@@ -48,7 +48,7 @@ export function isFresh() {
 export const bundleOptions = {
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   format: 'esm',
   // better-sqlite3 is native; pg-native is optional; Fastify's own schema compilers load on first use
   // (app/ops/lazy-schema-compilers.ts), from node_modules: bundled, they would be parsed at every start.

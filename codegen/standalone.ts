@@ -64,10 +64,44 @@ export function validatorModule(ajv: Ajv2020, exports: readonly ModuleExport[], 
     const v = getValidate(e.id);
     body += `\nexport const ${e.name} = ${v.source!.validateName.str};\n${validateCode(v.source)}`;
   }
-  const calls = [...outside]
-    .filter(([name]) => new RegExp(`(?<![\\w$.])${name.str}(?![\\w$])`).test(body))
-    .map(([name, i]) => `import { ${i.name} as ${name.str} } from ${JSON.stringify(i.from)};\n`);
-  return esmImports(calls.join('') + body);
+  // Every name ajv gave a value of its scope (functions, schemas, patterns, formats) that this module writes or calls.
+  const scoped = new Map<string, ValueScopeName>();
+  for (const names of Object.values(usedValues)) for (const name of names?.keys() ?? []) scoped.set(name.str, name);
+  const { code, used } = renumber(body, scoped, new Map([...outside].map(([name, i]) => [name.str, i.name])));
+  const imports = [...outside.values()].filter((i) => used.has(i.name)).map((i) => `import { ${i.name} } from ${JSON.stringify(i.from)};\n`);
+  return esmImports(imports.join('') + code);
+}
+
+/** A string literal (ajv writes double quotes; single for safety), or an identifier not after a dot (a property). */
+const TOKENS = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|(?<![\w$.])[A-Za-z_$][\w$]*/g;
+
+/**
+ * The module's code with ajv's scope names numbered from 0 in the order they first appear in it
+ * (ajv numbers them across every schema it compiled, so adding a tool renamed functions in the
+ * modules of unrelated tools), and the other modules' validators called by their export names.
+ * String literals (instance paths, schema JSON) are left as they are.
+ */
+function renumber(code: string, scoped: ReadonlyMap<string, ValueScopeName>, exported: ReadonlyMap<string, string>): { code: string; used: Set<string> } {
+  const renamed = new Map<string, string>();
+  const counters = new Map<string, number>();
+  const used = new Set<string>();
+  const out = code.replace(TOKENS, (token) => {
+    const name = scoped.get(token);
+    if (!name) return token;
+    let next = renamed.get(token);
+    if (next === undefined) {
+      next = exported.get(token);
+      if (next === undefined) {
+        const n = counters.get(name.prefix) ?? 0;
+        counters.set(name.prefix, n + 1);
+        next = `${name.prefix}${n}`;
+      }
+      renamed.set(token, next);
+    }
+    used.add(next);
+    return next;
+  });
+  return { code: out, used };
 }
 
 /** ajv's ESM output still `require`s its runtime helpers; turn those into imports. */

@@ -2,8 +2,8 @@
 // @ts-nocheck
 import runtime0 from 'ajv-formats/dist/formats.js';
 
-export const validateDayStats = validate80;
-const schema34 = {
+export const validateDayStats = validate0;
+const schema0 = {
   type: 'object',
   required: ['day', 'sent', 'delivered', 'failed', 'replies'],
   additionalProperties: false,
@@ -15,12 +15,12 @@ const schema34 = {
     replies: { type: 'integer', minimum: 0 },
   },
 };
-const formats2 = runtime0.fullFormats.date;
+const formats0 = runtime0.fullFormats.date;
 
-function validate80(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate80.evaluated;
+  const evaluated0 = validate0.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -129,7 +129,7 @@ function validate80(data, { instancePath = '', parentData, parentDataProperty, r
       if (typeof data0 == 'number' && isFinite(data0)) {
       }
       if (typeof data0 === 'string') {
-        if (!formats2.validate(data0)) {
+        if (!formats0.validate(data0)) {
           const err6 = {
             instancePath: instancePath + '/day',
             schemaPath: '#/properties/day/format',
@@ -322,7 +322,7 @@ function validate80(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate80.errors = vErrors;
+  validate0.errors = vErrors;
   return errors === 0;
 }
-validate80.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate0.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

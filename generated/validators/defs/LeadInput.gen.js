@@ -2,8 +2,8 @@
 // @ts-nocheck
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 
-export const validateLeadInput = validate110;
-const schema47 = {
+export const validateLeadInput = validate0;
+const schema0 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -24,16 +24,16 @@ const schema47 = {
     },
   },
 };
-const func4 = Object.prototype.hasOwnProperty;
+const func0 = Object.prototype.hasOwnProperty;
 const func1 = runtime0.default;
-const formats4 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-const pattern3 = new RegExp('^https?://[^\\s]+$', 'u');
-const pattern4 = new RegExp('^[A-Za-z0-9_]{1,64}$', 'u');
+const formats0 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+const pattern0 = new RegExp('^https?://[^\\s]+$', 'u');
+const pattern1 = new RegExp('^[A-Za-z0-9_]{1,64}$', 'u');
 
-function validate110(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate110.evaluated;
+  const evaluated0 = validate0.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -44,7 +44,7 @@ function validate110(data, { instancePath = '', parentData, parentDataProperty, 
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     const _errs1 = errors;
     for (const key0 in data) {
-      if (!func4.call(schema47.properties, key0)) {
+      if (!func0.call(schema0.properties, key0)) {
         const err0 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -446,7 +446,7 @@ function validate110(data, { instancePath = '', parentData, parentDataProperty, 
           }
           errors++;
         }
-        if (!formats4.test(data7)) {
+        if (!formats0.test(data7)) {
           const err23 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
@@ -498,7 +498,7 @@ function validate110(data, { instancePath = '', parentData, parentDataProperty, 
           }
           errors++;
         }
-        if (!pattern3.test(data8)) {
+        if (!pattern0.test(data8)) {
           const err26 = {
             instancePath: instancePath + '/profile_url',
             schemaPath: '#/properties/profile_url/pattern',
@@ -553,7 +553,7 @@ function validate110(data, { instancePath = '', parentData, parentDataProperty, 
         for (const key1 in data9) {
           const _errs22 = errors;
           if (typeof key1 === 'string') {
-            if (!pattern4.test(key1)) {
+            if (!pattern1.test(key1)) {
               const err29 = {
                 instancePath: instancePath + '/custom_fields',
                 schemaPath: '#/properties/custom_fields/propertyNames/pattern',
@@ -651,7 +651,7 @@ function validate110(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate110.errors = vErrors;
+  validate0.errors = vErrors;
   return errors === 0;
 }
-validate110.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate0.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

@@ -2,14 +2,14 @@
 // @ts-nocheck
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 
-export const validateMessageText = validate114;
-const schema49 = { type: 'string', minLength: 1, maxLength: 8000 };
-const func1 = runtime0.default;
+export const validateMessageText = validate0;
+const schema0 = { type: 'string', minLength: 1, maxLength: 8000 };
+const func0 = runtime0.default;
 
-function validate114(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate114.evaluated;
+  const evaluated0 = validate0.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18,7 +18,7 @@ function validate114(data, { instancePath = '', parentData, parentDataProperty, 
   }
   const _errs0 = errors;
   if (typeof data === 'string') {
-    if (func1(data) > 8000) {
+    if (func0(data) > 8000) {
       const err0 = {
         instancePath,
         schemaPath: '#/maxLength',
@@ -33,7 +33,7 @@ function validate114(data, { instancePath = '', parentData, parentDataProperty, 
       }
       errors++;
     }
-    if (func1(data) < 1) {
+    if (func0(data) < 1) {
       const err1 = { instancePath, schemaPath: '#/minLength', keyword: 'minLength', params: { limit: 1 }, message: 'must NOT have fewer than 1 characters' };
       if (vErrors === null) {
         vErrors = [err1];
@@ -51,7 +51,7 @@ function validate114(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate114.errors = vErrors;
+  validate0.errors = vErrors;
   return errors === 0;
 }
-validate114.evaluated = { dynamicProps: false, dynamicItems: false };
+validate0.evaluated = { dynamicProps: false, dynamicItems: false };

@@ -2,14 +2,14 @@
 // @ts-nocheck
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 
-export const validateProfileId = validate74;
-const schema31 = { type: 'string', minLength: 1 };
-const func1 = runtime0.default;
+export const validateProfileId = validate0;
+const schema0 = { type: 'string', minLength: 1 };
+const func0 = runtime0.default;
 
-function validate74(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate74.evaluated;
+  const evaluated0 = validate0.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18,7 +18,7 @@ function validate74(data, { instancePath = '', parentData, parentDataProperty, r
   }
   const _errs0 = errors;
   if (typeof data === 'string') {
-    if (func1(data) < 1) {
+    if (func0(data) < 1) {
       const err0 = { instancePath, schemaPath: '#/minLength', keyword: 'minLength', params: { limit: 1 }, message: 'must NOT have fewer than 1 characters' };
       if (vErrors === null) {
         vErrors = [err0];
@@ -36,7 +36,7 @@ function validate74(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate74.errors = vErrors;
+  validate0.errors = vErrors;
   return errors === 0;
 }
-validate74.evaluated = { dynamicProps: false, dynamicItems: false };
+validate0.evaluated = { dynamicProps: false, dynamicItems: false };

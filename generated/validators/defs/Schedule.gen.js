@@ -2,10 +2,10 @@
 // @ts-nocheck
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 import runtime1 from 'ajv/dist/runtime/equal.js';
-import { validateWeekday as validate56 } from './Weekday.gen.js';
+import { validateWeekday } from './Weekday.gen.js';
 
-export const validateSchedule = validate57;
-const schema24 = {
+export const validateSchedule = validate0;
+const schema0 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -15,13 +15,13 @@ const schema24 = {
     end_hour: { type: 'integer', minimum: 1, maximum: 24 },
   },
 };
-const func1 = runtime0.default;
-const func0 = runtime1.default;
+const func0 = runtime0.default;
+const func1 = runtime1.default;
 
-function validate57(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate57.evaluated;
+  const evaluated0 = validate0.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -53,7 +53,7 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
       const _errs2 = errors;
       const _errs3 = errors;
       if (typeof data0 === 'string') {
-        if (func1(data0) > 64) {
+        if (func0(data0) > 64) {
           const err1 = {
             instancePath: instancePath + '/timezone',
             schemaPath: '#/properties/timezone/maxLength',
@@ -68,7 +68,7 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data0) < 1) {
+        if (func0(data0) < 1) {
           const err2 = {
             instancePath: instancePath + '/timezone',
             schemaPath: '#/properties/timezone/minLength',
@@ -125,8 +125,8 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           const _errs6 = errors;
-          if (!validate56(data2, { instancePath: instancePath + '/days/' + i0, parentData: data1, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+          if (!validateWeekday(data2, { instancePath: instancePath + '/days/' + i0, parentData: data1, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validateWeekday.errors : vErrors.concat(validateWeekday.errors);
             errors = vErrors.length;
           } else {
           }
@@ -142,7 +142,7 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
         if (i1 > 1) {
           outer0: for (; i1--;) {
             for (j0 = i1; j0--;) {
-              if (func0(data1[i1], data1[j0])) {
+              if (func1(data1[i1], data1[j0])) {
                 const err5 = {
                   instancePath: instancePath + '/days',
                   schemaPath: '#/properties/days/uniqueItems',
@@ -294,7 +294,7 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate57.errors = vErrors;
+  validate0.errors = vErrors;
   return errors === 0;
 }
-validate57.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate0.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

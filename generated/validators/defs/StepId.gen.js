@@ -2,14 +2,14 @@
 // @ts-nocheck
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 
-export const validateStepId = validate118;
-const schema53 = { type: 'string', minLength: 1 };
-const func1 = runtime0.default;
+export const validateStepId = validate0;
+const schema0 = { type: 'string', minLength: 1 };
+const func0 = runtime0.default;
 
-function validate118(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate118.evaluated;
+  const evaluated0 = validate0.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18,7 +18,7 @@ function validate118(data, { instancePath = '', parentData, parentDataProperty, 
   }
   const _errs0 = errors;
   if (typeof data === 'string') {
-    if (func1(data) < 1) {
+    if (func0(data) < 1) {
       const err0 = { instancePath, schemaPath: '#/minLength', keyword: 'minLength', params: { limit: 1 }, message: 'must NOT have fewer than 1 characters' };
       if (vErrors === null) {
         vErrors = [err0];
@@ -36,7 +36,7 @@ function validate118(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate118.errors = vErrors;
+  validate0.errors = vErrors;
   return errors === 0;
 }
-validate118.evaluated = { dynamicProps: false, dynamicItems: false };
+validate0.evaluated = { dynamicProps: false, dynamicItems: false };

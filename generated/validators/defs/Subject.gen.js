@@ -2,14 +2,14 @@
 // @ts-nocheck
 import runtime0 from 'ajv/dist/runtime/ucs2length.js';
 
-export const validateSubject = validate119;
-const schema54 = { type: 'string', maxLength: 500 };
-const func1 = runtime0.default;
+export const validateSubject = validate0;
+const schema0 = { type: 'string', maxLength: 500 };
+const func0 = runtime0.default;
 
-function validate119(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate119.evaluated;
+  const evaluated0 = validate0.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18,7 +18,7 @@ function validate119(data, { instancePath = '', parentData, parentDataProperty, 
   }
   const _errs0 = errors;
   if (typeof data === 'string') {
-    if (func1(data) > 500) {
+    if (func0(data) > 500) {
       const err0 = { instancePath, schemaPath: '#/maxLength', keyword: 'maxLength', params: { limit: 500 }, message: 'must NOT have more than 500 characters' };
       if (vErrors === null) {
         vErrors = [err0];
@@ -36,7 +36,7 @@ function validate119(data, { instancePath = '', parentData, parentDataProperty, 
     }
     errors++;
   }
-  validate119.errors = vErrors;
+  validate0.errors = vErrors;
   return errors === 0;
 }
-validate119.evaluated = { dynamicProps: false, dynamicItems: false };
+validate0.evaluated = { dynamicProps: false, dynamicItems: false };

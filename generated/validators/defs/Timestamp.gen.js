@@ -2,14 +2,14 @@
 // @ts-nocheck
 import runtime0 from 'ajv-formats/dist/formats.js';
 
-export const validateTimestamp = validate63;
-const schema28 = { type: 'string', format: 'date-time' };
+export const validateTimestamp = validate0;
+const schema0 = { type: 'string', format: 'date-time' };
 const formats0 = runtime0.fullFormats['date-time'];
 
-function validate63(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate63.evaluated;
+  const evaluated0 = validate0.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -44,7 +44,7 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate63.errors = vErrors;
+  validate0.errors = vErrors;
   return errors === 0;
 }
-validate63.evaluated = { dynamicProps: false, dynamicItems: false };
+validate0.evaluated = { dynamicProps: false, dynamicItems: false };

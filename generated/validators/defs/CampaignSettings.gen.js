@@ -2,126 +2,100 @@
 // @ts-nocheck
 
 export const validateCampaignSettings = validate0;
-const schema0 = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { stop_on_reply: { type: 'boolean' }, daily_limit: { type: 'integer', minimum: 1, maximum: 1000 } },
-};
+const schema0 = {"type":"object","additionalProperties":false,"properties":{"stop_on_reply":{"type":"boolean"},"daily_limit":{"type":"integer","minimum":1,"maximum":1000}}};
 
-function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate0.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  const _errs0 = errors;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    const _errs1 = errors;
-    for (const key0 in data) {
-      if (!(key0 === 'stop_on_reply' || key0 === 'daily_limit')) {
-        const err0 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-        };
-        if (vErrors === null) {
-          vErrors = [err0];
-        } else {
-          vErrors.push(err0);
-        }
-        errors++;
-      }
-    }
-    if (data.stop_on_reply !== undefined) {
-      let data0 = data.stop_on_reply;
-      const _errs2 = errors;
-      if (typeof data0 !== 'boolean') {
-        const err1 = {
-          instancePath: instancePath + '/stop_on_reply',
-          schemaPath: '#/properties/stop_on_reply/type',
-          keyword: 'type',
-          params: { type: 'boolean' },
-          message: 'must be boolean',
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-      const _errs3 = errors;
-      var valid0 = _errs2 === errors;
-    }
-    if (data.daily_limit !== undefined) {
-      let data1 = data.daily_limit;
-      const _errs4 = errors;
-      if (!(typeof data1 == 'number' && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
-        const err2 = {
-          instancePath: instancePath + '/daily_limit',
-          schemaPath: '#/properties/daily_limit/type',
-          keyword: 'type',
-          params: { type: 'integer' },
-          message: 'must be integer',
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      }
-      const _errs5 = errors;
-      if (typeof data1 == 'number' && isFinite(data1)) {
-        if (data1 > 1000 || isNaN(data1)) {
-          const err3 = {
-            instancePath: instancePath + '/daily_limit',
-            schemaPath: '#/properties/daily_limit/maximum',
-            keyword: 'maximum',
-            params: { comparison: '<=', limit: 1000 },
-            message: 'must be <= 1000',
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (data1 < 1 || isNaN(data1)) {
-          const err4 = {
-            instancePath: instancePath + '/daily_limit',
-            schemaPath: '#/properties/daily_limit/minimum',
-            keyword: 'minimum',
-            params: { comparison: '>=', limit: 1 },
-            message: 'must be >= 1',
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      }
-      var valid0 = _errs4 === errors;
-    }
-  } else {
-    const err5 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
-    if (vErrors === null) {
-      vErrors = [err5];
-    } else {
-      vErrors.push(err5);
-    }
-    errors++;
-  }
-  validate0.errors = vErrors;
-  return errors === 0;
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate0.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-validate0.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "stop_on_reply") || (key0 === "daily_limit"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.stop_on_reply !== undefined){
+let data0 = data.stop_on_reply;
+const _errs2 = errors;
+if(typeof data0 !== "boolean"){
+const err1 = {instancePath:instancePath+"/stop_on_reply",schemaPath:"#/properties/stop_on_reply/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const _errs3 = errors;
+var valid0 = _errs2 === errors;
+}
+if(data.daily_limit !== undefined){
+let data1 = data.daily_limit;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err2 = {instancePath:instancePath+"/daily_limit",schemaPath:"#/properties/daily_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+const _errs5 = errors;
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 1000 || isNaN(data1)){
+const err3 = {instancePath:instancePath+"/daily_limit",schemaPath:"#/properties/daily_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data1 < 1 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/daily_limit",schemaPath:"#/properties/daily_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var valid0 = _errs4 === errors;
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate0.errors = vErrors;
+return errors === 0;
+}
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+

@@ -2,35 +2,31 @@
 // @ts-nocheck
 
 export const validateCampaignStatus = validate0;
-const schema0 = { enum: ['draft', 'active', 'paused', 'completed', 'archived'] };
+const schema0 = {"enum":["draft","active","paused","completed","archived"]};
 
-function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate0.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  const vSchema0 = schema0.enum;
-  if (!(data === 'draft' || data === 'active' || data === 'paused' || data === 'completed' || data === 'archived')) {
-    const err0 = {
-      instancePath,
-      schemaPath: '#/enum',
-      keyword: 'enum',
-      params: { allowedValues: schema0.enum },
-      message: 'must be equal to one of the allowed values',
-    };
-    if (vErrors === null) {
-      vErrors = [err0];
-    } else {
-      vErrors.push(err0);
-    }
-    errors++;
-  }
-  validate0.errors = vErrors;
-  return errors === 0;
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate0.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-validate0.evaluated = { dynamicProps: false, dynamicItems: false };
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const vSchema0 = schema0.enum;
+if(!(((((data === "draft") || (data === "active")) || (data === "paused")) || (data === "completed")) || (data === "archived"))){
+const err0 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema0.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate0.errors = vErrors;
+return errors === 0;
+}
+validate0.evaluated = {"dynamicProps":false,"dynamicItems":false};
+

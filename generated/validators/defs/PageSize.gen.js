@@ -2,49 +2,53 @@
 // @ts-nocheck
 
 export const validatePageSize = validate0;
-const schema0 = { type: 'integer', minimum: 1, maximum: 100, default: 20 };
+const schema0 = {"type":"integer","minimum":1,"maximum":100,"default":20};
 
-function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate0.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (!(typeof data == 'number' && !(data % 1) && !isNaN(data) && isFinite(data))) {
-    const err0 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'integer' }, message: 'must be integer' };
-    if (vErrors === null) {
-      vErrors = [err0];
-    } else {
-      vErrors.push(err0);
-    }
-    errors++;
-  }
-  const _errs0 = errors;
-  if (typeof data == 'number' && isFinite(data)) {
-    if (data > 100 || isNaN(data)) {
-      const err1 = { instancePath, schemaPath: '#/maximum', keyword: 'maximum', params: { comparison: '<=', limit: 100 }, message: 'must be <= 100' };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data < 1 || isNaN(data)) {
-      const err2 = { instancePath, schemaPath: '#/minimum', keyword: 'minimum', params: { comparison: '>=', limit: 1 }, message: 'must be >= 1' };
-      if (vErrors === null) {
-        vErrors = [err2];
-      } else {
-        vErrors.push(err2);
-      }
-      errors++;
-    }
-  }
-  validate0.errors = vErrors;
-  return errors === 0;
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate0.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-validate0.evaluated = { dynamicProps: false, dynamicItems: false };
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const _errs0 = errors;
+if((typeof data == "number") && (isFinite(data))){
+if(data > 100 || isNaN(data)){
+const err1 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data < 1 || isNaN(data)){
+const err2 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate0.errors = vErrors;
+return errors === 0;
+}
+validate0.evaluated = {"dynamicProps":false,"dynamicItems":false};
+

@@ -2,355 +2,252 @@
 // @ts-nocheck
 
 export const validateProfile = validate0;
-const schema0 = {
-  type: 'object',
-  required: ['id', 'name', 'channel', 'status', 'timezone', 'daily_limit', 'sent_today'],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    channel: { enum: ['linkedin', 'email'] },
-    status: { enum: ['active', 'paused', 'disconnected'] },
-    timezone: { type: 'string' },
-    daily_limit: { type: 'integer', minimum: 0 },
-    sent_today: { type: 'integer', minimum: 0 },
-  },
-};
+const schema0 = {"type":"object","required":["id","name","channel","status","timezone","daily_limit","sent_today"],"additionalProperties":false,"properties":{"id":{"type":"string"},"name":{"type":"string"},"channel":{"enum":["linkedin","email"]},"status":{"enum":["active","paused","disconnected"]},"timezone":{"type":"string"},"daily_limit":{"type":"integer","minimum":0},"sent_today":{"type":"integer","minimum":0}}};
 
-function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate0.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  const _errs0 = errors;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.id === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'id' },
-        message: "must have required property '" + 'id' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.name === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'name' },
-        message: "must have required property '" + 'name' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data.channel === undefined) {
-      const err2 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'channel' },
-        message: "must have required property '" + 'channel' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err2];
-      } else {
-        vErrors.push(err2);
-      }
-      errors++;
-    }
-    if (data.status === undefined) {
-      const err3 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'status' },
-        message: "must have required property '" + 'status' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err3];
-      } else {
-        vErrors.push(err3);
-      }
-      errors++;
-    }
-    if (data.timezone === undefined) {
-      const err4 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'timezone' },
-        message: "must have required property '" + 'timezone' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err4];
-      } else {
-        vErrors.push(err4);
-      }
-      errors++;
-    }
-    if (data.daily_limit === undefined) {
-      const err5 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'daily_limit' },
-        message: "must have required property '" + 'daily_limit' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err5];
-      } else {
-        vErrors.push(err5);
-      }
-      errors++;
-    }
-    if (data.sent_today === undefined) {
-      const err6 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'sent_today' },
-        message: "must have required property '" + 'sent_today' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err6];
-      } else {
-        vErrors.push(err6);
-      }
-      errors++;
-    }
-    const _errs1 = errors;
-    for (const key0 in data) {
-      if (!(
-        key0 === 'id' ||
-        key0 === 'name' ||
-        key0 === 'channel' ||
-        key0 === 'status' ||
-        key0 === 'timezone' ||
-        key0 === 'daily_limit' ||
-        key0 === 'sent_today'
-      )) {
-        const err7 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-        };
-        if (vErrors === null) {
-          vErrors = [err7];
-        } else {
-          vErrors.push(err7);
-        }
-        errors++;
-      }
-    }
-    if (data.id !== undefined) {
-      let data0 = data.id;
-      const _errs2 = errors;
-      if (typeof data0 !== 'string') {
-        const err8 = {
-          instancePath: instancePath + '/id',
-          schemaPath: '#/properties/id/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
-        }
-        errors++;
-      }
-      const _errs3 = errors;
-      var valid0 = _errs2 === errors;
-    }
-    if (data.name !== undefined) {
-      let data1 = data.name;
-      const _errs4 = errors;
-      if (typeof data1 !== 'string') {
-        const err9 = {
-          instancePath: instancePath + '/name',
-          schemaPath: '#/properties/name/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err9];
-        } else {
-          vErrors.push(err9);
-        }
-        errors++;
-      }
-      const _errs5 = errors;
-      var valid0 = _errs4 === errors;
-    }
-    if (data.channel !== undefined) {
-      let data2 = data.channel;
-      const _errs6 = errors;
-      const vSchema0 = schema0.properties.channel.enum;
-      if (!(data2 === 'linkedin' || data2 === 'email')) {
-        const err10 = {
-          instancePath: instancePath + '/channel',
-          schemaPath: '#/properties/channel/enum',
-          keyword: 'enum',
-          params: { allowedValues: schema0.properties.channel.enum },
-          message: 'must be equal to one of the allowed values',
-        };
-        if (vErrors === null) {
-          vErrors = [err10];
-        } else {
-          vErrors.push(err10);
-        }
-        errors++;
-      }
-      var valid0 = _errs6 === errors;
-    }
-    if (data.status !== undefined) {
-      let data3 = data.status;
-      const _errs7 = errors;
-      const vSchema1 = schema0.properties.status.enum;
-      if (!(data3 === 'active' || data3 === 'paused' || data3 === 'disconnected')) {
-        const err11 = {
-          instancePath: instancePath + '/status',
-          schemaPath: '#/properties/status/enum',
-          keyword: 'enum',
-          params: { allowedValues: schema0.properties.status.enum },
-          message: 'must be equal to one of the allowed values',
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-      var valid0 = _errs7 === errors;
-    }
-    if (data.timezone !== undefined) {
-      let data4 = data.timezone;
-      const _errs8 = errors;
-      if (typeof data4 !== 'string') {
-        const err12 = {
-          instancePath: instancePath + '/timezone',
-          schemaPath: '#/properties/timezone/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err12];
-        } else {
-          vErrors.push(err12);
-        }
-        errors++;
-      }
-      const _errs9 = errors;
-      var valid0 = _errs8 === errors;
-    }
-    if (data.daily_limit !== undefined) {
-      let data5 = data.daily_limit;
-      const _errs10 = errors;
-      if (!(typeof data5 == 'number' && !(data5 % 1) && !isNaN(data5) && isFinite(data5))) {
-        const err13 = {
-          instancePath: instancePath + '/daily_limit',
-          schemaPath: '#/properties/daily_limit/type',
-          keyword: 'type',
-          params: { type: 'integer' },
-          message: 'must be integer',
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-      const _errs11 = errors;
-      if (typeof data5 == 'number' && isFinite(data5)) {
-        if (data5 < 0 || isNaN(data5)) {
-          const err14 = {
-            instancePath: instancePath + '/daily_limit',
-            schemaPath: '#/properties/daily_limit/minimum',
-            keyword: 'minimum',
-            params: { comparison: '>=', limit: 0 },
-            message: 'must be >= 0',
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-      }
-      var valid0 = _errs10 === errors;
-    }
-    if (data.sent_today !== undefined) {
-      let data6 = data.sent_today;
-      const _errs12 = errors;
-      if (!(typeof data6 == 'number' && !(data6 % 1) && !isNaN(data6) && isFinite(data6))) {
-        const err15 = {
-          instancePath: instancePath + '/sent_today',
-          schemaPath: '#/properties/sent_today/type',
-          keyword: 'type',
-          params: { type: 'integer' },
-          message: 'must be integer',
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-      const _errs13 = errors;
-      if (typeof data6 == 'number' && isFinite(data6)) {
-        if (data6 < 0 || isNaN(data6)) {
-          const err16 = {
-            instancePath: instancePath + '/sent_today',
-            schemaPath: '#/properties/sent_today/minimum',
-            keyword: 'minimum',
-            params: { comparison: '>=', limit: 0 },
-            message: 'must be >= 0',
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
-      }
-      var valid0 = _errs12 === errors;
-    }
-  } else {
-    const err17 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
-    if (vErrors === null) {
-      vErrors = [err17];
-    } else {
-      vErrors.push(err17);
-    }
-    errors++;
-  }
-  validate0.errors = vErrors;
-  return errors === 0;
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate0.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-validate0.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.name === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.channel === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "channel"},message:"must have required property '"+"channel"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.status === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.timezone === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "timezone"},message:"must have required property '"+"timezone"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.daily_limit === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "daily_limit"},message:"must have required property '"+"daily_limit"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.sent_today === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sent_today"},message:"must have required property '"+"sent_today"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "id") || (key0 === "name")) || (key0 === "channel")) || (key0 === "status")) || (key0 === "timezone")) || (key0 === "daily_limit")) || (key0 === "sent_today"))){
+const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+const _errs3 = errors;
+var valid0 = _errs2 === errors;
+}
+if(data.name !== undefined){
+let data1 = data.name;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+const _errs5 = errors;
+var valid0 = _errs4 === errors;
+}
+if(data.channel !== undefined){
+let data2 = data.channel;
+const _errs6 = errors;
+const vSchema0 = schema0.properties.channel.enum;
+if(!((data2 === "linkedin") || (data2 === "email"))){
+const err10 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema0.properties.channel.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var valid0 = _errs6 === errors;
+}
+if(data.status !== undefined){
+let data3 = data.status;
+const _errs7 = errors;
+const vSchema1 = schema0.properties.status.enum;
+if(!(((data3 === "active") || (data3 === "paused")) || (data3 === "disconnected"))){
+const err11 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema0.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+var valid0 = _errs7 === errors;
+}
+if(data.timezone !== undefined){
+let data4 = data.timezone;
+const _errs8 = errors;
+if(typeof data4 !== "string"){
+const err12 = {instancePath:instancePath+"/timezone",schemaPath:"#/properties/timezone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+const _errs9 = errors;
+var valid0 = _errs8 === errors;
+}
+if(data.daily_limit !== undefined){
+let data5 = data.daily_limit;
+const _errs10 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err13 = {instancePath:instancePath+"/daily_limit",schemaPath:"#/properties/daily_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+const _errs11 = errors;
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err14 = {instancePath:instancePath+"/daily_limit",schemaPath:"#/properties/daily_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+var valid0 = _errs10 === errors;
+}
+if(data.sent_today !== undefined){
+let data6 = data.sent_today;
+const _errs12 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err15 = {instancePath:instancePath+"/sent_today",schemaPath:"#/properties/sent_today/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+const _errs13 = errors;
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err16 = {instancePath:instancePath+"/sent_today",schemaPath:"#/properties/sent_today/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+var valid0 = _errs12 === errors;
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+validate0.errors = vErrors;
+return errors === 0;
+}
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+

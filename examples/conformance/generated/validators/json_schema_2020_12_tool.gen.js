@@ -2,417 +2,359 @@
 // @ts-nocheck
 
 export const validateJsonSchema202012ToolArguments = validate0;
-const schema0 = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  type: 'object',
-  $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-  properties: {
-    name: { type: 'string' },
-    address: { $ref: '#/$defs/address' },
-    contactMethod: { type: 'string', enum: ['phone', 'email'] },
-    phone: { type: 'string' },
-    email: { type: 'string' },
-  },
-  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
-  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
-  then: { required: ['phone'] },
-  else: { required: ['email'] },
-  additionalProperties: false,
-};
-const schema1 = { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } };
+const schema0 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false};
+const schema1 = {"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}};
 
-function validate1(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate1.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  const _errs0 = errors;
-  const _errs1 = errors;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.street !== undefined) {
-      let data0 = data.street;
-      const _errs2 = errors;
-      if (typeof data0 !== 'string') {
-        const err0 = {
-          instancePath: instancePath + '/street',
-          schemaPath: '#/properties/street/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err0];
-        } else {
-          vErrors.push(err0);
-        }
-        errors++;
-      }
-      const _errs3 = errors;
-      var valid0 = _errs2 === errors;
-    }
-    if (data.city !== undefined) {
-      let data1 = data.city;
-      const _errs4 = errors;
-      if (typeof data1 !== 'string') {
-        const err1 = {
-          instancePath: instancePath + '/city',
-          schemaPath: '#/properties/city/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-      const _errs5 = errors;
-      var valid0 = _errs4 === errors;
-    }
-  } else {
-    const err2 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
-    if (vErrors === null) {
-      vErrors = [err2];
-    } else {
-      vErrors.push(err2);
-    }
-    errors++;
-  }
-  validate1.errors = vErrors;
-  return errors === 0;
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-validate1.evaluated = { props: { street: true, city: true }, dynamicProps: false, dynamicItems: false };
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.street !== undefined){
+let data0 = data.street;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+const err0 = {instancePath:instancePath+"/street",schemaPath:"#/properties/street/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const _errs3 = errors;
+var valid0 = _errs2 === errors;
+}
+if(data.city !== undefined){
+let data1 = data.city;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+const err1 = {instancePath:instancePath+"/city",schemaPath:"#/properties/city/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const _errs5 = errors;
+var valid0 = _errs4 === errors;
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate1.errors = vErrors;
+return errors === 0;
+}
+validate1.evaluated = {"props":{"street":true,"city":true},"dynamicProps":false,"dynamicItems":false};
 
-function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate0.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  const _errs0 = errors;
-  const _errs1 = errors;
-  const _errs2 = errors;
-  let valid1 = false;
-  const _errs3 = errors;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.phone === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/allOf/0/anyOf/0/required',
-        keyword: 'required',
-        params: { missingProperty: 'phone' },
-        message: "must have required property '" + 'phone' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-  }
-  var _valid0 = _errs3 === errors;
-  valid1 = valid1 || _valid0;
-  if (_valid0) {
-  }
-  const _errs4 = errors;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.email === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: '#/allOf/0/anyOf/1/required',
-        keyword: 'required',
-        params: { missingProperty: 'email' },
-        message: "must have required property '" + 'email' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-  }
-  var _valid0 = _errs4 === errors;
-  valid1 = valid1 || _valid0;
-  if (_valid0) {
-  }
-  if (!valid1) {
-    const err2 = { instancePath, schemaPath: '#/allOf/0/anyOf', keyword: 'anyOf', params: {}, message: 'must match a schema in anyOf' };
-    if (vErrors === null) {
-      vErrors = [err2];
-    } else {
-      vErrors.push(err2);
-    }
-    errors++;
-  } else {
-    errors = _errs2;
-    if (vErrors !== null) {
-      if (_errs2) {
-        vErrors.length = _errs2;
-      } else {
-        vErrors = null;
-      }
-    }
-  }
-  var valid0 = _errs1 === errors;
-  const _errs5 = errors;
-  let valid2 = true;
-  const _errs6 = errors;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    let missing0;
-    if (data.contactMethod === undefined && (missing0 = 'contactMethod')) {
-      const err3 = {};
-      if (vErrors === null) {
-        vErrors = [err3];
-      } else {
-        vErrors.push(err3);
-      }
-      errors++;
-    } else {
-      if (data.contactMethod !== undefined) {
-        let data0 = data.contactMethod;
-        const _errs7 = errors;
-        if ('phone' !== data0) {
-          const err4 = {};
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        } else {
-        }
-        if (errors === _errs7) {
-        }
-        var valid3 = _errs7 === errors;
-      } else {
-        var valid3 = true;
-      }
-      if (valid3) {
-      }
-    }
-  }
-  if (errors === _errs6) {
-  }
-  var _valid1 = _errs6 === errors;
-  errors = _errs5;
-  if (vErrors !== null) {
-    if (_errs5) {
-      vErrors.length = _errs5;
-    } else {
-      vErrors = null;
-    }
-  }
-  let ifClause0;
-  if (_valid1) {
-    const _errs8 = errors;
-    if (data && typeof data == 'object' && !Array.isArray(data)) {
-      if (data.phone === undefined) {
-        const err5 = {
-          instancePath,
-          schemaPath: '#/then/required',
-          keyword: 'required',
-          params: { missingProperty: 'phone' },
-          message: "must have required property '" + 'phone' + "'",
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    var _valid1 = _errs8 === errors;
-    valid2 = _valid1;
-    if (valid2) {
-    }
-    ifClause0 = 'then';
-  } else {
-    const _errs9 = errors;
-    if (data && typeof data == 'object' && !Array.isArray(data)) {
-      if (data.email === undefined) {
-        const err6 = {
-          instancePath,
-          schemaPath: '#/else/required',
-          keyword: 'required',
-          params: { missingProperty: 'email' },
-          message: "must have required property '" + 'email' + "'",
-        };
-        if (vErrors === null) {
-          vErrors = [err6];
-        } else {
-          vErrors.push(err6);
-        }
-        errors++;
-      }
-    }
-    var _valid1 = _errs9 === errors;
-    valid2 = _valid1;
-    if (valid2) {
-    }
-    ifClause0 = 'else';
-  }
-  if (!valid2) {
-    const err7 = { instancePath, schemaPath: '#/if', keyword: 'if', params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema' };
-    if (vErrors === null) {
-      vErrors = [err7];
-    } else {
-      vErrors.push(err7);
-    }
-    errors++;
-  }
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    const _errs10 = errors;
-    for (const key0 in data) {
-      if (!(key0 === 'name' || key0 === 'address' || key0 === 'contactMethod' || key0 === 'phone' || key0 === 'email')) {
-        const err8 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-        };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
-        }
-        errors++;
-      }
-    }
-    if (data.name !== undefined) {
-      let data1 = data.name;
-      const _errs11 = errors;
-      if (typeof data1 !== 'string') {
-        const err9 = {
-          instancePath: instancePath + '/name',
-          schemaPath: '#/properties/name/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err9];
-        } else {
-          vErrors.push(err9);
-        }
-        errors++;
-      }
-      const _errs12 = errors;
-      var valid4 = _errs11 === errors;
-    }
-    if (data.address !== undefined) {
-      let data2 = data.address;
-      const _errs13 = errors;
-      if (!validate1(data2, { instancePath: instancePath + '/address', parentData: data, parentDataProperty: 'address', rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
-        errors = vErrors.length;
-      } else {
-      }
-      var valid4 = _errs13 === errors;
-    }
-    if (data.contactMethod !== undefined) {
-      let data3 = data.contactMethod;
-      const _errs14 = errors;
-      if (typeof data3 !== 'string') {
-        const err10 = {
-          instancePath: instancePath + '/contactMethod',
-          schemaPath: '#/properties/contactMethod/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err10];
-        } else {
-          vErrors.push(err10);
-        }
-        errors++;
-      }
-      const _errs15 = errors;
-      const vSchema0 = schema0.properties.contactMethod.enum;
-      if (!(data3 === 'phone' || data3 === 'email')) {
-        const err11 = {
-          instancePath: instancePath + '/contactMethod',
-          schemaPath: '#/properties/contactMethod/enum',
-          keyword: 'enum',
-          params: { allowedValues: schema0.properties.contactMethod.enum },
-          message: 'must be equal to one of the allowed values',
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-      var valid4 = _errs14 === errors;
-    }
-    if (data.phone !== undefined) {
-      let data4 = data.phone;
-      const _errs16 = errors;
-      if (typeof data4 !== 'string') {
-        const err12 = {
-          instancePath: instancePath + '/phone',
-          schemaPath: '#/properties/phone/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err12];
-        } else {
-          vErrors.push(err12);
-        }
-        errors++;
-      }
-      const _errs17 = errors;
-      var valid4 = _errs16 === errors;
-    }
-    if (data.email !== undefined) {
-      let data5 = data.email;
-      const _errs18 = errors;
-      if (typeof data5 !== 'string') {
-        const err13 = {
-          instancePath: instancePath + '/email',
-          schemaPath: '#/properties/email/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-      const _errs19 = errors;
-      var valid4 = _errs18 === errors;
-    }
-  } else {
-    const err14 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
-    if (vErrors === null) {
-      vErrors = [err14];
-    } else {
-      vErrors.push(err14);
-    }
-    errors++;
-  }
-  validate0.errors = vErrors;
-  return errors === 0;
+
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate0.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-validate0.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+const _errs2 = errors;
+let valid1 = false;
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.phone === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/anyOf/0/required",keyword:"required",params:{missingProperty: "phone"},message:"must have required property '"+"phone"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.email === undefined){
+const err1 = {instancePath,schemaPath:"#/allOf/0/anyOf/1/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+if(!valid1){
+const err2 = {instancePath,schemaPath:"#/allOf/0/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs1 === errors;
+const _errs5 = errors;
+let valid2 = true;
+const _errs6 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.contactMethod === undefined) && (missing0 = "contactMethod")){
+const err3 = {};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+if(data.contactMethod !== undefined){
+let data0 = data.contactMethod;
+const _errs7 = errors;
+if("phone" !== data0){
+const err4 = {};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs7){
+}
+var valid3 = _errs7 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+}
+}
+}
+if(errors === _errs6){
+}
+var _valid1 = _errs6 === errors;
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid1){
+const _errs8 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.phone === undefined){
+const err5 = {instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: "phone"},message:"must have required property '"+"phone"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var _valid1 = _errs8 === errors;
+valid2 = _valid1;
+if(valid2){
+}
+ifClause0 = "then";
+}
+else {
+const _errs9 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.email === undefined){
+const err6 = {instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+var _valid1 = _errs9 === errors;
+valid2 = _valid1;
+if(valid2){
+}
+ifClause0 = "else";
+}
+if(!valid2){
+const err7 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs10 = errors;
+for(const key0 in data){
+if(!(((((key0 === "name") || (key0 === "address")) || (key0 === "contactMethod")) || (key0 === "phone")) || (key0 === "email"))){
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data1 = data.name;
+const _errs11 = errors;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+const _errs12 = errors;
+var valid4 = _errs11 === errors;
+}
+if(data.address !== undefined){
+let data2 = data.address;
+const _errs13 = errors;
+if(!(validate1(data2, {instancePath:instancePath+"/address",parentData:data,parentDataProperty:"address",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid4 = _errs13 === errors;
+}
+if(data.contactMethod !== undefined){
+let data3 = data.contactMethod;
+const _errs14 = errors;
+if(typeof data3 !== "string"){
+const err10 = {instancePath:instancePath+"/contactMethod",schemaPath:"#/properties/contactMethod/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+const _errs15 = errors;
+const vSchema0 = schema0.properties.contactMethod.enum;
+if(!((data3 === "phone") || (data3 === "email"))){
+const err11 = {instancePath:instancePath+"/contactMethod",schemaPath:"#/properties/contactMethod/enum",keyword:"enum",params:{allowedValues: schema0.properties.contactMethod.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+var valid4 = _errs14 === errors;
+}
+if(data.phone !== undefined){
+let data4 = data.phone;
+const _errs16 = errors;
+if(typeof data4 !== "string"){
+const err12 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+const _errs17 = errors;
+var valid4 = _errs16 === errors;
+}
+if(data.email !== undefined){
+let data5 = data.email;
+const _errs18 = errors;
+if(typeof data5 !== "string"){
+const err13 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+const _errs19 = errors;
+var valid4 = _errs18 === errors;
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate0.errors = vErrors;
+return errors === 0;
+}
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+

@@ -2,141 +2,110 @@
 // @ts-nocheck
 
 export const validateSlowComputeArguments = validate0;
-const schema0 = {
-  type: 'object',
-  properties: { seconds: { type: 'number', minimum: 0, maximum: 120 }, label: { type: 'string' } },
-  required: ['seconds'],
-  additionalProperties: false,
-};
+const schema0 = {"type":"object","properties":{"seconds":{"type":"number","minimum":0,"maximum":120},"label":{"type":"string"}},"required":["seconds"],"additionalProperties":false};
 
-function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate0.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  const _errs0 = errors;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.seconds === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'seconds' },
-        message: "must have required property '" + 'seconds' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    const _errs1 = errors;
-    for (const key0 in data) {
-      if (!(key0 === 'seconds' || key0 === 'label')) {
-        const err1 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.seconds !== undefined) {
-      let data0 = data.seconds;
-      const _errs2 = errors;
-      const _errs3 = errors;
-      if (typeof data0 == 'number' && isFinite(data0)) {
-        if (data0 > 120 || isNaN(data0)) {
-          const err2 = {
-            instancePath: instancePath + '/seconds',
-            schemaPath: '#/properties/seconds/maximum',
-            keyword: 'maximum',
-            params: { comparison: '<=', limit: 120 },
-            message: 'must be <= 120',
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0 < 0 || isNaN(data0)) {
-          const err3 = {
-            instancePath: instancePath + '/seconds',
-            schemaPath: '#/properties/seconds/minimum',
-            keyword: 'minimum',
-            params: { comparison: '>=', limit: 0 },
-            message: 'must be >= 0',
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-      } else {
-        const err4 = {
-          instancePath: instancePath + '/seconds',
-          schemaPath: '#/properties/seconds/type',
-          keyword: 'type',
-          params: { type: 'number' },
-          message: 'must be number',
-        };
-        if (vErrors === null) {
-          vErrors = [err4];
-        } else {
-          vErrors.push(err4);
-        }
-        errors++;
-      }
-      var valid0 = _errs2 === errors;
-    }
-    if (data.label !== undefined) {
-      let data1 = data.label;
-      const _errs4 = errors;
-      if (typeof data1 !== 'string') {
-        const err5 = {
-          instancePath: instancePath + '/label',
-          schemaPath: '#/properties/label/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-      const _errs5 = errors;
-      var valid0 = _errs4 === errors;
-    }
-  } else {
-    const err6 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
-    if (vErrors === null) {
-      vErrors = [err6];
-    } else {
-      vErrors.push(err6);
-    }
-    errors++;
-  }
-  validate0.errors = vErrors;
-  return errors === 0;
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate0.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-validate0.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.seconds === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "seconds") || (key0 === "label"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.seconds !== undefined){
+let data0 = data.seconds;
+const _errs2 = errors;
+const _errs3 = errors;
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 120 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 120},message:"must be <= 120"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data0 < 0 || isNaN(data0)){
+const err3 = {instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var valid0 = _errs2 === errors;
+}
+if(data.label !== undefined){
+let data1 = data.label;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+const _errs5 = errors;
+var valid0 = _errs4 === errors;
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate0.errors = vErrors;
+return errors === 0;
+}
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+

@@ -2,84 +2,72 @@
 // @ts-nocheck
 
 export const validateTestElicitationArguments = validate0;
-const schema0 = { type: 'object', properties: { message: { type: 'string' } }, required: ['message'], additionalProperties: false };
+const schema0 = {"type":"object","properties":{"message":{"type":"string"}},"required":["message"],"additionalProperties":false};
 
-function validate0(data, { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate0.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  const _errs0 = errors;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.message === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'message' },
-        message: "must have required property '" + 'message' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    const _errs1 = errors;
-    for (const key0 in data) {
-      if (!(key0 === 'message')) {
-        const err1 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.message !== undefined) {
-      let data0 = data.message;
-      const _errs2 = errors;
-      if (typeof data0 !== 'string') {
-        const err2 = {
-          instancePath: instancePath + '/message',
-          schemaPath: '#/properties/message/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      }
-      const _errs3 = errors;
-      var valid0 = _errs2 === errors;
-    }
-  } else {
-    const err3 = { instancePath, schemaPath: '#/type', keyword: 'type', params: { type: 'object' }, message: 'must be object' };
-    if (vErrors === null) {
-      vErrors = [err3];
-    } else {
-      vErrors.push(err3);
-    }
-    errors++;
-  }
-  validate0.errors = vErrors;
-  return errors === 0;
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate0.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-validate0.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.message === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "message")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data0 = data.message;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+const _errs3 = errors;
+var valid0 = _errs2 === errors;
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate0.errors = vErrors;
+return errors === 0;
+}
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+

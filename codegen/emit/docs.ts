@@ -6,7 +6,6 @@
  * begins (the reference resource serves that part): the server reads them on first use.
  */
 import path from 'node:path';
-import { StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { Model } from '../model.ts';
 import { toHtml, toMarkdown } from '../docs/blocks.ts';
 import { connectingBlocks, introBlocks, referenceBlocks } from '../docs/reference.ts';
@@ -41,9 +40,8 @@ export function emitDocs(model: Model): OutputFile[] {
   };
   const module = renderSource([
     {
-      kind: StructureKind.VariableStatement,
+      kind: 'const',
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
       docs: [
         'The reference documents `npm run gen` writes (paths relative to the folder of tools.yaml), read on first use:\n' +
           '`markdown` is the whole reference, introduction and connecting (to a local server) first, the reference proper from\n' +

@@ -4,7 +4,6 @@
  * the schemas spread in, so the file stays about as long as tools.yaml.
  */
 import path from 'node:path';
-import { StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { JSONSchema } from '../json-schema.ts';
 import type { Model, ToolModel } from '../model.ts';
 import { localDefNames, refName, usedDefs } from '../defs.ts';
@@ -75,21 +74,19 @@ export function emitToolsList(model: Model): OutputFile {
   const byName = new Map(model.defs.map((d) => [d.name, d]));
   const content = renderSource([
     {
-      kind: StructureKind.ImportDeclaration,
+      kind: 'import',
       isTypeOnly: true,
       moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
       namedImports: ['ToolListing'],
     },
     ...definitionOrder(model).map((name) => ({
-      kind: StructureKind.VariableStatement as const,
-      declarationKind: VariableDeclarationKind.Const,
+      kind: 'const' as const,
       docs: [`$defs ${name}, as clients get it (inlined).`],
       declarations: [{ name: defConst(name), initializer: schemaExpression(byName.get(name)!.schema, '', new Set()) }],
     })),
     {
-      kind: StructureKind.VariableStatement,
+      kind: 'const',
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
       docs: ['The tools/list result entries, sorted by name.'],
       declarations: [
         {

@@ -51,7 +51,11 @@ export class SchemaCompiler {
   private strictNotes: string[] = [];
   readonly ajv = addFormats(
     new Ajv2020({
-      code: { source: true, esm: true, lines: true, optimize: false },
+      // One optimization pass (ajv's default) and loops for long `required` and `enum` lists:
+      // the same checks and errors, in about a sixth less code.
+      code: { source: true, esm: true, lines: true, optimize: 1 },
+      loopRequired: 2,
+      loopEnum: 2,
       allErrors: true,
       // A $ref is a call of the referenced schema's own function, never a copy of its code: each
       // shared shape is compiled once, and every validator using it calls (imports) that one.

@@ -18,10 +18,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.service_profile_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "service_profile_id"},message:"must have required property '"+"service_profile_id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -30,8 +30,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.campaign_id === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "campaign_id"},message:"must have required property '"+"campaign_id"+"'"};
+}
+for(const key0 in data){
+if(!((((key0 === "service_profile_id") || (key0 === "campaign_id")) || (key0 === "step")) || (key0 === "position"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -40,8 +42,29 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.step === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "step"},message:"must have required property '"+"step"+"'"};
+}
+if(data.service_profile_id !== undefined){
+if(!(validateProfileId(data.service_profile_id, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
+errors = vErrors.length;
+}
+}
+if(data.campaign_id !== undefined){
+if(!(validateCampaignId(data.campaign_id, {instancePath:instancePath+"/campaign_id",parentData:data,parentDataProperty:"campaign_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateCampaignId.errors : vErrors.concat(validateCampaignId.errors);
+errors = vErrors.length;
+}
+}
+if(data.step !== undefined){
+if(!(validateStepInput(data.step, {instancePath:instancePath+"/step",parentData:data,parentDataProperty:"step",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateStepInput.errors : vErrors.concat(validateStepInput.errors);
+errors = vErrors.length;
+}
+}
+if(data.position !== undefined){
+let data3 = data.position;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err2 = {instancePath:instancePath+"/position",schemaPath:"#/properties/position/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -50,10 +73,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((key0 === "service_profile_id") || (key0 === "campaign_id")) || (key0 === "step")) || (key0 === "position"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 1 || isNaN(data3)){
+const err3 = {instancePath:instancePath+"/position",schemaPath:"#/properties/position/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -63,75 +85,15 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.service_profile_id !== undefined){
-let data0 = data.service_profile_id;
-const _errs2 = errors;
-if(!(validateProfileId(data0, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
-errors = vErrors.length;
+}
 }
 else {
-}
-var valid0 = _errs2 === errors;
-}
-if(data.campaign_id !== undefined){
-let data1 = data.campaign_id;
-const _errs3 = errors;
-if(!(validateCampaignId(data1, {instancePath:instancePath+"/campaign_id",parentData:data,parentDataProperty:"campaign_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateCampaignId.errors : vErrors.concat(validateCampaignId.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-if(data.step !== undefined){
-let data2 = data.step;
-const _errs4 = errors;
-if(!(validateStepInput(data2, {instancePath:instancePath+"/step",parentData:data,parentDataProperty:"step",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateStepInput.errors : vErrors.concat(validateStepInput.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs4 === errors;
-}
-if(data.position !== undefined){
-let data3 = data.position;
-const _errs5 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err4 = {instancePath:instancePath+"/position",schemaPath:"#/properties/position/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
-}
-errors++;
-}
-const _errs6 = errors;
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err5 = {instancePath:instancePath+"/position",schemaPath:"#/properties/position/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-var valid0 = _errs5 === errors;
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -156,8 +118,6 @@ evaluated0.items = undefined;
 if(!(validateCampaignResult(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateCampaignResult.errors : vErrors.concat(validateCampaignResult.errors);
 errors = vErrors.length;
-}
-else {
 }
 validate1.errors = vErrors;
 return errors === 0;

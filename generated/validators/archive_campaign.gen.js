@@ -17,10 +17,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.service_profile_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "service_profile_id"},message:"must have required property '"+"service_profile_id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -29,8 +29,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.campaign_id === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "campaign_id"},message:"must have required property '"+"campaign_id"+"'"};
+}
+for(const key0 in data){
+if(!(((key0 === "service_profile_id") || (key0 === "campaign_id")) || (key0 === "confirm_with_user"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -39,10 +41,22 @@ vErrors.push(err1);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "service_profile_id") || (key0 === "campaign_id")) || (key0 === "confirm_with_user"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.service_profile_id !== undefined){
+if(!(validateProfileId(data.service_profile_id, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
+errors = vErrors.length;
+}
+}
+if(data.campaign_id !== undefined){
+if(!(validateCampaignId(data.campaign_id, {instancePath:instancePath+"/campaign_id",parentData:data,parentDataProperty:"campaign_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateCampaignId.errors : vErrors.concat(validateCampaignId.errors);
+errors = vErrors.length;
+}
+}
+if(data.confirm_with_user !== undefined){
+if(typeof data.confirm_with_user !== "boolean"){
+const err2 = {instancePath:instancePath+"/confirm_with_user",schemaPath:"#/properties/confirm_with_user/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -52,52 +66,14 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.service_profile_id !== undefined){
-let data0 = data.service_profile_id;
-const _errs2 = errors;
-if(!(validateProfileId(data0, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
-errors = vErrors.length;
 }
 else {
-}
-var valid0 = _errs2 === errors;
-}
-if(data.campaign_id !== undefined){
-let data1 = data.campaign_id;
-const _errs3 = errors;
-if(!(validateCampaignId(data1, {instancePath:instancePath+"/campaign_id",parentData:data,parentDataProperty:"campaign_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateCampaignId.errors : vErrors.concat(validateCampaignId.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-if(data.confirm_with_user !== undefined){
-let data2 = data.confirm_with_user;
-const _errs4 = errors;
-if(typeof data2 !== "boolean"){
-const err3 = {instancePath:instancePath+"/confirm_with_user",schemaPath:"#/properties/confirm_with_user/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
-}
-errors++;
-}
-const _errs5 = errors;
-var valid0 = _errs4 === errors;
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
 }
 errors++;
 }
@@ -122,8 +98,6 @@ evaluated0.items = undefined;
 if(!(validateCampaignResult(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateCampaignResult.errors : vErrors.concat(validateCampaignResult.errors);
 errors = vErrors.length;
-}
-else {
 }
 validate1.errors = vErrors;
 return errors === 0;

@@ -19,10 +19,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.service_profile_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "service_profile_id"},message:"must have required property '"+"service_profile_id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -31,8 +31,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.campaign_id === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "campaign_id"},message:"must have required property '"+"campaign_id"+"'"};
+}
+for(const key0 in data){
+if(!((((key0 === "service_profile_id") || (key0 === "campaign_id")) || (key0 === "from")) || (key0 === "to"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -41,10 +43,24 @@ vErrors.push(err1);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((key0 === "service_profile_id") || (key0 === "campaign_id")) || (key0 === "from")) || (key0 === "to"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.service_profile_id !== undefined){
+if(!(validateProfileId(data.service_profile_id, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
+errors = vErrors.length;
+}
+}
+if(data.campaign_id !== undefined){
+if(!(validateCampaignId(data.campaign_id, {instancePath:instancePath+"/campaign_id",parentData:data,parentDataProperty:"campaign_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateCampaignId.errors : vErrors.concat(validateCampaignId.errors);
+errors = vErrors.length;
+}
+}
+if(data.from !== undefined){
+let data2 = data.from;
+if(typeof data2 === "string"){
+if(!(formats0.validate(data2))){
+const err2 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -54,37 +70,8 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.service_profile_id !== undefined){
-let data0 = data.service_profile_id;
-const _errs2 = errors;
-if(!(validateProfileId(data0, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
-errors = vErrors.length;
-}
 else {
-}
-var valid0 = _errs2 === errors;
-}
-if(data.campaign_id !== undefined){
-let data1 = data.campaign_id;
-const _errs3 = errors;
-if(!(validateCampaignId(data1, {instancePath:instancePath+"/campaign_id",parentData:data,parentDataProperty:"campaign_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateCampaignId.errors : vErrors.concat(validateCampaignId.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-if(data.from !== undefined){
-let data2 = data.from;
-const _errs4 = errors;
-const _errs5 = errors;
-if((typeof data2 == "number") && (isFinite(data2))){
-}
-if(typeof data2 === "string"){
-if(!(formats0.validate(data2))){
-const err3 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+const err3 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -94,8 +81,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.to !== undefined){
+let data3 = data.to;
+if(typeof data3 === "string"){
+if(!(formats0.validate(data3))){
+const err4 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -104,17 +94,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-var valid0 = _errs4 === errors;
 }
-if(data.to !== undefined){
-let data3 = data.to;
-const _errs6 = errors;
-const _errs7 = errors;
-if((typeof data3 == "number") && (isFinite(data3))){
-}
-if(typeof data3 === "string"){
-if(!(formats0.validate(data3))){
-const err5 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+else {
+const err5 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -124,26 +106,14 @@ vErrors.push(err5);
 errors++;
 }
 }
+}
 else {
-const err6 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
-}
-errors++;
-}
-var valid0 = _errs6 === errors;
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
 }
 errors++;
 }
@@ -168,8 +138,6 @@ evaluated0.items = undefined;
 if(!(validateCampaignStats(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateCampaignStats.errors : vErrors.concat(validateCampaignStats.errors);
 errors = vErrors.length;
-}
-else {
 }
 validate1.errors = vErrors;
 return errors === 0;

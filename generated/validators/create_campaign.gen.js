@@ -21,10 +21,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.service_profile_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "service_profile_id"},message:"must have required property '"+"service_profile_id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -33,8 +33,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.name === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+for(const key0 in data){
+if(!(((((key0 === "service_profile_id") || (key0 === "name")) || (key0 === "steps")) || (key0 === "schedule")) || (key0 === "settings"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -43,10 +45,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((key0 === "service_profile_id") || (key0 === "name")) || (key0 === "steps")) || (key0 === "schedule")) || (key0 === "settings"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.service_profile_id !== undefined){
+if(!(validateProfileId(data.service_profile_id, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
+errors = vErrors.length;
+}
+}
+if(data.name !== undefined){
+let data1 = data.name;
+if(typeof data1 === "string"){
+if(func0(data1) > 200){
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -55,25 +65,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.service_profile_id !== undefined){
-let data0 = data.service_profile_id;
-const _errs2 = errors;
-if(!(validateProfileId(data0, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs2 === errors;
-}
-if(data.name !== undefined){
-let data1 = data.name;
-const _errs3 = errors;
-const _errs4 = errors;
-if(typeof data1 === "string"){
-if(func0(data1) > 200){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func0(data1) < 1){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -82,8 +75,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func0(data1) < 1){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -93,8 +87,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.steps !== undefined){
+let data2 = data.steps;
+if(Array.isArray(data2)){
+if(data2.length > 50){
+const err5 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -103,15 +100,16 @@ vErrors.push(err5);
 }
 errors++;
 }
-var valid0 = _errs3 === errors;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validateStepInput(data2[i0], {instancePath:instancePath+"/steps/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateStepInput.errors : vErrors.concat(validateStepInput.errors);
+errors = vErrors.length;
 }
-if(data.steps !== undefined){
-let data2 = data.steps;
-const _errs5 = errors;
-const _errs6 = errors;
-if(Array.isArray(data2)){
-if(data2.length > 50){
-const err6 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -120,65 +118,27 @@ vErrors.push(err6);
 }
 errors++;
 }
-let valid2 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-const _errs7 = errors;
-if(!(validateStepInput(data3, {instancePath:instancePath+"/steps/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateStepInput.errors : vErrors.concat(validateStepInput.errors);
+}
+if(data.schedule !== undefined){
+if(!(validateSchedule(data.schedule, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateSchedule.errors : vErrors.concat(validateSchedule.errors);
 errors = vErrors.length;
 }
+}
+if(data.settings !== undefined){
+if(!(validateCampaignSettings(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateCampaignSettings.errors : vErrors.concat(validateCampaignSettings.errors);
+errors = vErrors.length;
+}
+}
+}
 else {
-}
-var valid1 = _errs7 === errors;
-if(!valid1){
-valid2 = false;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-var valid0 = _errs5 === errors;
-}
-if(data.schedule !== undefined){
-let data4 = data.schedule;
-const _errs8 = errors;
-if(!(validateSchedule(data4, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateSchedule.errors : vErrors.concat(validateSchedule.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs8 === errors;
-}
-if(data.settings !== undefined){
-let data5 = data.settings;
-const _errs9 = errors;
-if(!(validateCampaignSettings(data5, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateCampaignSettings.errors : vErrors.concat(validateCampaignSettings.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs9 === errors;
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -203,8 +163,6 @@ evaluated0.items = undefined;
 if(!(validateCampaignResult(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateCampaignResult.errors : vErrors.concat(validateCampaignResult.errors);
 errors = vErrors.length;
-}
-else {
 }
 validate1.errors = vErrors;
 return errors === 0;

@@ -20,8 +20,6 @@ if(!(validateLeadRef(data, {instancePath,parentData,parentDataProperty,rootData,
 vErrors = vErrors === null ? validateLeadRef.errors : vErrors.concat(validateLeadRef.errors);
 errors = vErrors.length;
 }
-else {
-}
 validate0.errors = vErrors;
 return errors === 0;
 }
@@ -40,7 +38,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.lead === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "lead"},message:"must have required property '"+"lead"+"'"};
@@ -52,7 +49,6 @@ vErrors.push(err0);
 }
 errors++;
 }
-const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "lead")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -66,15 +62,10 @@ errors++;
 }
 }
 if(data.lead !== undefined){
-let data0 = data.lead;
-const _errs2 = errors;
-if(!(validateLead(data0, {instancePath:instancePath+"/lead",parentData:data,parentDataProperty:"lead",rootData,dynamicAnchors}))){
+if(!(validateLead(data.lead, {instancePath:instancePath+"/lead",parentData:data,parentDataProperty:"lead",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateLead.errors : vErrors.concat(validateLead.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs2 === errors;
 }
 }
 else {

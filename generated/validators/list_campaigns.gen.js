@@ -22,7 +22,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.service_profile_id === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "service_profile_id"},message:"must have required property '"+"service_profile_id"+"'"};
@@ -34,7 +33,6 @@ vErrors.push(err0);
 }
 errors++;
 }
-const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "service_profile_id") || (key0 === "status")) || (key0 === "limit")) || (key0 === "cursor"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -48,20 +46,13 @@ errors++;
 }
 }
 if(data.service_profile_id !== undefined){
-let data0 = data.service_profile_id;
-const _errs2 = errors;
-if(!(validateProfileId(data0, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
+if(!(validateProfileId(data.service_profile_id, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs2 === errors;
 }
 if(data.status !== undefined){
 let data1 = data.status;
-const _errs3 = errors;
-const _errs4 = errors;
 if(Array.isArray(data1)){
 if(data1.length < 1){
 const err2 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -73,26 +64,15 @@ vErrors.push(err2);
 }
 errors++;
 }
-let valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-const _errs5 = errors;
-if(!(validateCampaignStatus(data2, {instancePath:instancePath+"/status/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+if(!(validateCampaignStatus(data1[i0], {instancePath:instancePath+"/status/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateCampaignStatus.errors : vErrors.concat(validateCampaignStatus.errors);
 errors = vErrors.length;
 }
-else {
 }
-var valid1 = _errs5 === errors;
-if(!valid1){
-valid2 = false;
-}
-}
-let valid3;
 let i1 = data1.length;
 let j0;
-valid3 = true;
 if(i1 > 1){
 outer0:
 for(;i1--;){
@@ -106,7 +86,6 @@ else {
 vErrors.push(err3);
 }
 errors++;
-valid3 = false;
 break outer0;
 }
 }
@@ -123,29 +102,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-var valid0 = _errs3 === errors;
 }
 if(data.limit !== undefined){
-let data3 = data.limit;
-const _errs6 = errors;
-if(!(validatePageSize(data3, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+if(!(validatePageSize(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validatePageSize.errors : vErrors.concat(validatePageSize.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs6 === errors;
 }
 if(data.cursor !== undefined){
-let data4 = data.cursor;
-const _errs7 = errors;
-if(!(validateCursor(data4, {instancePath:instancePath+"/cursor",parentData:data,parentDataProperty:"cursor",rootData,dynamicAnchors}))){
+if(!(validateCursor(data.cursor, {instancePath:instancePath+"/cursor",parentData:data,parentDataProperty:"cursor",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateCursor.errors : vErrors.concat(validateCursor.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs7 === errors;
 }
 }
 else {
@@ -176,7 +144,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.campaigns === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "campaigns"},message:"must have required property '"+"campaigns"+"'"};
@@ -188,7 +155,6 @@ vErrors.push(err0);
 }
 errors++;
 }
-const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "campaigns") || (key0 === "next_cursor"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -203,23 +169,12 @@ errors++;
 }
 if(data.campaigns !== undefined){
 let data0 = data.campaigns;
-const _errs2 = errors;
-const _errs3 = errors;
 if(Array.isArray(data0)){
-let valid2 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-const _errs4 = errors;
-if(!(validateCampaignSummary(data1, {instancePath:instancePath+"/campaigns/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+if(!(validateCampaignSummary(data0[i0], {instancePath:instancePath+"/campaigns/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateCampaignSummary.errors : vErrors.concat(validateCampaignSummary.errors);
 errors = vErrors.length;
-}
-else {
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-valid2 = false;
 }
 }
 }
@@ -233,18 +188,12 @@ vErrors.push(err2);
 }
 errors++;
 }
-var valid0 = _errs2 === errors;
 }
 if(data.next_cursor !== undefined){
-let data2 = data.next_cursor;
-const _errs5 = errors;
-if(!(validateNextCursor(data2, {instancePath:instancePath+"/next_cursor",parentData:data,parentDataProperty:"next_cursor",rootData,dynamicAnchors}))){
+if(!(validateNextCursor(data.next_cursor, {instancePath:instancePath+"/next_cursor",parentData:data,parentDataProperty:"next_cursor",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateNextCursor.errors : vErrors.concat(validateNextCursor.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs5 === errors;
 }
 }
 else {

@@ -21,7 +21,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.service_profile_id === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "service_profile_id"},message:"must have required property '"+"service_profile_id"+"'"};
@@ -33,7 +32,6 @@ vErrors.push(err0);
 }
 errors++;
 }
-const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "service_profile_id") || (key0 === "campaign_id")) || (key0 === "lead_id")) || (key0 === "limit")) || (key0 === "cursor"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -47,59 +45,34 @@ errors++;
 }
 }
 if(data.service_profile_id !== undefined){
-let data0 = data.service_profile_id;
-const _errs2 = errors;
-if(!(validateProfileId(data0, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
+if(!(validateProfileId(data.service_profile_id, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs2 === errors;
 }
 if(data.campaign_id !== undefined){
-let data1 = data.campaign_id;
-const _errs3 = errors;
-if(!(validateCampaignId(data1, {instancePath:instancePath+"/campaign_id",parentData:data,parentDataProperty:"campaign_id",rootData,dynamicAnchors}))){
+if(!(validateCampaignId(data.campaign_id, {instancePath:instancePath+"/campaign_id",parentData:data,parentDataProperty:"campaign_id",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateCampaignId.errors : vErrors.concat(validateCampaignId.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs3 === errors;
 }
 if(data.lead_id !== undefined){
-let data2 = data.lead_id;
-const _errs4 = errors;
-if(!(validateLeadId(data2, {instancePath:instancePath+"/lead_id",parentData:data,parentDataProperty:"lead_id",rootData,dynamicAnchors}))){
+if(!(validateLeadId(data.lead_id, {instancePath:instancePath+"/lead_id",parentData:data,parentDataProperty:"lead_id",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateLeadId.errors : vErrors.concat(validateLeadId.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs4 === errors;
 }
 if(data.limit !== undefined){
-let data3 = data.limit;
-const _errs5 = errors;
-if(!(validatePageSize(data3, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+if(!(validatePageSize(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validatePageSize.errors : vErrors.concat(validatePageSize.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs5 === errors;
 }
 if(data.cursor !== undefined){
-let data4 = data.cursor;
-const _errs6 = errors;
-if(!(validateCursor(data4, {instancePath:instancePath+"/cursor",parentData:data,parentDataProperty:"cursor",rootData,dynamicAnchors}))){
+if(!(validateCursor(data.cursor, {instancePath:instancePath+"/cursor",parentData:data,parentDataProperty:"cursor",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateCursor.errors : vErrors.concat(validateCursor.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs6 === errors;
 }
 }
 else {
@@ -130,7 +103,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.conversations === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "conversations"},message:"must have required property '"+"conversations"+"'"};
@@ -142,7 +114,6 @@ vErrors.push(err0);
 }
 errors++;
 }
-const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "conversations") || (key0 === "next_cursor"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -157,23 +128,12 @@ errors++;
 }
 if(data.conversations !== undefined){
 let data0 = data.conversations;
-const _errs2 = errors;
-const _errs3 = errors;
 if(Array.isArray(data0)){
-let valid2 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-const _errs4 = errors;
-if(!(validateConversationSummary(data1, {instancePath:instancePath+"/conversations/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+if(!(validateConversationSummary(data0[i0], {instancePath:instancePath+"/conversations/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateConversationSummary.errors : vErrors.concat(validateConversationSummary.errors);
 errors = vErrors.length;
-}
-else {
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-valid2 = false;
 }
 }
 }
@@ -187,18 +147,12 @@ vErrors.push(err2);
 }
 errors++;
 }
-var valid0 = _errs2 === errors;
 }
 if(data.next_cursor !== undefined){
-let data2 = data.next_cursor;
-const _errs5 = errors;
-if(!(validateNextCursor(data2, {instancePath:instancePath+"/next_cursor",parentData:data,parentDataProperty:"next_cursor",rootData,dynamicAnchors}))){
+if(!(validateNextCursor(data.next_cursor, {instancePath:instancePath+"/next_cursor",parentData:data,parentDataProperty:"next_cursor",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateNextCursor.errors : vErrors.concat(validateNextCursor.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs5 === errors;
 }
 }
 else {

@@ -23,10 +23,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.service_profile_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "service_profile_id"},message:"must have required property '"+"service_profile_id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -35,8 +35,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.campaign_id === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "campaign_id"},message:"must have required property '"+"campaign_id"+"'"};
+}
+for(const key0 in data){
+if(!((((((key0 === "service_profile_id") || (key0 === "campaign_id")) || (key0 === "status")) || (key0 === "search")) || (key0 === "limit")) || (key0 === "cursor"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -45,10 +47,30 @@ vErrors.push(err1);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "service_profile_id") || (key0 === "campaign_id")) || (key0 === "status")) || (key0 === "search")) || (key0 === "limit")) || (key0 === "cursor"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.service_profile_id !== undefined){
+if(!(validateProfileId(data.service_profile_id, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
+errors = vErrors.length;
+}
+}
+if(data.campaign_id !== undefined){
+if(!(validateCampaignId(data.campaign_id, {instancePath:instancePath+"/campaign_id",parentData:data,parentDataProperty:"campaign_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateCampaignId.errors : vErrors.concat(validateCampaignId.errors);
+errors = vErrors.length;
+}
+}
+if(data.status !== undefined){
+if(!(validateLeadStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateLeadStatus.errors : vErrors.concat(validateLeadStatus.errors);
+errors = vErrors.length;
+}
+}
+if(data.search !== undefined){
+let data3 = data.search;
+if(typeof data3 === "string"){
+if(func0(data3) > 200){
+const err2 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -57,47 +79,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.service_profile_id !== undefined){
-let data0 = data.service_profile_id;
-const _errs2 = errors;
-if(!(validateProfileId(data0, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs2 === errors;
-}
-if(data.campaign_id !== undefined){
-let data1 = data.campaign_id;
-const _errs3 = errors;
-if(!(validateCampaignId(data1, {instancePath:instancePath+"/campaign_id",parentData:data,parentDataProperty:"campaign_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateCampaignId.errors : vErrors.concat(validateCampaignId.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-if(data.status !== undefined){
-let data2 = data.status;
-const _errs4 = errors;
-if(!(validateLeadStatus(data2, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateLeadStatus.errors : vErrors.concat(validateLeadStatus.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs4 === errors;
-}
-if(data.search !== undefined){
-let data3 = data.search;
-const _errs5 = errors;
-const _errs6 = errors;
-if(typeof data3 === "string"){
-if(func0(data3) > 200){
-const err3 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func0(data3) < 1){
+const err3 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -106,8 +89,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func0(data3) < 1){
-const err4 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err4 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -117,48 +101,26 @@ vErrors.push(err4);
 errors++;
 }
 }
+if(data.limit !== undefined){
+if(!(validatePageSize(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validatePageSize.errors : vErrors.concat(validatePageSize.errors);
+errors = vErrors.length;
+}
+}
+if(data.cursor !== undefined){
+if(!(validateCursor(data.cursor, {instancePath:instancePath+"/cursor",parentData:data,parentDataProperty:"cursor",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateCursor.errors : vErrors.concat(validateCursor.errors);
+errors = vErrors.length;
+}
+}
+}
 else {
-const err5 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-var valid0 = _errs5 === errors;
-}
-if(data.limit !== undefined){
-let data4 = data.limit;
-const _errs7 = errors;
-if(!(validatePageSize(data4, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validatePageSize.errors : vErrors.concat(validatePageSize.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs7 === errors;
-}
-if(data.cursor !== undefined){
-let data5 = data.cursor;
-const _errs8 = errors;
-if(!(validateCursor(data5, {instancePath:instancePath+"/cursor",parentData:data,parentDataProperty:"cursor",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateCursor.errors : vErrors.concat(validateCursor.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs8 === errors;
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -180,7 +142,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.leads === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "leads"},message:"must have required property '"+"leads"+"'"};
@@ -192,7 +153,6 @@ vErrors.push(err0);
 }
 errors++;
 }
-const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "leads") || (key0 === "next_cursor"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -207,23 +167,12 @@ errors++;
 }
 if(data.leads !== undefined){
 let data0 = data.leads;
-const _errs2 = errors;
-const _errs3 = errors;
 if(Array.isArray(data0)){
-let valid2 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-const _errs4 = errors;
-if(!(validateLead(data1, {instancePath:instancePath+"/leads/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+if(!(validateLead(data0[i0], {instancePath:instancePath+"/leads/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateLead.errors : vErrors.concat(validateLead.errors);
 errors = vErrors.length;
-}
-else {
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-valid2 = false;
 }
 }
 }
@@ -237,18 +186,12 @@ vErrors.push(err2);
 }
 errors++;
 }
-var valid0 = _errs2 === errors;
 }
 if(data.next_cursor !== undefined){
-let data2 = data.next_cursor;
-const _errs5 = errors;
-if(!(validateNextCursor(data2, {instancePath:instancePath+"/next_cursor",parentData:data,parentDataProperty:"next_cursor",rootData,dynamicAnchors}))){
+if(!(validateNextCursor(data.next_cursor, {instancePath:instancePath+"/next_cursor",parentData:data,parentDataProperty:"next_cursor",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateNextCursor.errors : vErrors.concat(validateNextCursor.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs5 === errors;
 }
 }
 else {

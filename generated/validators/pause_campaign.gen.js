@@ -20,8 +20,6 @@ if(!(validateCampaignRef(data, {instancePath,parentData,parentDataProperty,rootD
 vErrors = vErrors === null ? validateCampaignRef.errors : vErrors.concat(validateCampaignRef.errors);
 errors = vErrors.length;
 }
-else {
-}
 validate0.errors = vErrors;
 return errors === 0;
 }
@@ -43,8 +41,6 @@ evaluated0.items = undefined;
 if(!(validateCampaignResult(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateCampaignResult.errors : vErrors.concat(validateCampaignResult.errors);
 errors = vErrors.length;
-}
-else {
 }
 validate1.errors = vErrors;
 return errors === 0;

@@ -15,9 +15,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
 for(const key0 in data){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -57,7 +55,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.profiles === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "profiles"},message:"must have required property '"+"profiles"+"'"};
@@ -69,7 +66,6 @@ vErrors.push(err0);
 }
 errors++;
 }
-const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "profiles")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -84,23 +80,12 @@ errors++;
 }
 if(data.profiles !== undefined){
 let data0 = data.profiles;
-const _errs2 = errors;
-const _errs3 = errors;
 if(Array.isArray(data0)){
-let valid2 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-const _errs4 = errors;
-if(!(validateProfile(data1, {instancePath:instancePath+"/profiles/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+if(!(validateProfile(data0[i0], {instancePath:instancePath+"/profiles/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateProfile.errors : vErrors.concat(validateProfile.errors);
 errors = vErrors.length;
-}
-else {
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-valid2 = false;
 }
 }
 }
@@ -114,7 +99,6 @@ vErrors.push(err2);
 }
 errors++;
 }
-var valid0 = _errs2 === errors;
 }
 }
 else {

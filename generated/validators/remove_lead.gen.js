@@ -19,8 +19,6 @@ if(!(validateLeadRef(data, {instancePath,parentData,parentDataProperty,rootData,
 vErrors = vErrors === null ? validateLeadRef.errors : vErrors.concat(validateLeadRef.errors);
 errors = vErrors.length;
 }
-else {
-}
 validate0.errors = vErrors;
 return errors === 0;
 }
@@ -39,10 +37,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.removed === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "removed"},message:"must have required property '"+"removed"+"'"};
+for(const prop0 of schema1.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -51,8 +49,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.lead_id === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "lead_id"},message:"must have required property '"+"lead_id"+"'"};
+}
+for(const key0 in data){
+if(!((key0 === "removed") || (key0 === "lead_id"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -61,10 +61,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "removed") || (key0 === "lead_id"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.removed !== undefined){
+if(true !== data.removed){
+const err2 = {instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -74,11 +74,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.removed !== undefined){
-let data0 = data.removed;
-const _errs2 = errors;
-if(true !== data0){
-const err3 = {instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(data.lead_id !== undefined){
+if(typeof data.lead_id !== "string"){
+const err3 = {instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -87,32 +85,15 @@ vErrors.push(err3);
 }
 errors++;
 }
-var valid0 = _errs2 === errors;
 }
-if(data.lead_id !== undefined){
-let data1 = data.lead_id;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
-}
-errors++;
-}
-const _errs4 = errors;
-var valid0 = _errs3 === errors;
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
 }
 errors++;
 }

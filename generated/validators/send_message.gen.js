@@ -23,10 +23,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.service_profile_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "service_profile_id"},message:"must have required property '"+"service_profile_id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -35,8 +35,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.text === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
+}
+for(const key0 in data){
+if(!((((((((key0 === "service_profile_id") || (key0 === "lead_id")) || (key0 === "conversation_id")) || (key0 === "text")) || (key0 === "subject")) || (key0 === "fallback_text")) || (key0 === "auto_fallback")) || (key0 === "idempotency_key"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -45,10 +47,24 @@ vErrors.push(err1);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((((key0 === "service_profile_id") || (key0 === "lead_id")) || (key0 === "conversation_id")) || (key0 === "text")) || (key0 === "subject")) || (key0 === "fallback_text")) || (key0 === "auto_fallback")) || (key0 === "idempotency_key"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.service_profile_id !== undefined){
+if(!(validateProfileId(data.service_profile_id, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
+errors = vErrors.length;
+}
+}
+if(data.lead_id !== undefined){
+if(!(validateLeadId(data.lead_id, {instancePath:instancePath+"/lead_id",parentData:data,parentDataProperty:"lead_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateLeadId.errors : vErrors.concat(validateLeadId.errors);
+errors = vErrors.length;
+}
+}
+if(data.conversation_id !== undefined){
+let data2 = data.conversation_id;
+if(typeof data2 === "string"){
+if(func0(data2) < 1){
+const err2 = {instancePath:instancePath+"/conversation_id",schemaPath:"#/properties/conversation_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -58,35 +74,8 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.service_profile_id !== undefined){
-let data0 = data.service_profile_id;
-const _errs2 = errors;
-if(!(validateProfileId(data0, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
-errors = vErrors.length;
-}
 else {
-}
-var valid0 = _errs2 === errors;
-}
-if(data.lead_id !== undefined){
-let data1 = data.lead_id;
-const _errs3 = errors;
-if(!(validateLeadId(data1, {instancePath:instancePath+"/lead_id",parentData:data,parentDataProperty:"lead_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateLeadId.errors : vErrors.concat(validateLeadId.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-if(data.conversation_id !== undefined){
-let data2 = data.conversation_id;
-const _errs4 = errors;
-const _errs5 = errors;
-if(typeof data2 === "string"){
-if(func0(data2) < 1){
-const err3 = {instancePath:instancePath+"/conversation_id",schemaPath:"#/properties/conversation_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err3 = {instancePath:instancePath+"/conversation_id",schemaPath:"#/properties/conversation_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -96,8 +85,35 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/conversation_id",schemaPath:"#/properties/conversation_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.text !== undefined){
+if(!(validateMessageText(data.text, {instancePath:instancePath+"/text",parentData:data,parentDataProperty:"text",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateMessageText.errors : vErrors.concat(validateMessageText.errors);
+errors = vErrors.length;
+}
+}
+if(data.subject !== undefined){
+if(!(validateSubject(data.subject, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateSubject.errors : vErrors.concat(validateSubject.errors);
+errors = vErrors.length;
+}
+}
+if(data.fallback_text !== undefined){
+if(!(validateFallbackText(data.fallback_text, {instancePath:instancePath+"/fallback_text",parentData:data,parentDataProperty:"fallback_text",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateFallbackText.errors : vErrors.concat(validateFallbackText.errors);
+errors = vErrors.length;
+}
+}
+if(data.auto_fallback !== undefined){
+if(!(validateAutoFallback(data.auto_fallback, {instancePath:instancePath+"/auto_fallback",parentData:data,parentDataProperty:"auto_fallback",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateAutoFallback.errors : vErrors.concat(validateAutoFallback.errors);
+errors = vErrors.length;
+}
+}
+if(data.idempotency_key !== undefined){
+let data7 = data.idempotency_key;
+if(typeof data7 === "string"){
+if(func0(data7) > 200){
+const err4 = {instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -106,59 +122,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-var valid0 = _errs4 === errors;
-}
-if(data.text !== undefined){
-let data3 = data.text;
-const _errs6 = errors;
-if(!(validateMessageText(data3, {instancePath:instancePath+"/text",parentData:data,parentDataProperty:"text",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateMessageText.errors : vErrors.concat(validateMessageText.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs6 === errors;
-}
-if(data.subject !== undefined){
-let data4 = data.subject;
-const _errs7 = errors;
-if(!(validateSubject(data4, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateSubject.errors : vErrors.concat(validateSubject.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs7 === errors;
-}
-if(data.fallback_text !== undefined){
-let data5 = data.fallback_text;
-const _errs8 = errors;
-if(!(validateFallbackText(data5, {instancePath:instancePath+"/fallback_text",parentData:data,parentDataProperty:"fallback_text",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateFallbackText.errors : vErrors.concat(validateFallbackText.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs8 === errors;
-}
-if(data.auto_fallback !== undefined){
-let data6 = data.auto_fallback;
-const _errs9 = errors;
-if(!(validateAutoFallback(data6, {instancePath:instancePath+"/auto_fallback",parentData:data,parentDataProperty:"auto_fallback",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateAutoFallback.errors : vErrors.concat(validateAutoFallback.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs9 === errors;
-}
-if(data.idempotency_key !== undefined){
-let data7 = data.idempotency_key;
-const _errs10 = errors;
-const _errs11 = errors;
-if(typeof data7 === "string"){
-if(func0(data7) > 200){
-const err5 = {instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func0(data7) < 1){
+const err5 = {instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -167,8 +132,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(func0(data7) < 1){
-const err6 = {instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err6 = {instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -178,26 +144,14 @@ vErrors.push(err6);
 errors++;
 }
 }
+}
 else {
-const err7 = {instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-var valid0 = _errs10 === errors;
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -219,10 +173,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.message === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+for(const prop0 of schema1.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -231,8 +185,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.replayed === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "replayed"},message:"must have required property '"+"replayed"+"'"};
+}
+for(const key0 in data){
+if(!((key0 === "message") || (key0 === "replayed"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -241,10 +197,16 @@ vErrors.push(err1);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "message") || (key0 === "replayed"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.message !== undefined){
+if(!(validateMessage(data.message, {instancePath:instancePath+"/message",parentData:data,parentDataProperty:"message",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateMessage.errors : vErrors.concat(validateMessage.errors);
+errors = vErrors.length;
+}
+}
+if(data.replayed !== undefined){
+if(typeof data.replayed !== "boolean"){
+const err2 = {instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -254,41 +216,14 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.message !== undefined){
-let data0 = data.message;
-const _errs2 = errors;
-if(!(validateMessage(data0, {instancePath:instancePath+"/message",parentData:data,parentDataProperty:"message",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateMessage.errors : vErrors.concat(validateMessage.errors);
-errors = vErrors.length;
 }
 else {
-}
-var valid0 = _errs2 === errors;
-}
-if(data.replayed !== undefined){
-let data1 = data.replayed;
-const _errs3 = errors;
-if(typeof data1 !== "boolean"){
-const err3 = {instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
-}
-errors++;
-}
-const _errs4 = errors;
-var valid0 = _errs3 === errors;
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
 }
 errors++;
 }

@@ -26,7 +26,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 4){
 const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 4},message:"must NOT have fewer than 4 properties"};
@@ -38,8 +37,9 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.service_profile_id === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "service_profile_id"},message:"must have required property '"+"service_profile_id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -48,8 +48,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.campaign_id === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "campaign_id"},message:"must have required property '"+"campaign_id"+"'"};
+}
+for(const key0 in data){
+if(!(func0.call(schema0.properties, key0))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -58,8 +60,30 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.step_id === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "step_id"},message:"must have required property '"+"step_id"+"'"};
+}
+if(data.service_profile_id !== undefined){
+if(!(validateProfileId(data.service_profile_id, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
+errors = vErrors.length;
+}
+}
+if(data.campaign_id !== undefined){
+if(!(validateCampaignId(data.campaign_id, {instancePath:instancePath+"/campaign_id",parentData:data,parentDataProperty:"campaign_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateCampaignId.errors : vErrors.concat(validateCampaignId.errors);
+errors = vErrors.length;
+}
+}
+if(data.step_id !== undefined){
+if(!(validateStepId(data.step_id, {instancePath:instancePath+"/step_id",parentData:data,parentDataProperty:"step_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateStepId.errors : vErrors.concat(validateStepId.errors);
+errors = vErrors.length;
+}
+}
+if(data.name !== undefined){
+let data3 = data.name;
+if(typeof data3 === "string"){
+if(func1(data3) > 200){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -68,10 +92,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func0.call(schema0.properties, key0))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(func1(data3) < 1){
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -81,46 +103,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.service_profile_id !== undefined){
-let data0 = data.service_profile_id;
-const _errs2 = errors;
-if(!(validateProfileId(data0, {instancePath:instancePath+"/service_profile_id",parentData:data,parentDataProperty:"service_profile_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateProfileId.errors : vErrors.concat(validateProfileId.errors);
-errors = vErrors.length;
-}
 else {
-}
-var valid0 = _errs2 === errors;
-}
-if(data.campaign_id !== undefined){
-let data1 = data.campaign_id;
-const _errs3 = errors;
-if(!(validateCampaignId(data1, {instancePath:instancePath+"/campaign_id",parentData:data,parentDataProperty:"campaign_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateCampaignId.errors : vErrors.concat(validateCampaignId.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-if(data.step_id !== undefined){
-let data2 = data.step_id;
-const _errs4 = errors;
-if(!(validateStepId(data2, {instancePath:instancePath+"/step_id",parentData:data,parentDataProperty:"step_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateStepId.errors : vErrors.concat(validateStepId.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs4 === errors;
-}
-if(data.name !== undefined){
-let data3 = data.name;
-const _errs5 = errors;
-const _errs6 = errors;
-if(typeof data3 === "string"){
-if(func1(data3) > 200){
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -129,8 +113,33 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.type !== undefined){
+if(!(validateStepType(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateStepType.errors : vErrors.concat(validateStepType.errors);
+errors = vErrors.length;
+}
+}
+if(data.text !== undefined){
+if(!(validateMessageText(data.text, {instancePath:instancePath+"/text",parentData:data,parentDataProperty:"text",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateMessageText.errors : vErrors.concat(validateMessageText.errors);
+errors = vErrors.length;
+}
+}
+if(data.subject !== undefined){
+let data6 = data.subject;
+const _errs10 = errors;
+let valid1 = false;
+const _errs11 = errors;
+if(!(validateSubject(data6, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateSubject.errors : vErrors.concat(validateSubject.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs11 === errors;
+valid1 = valid1 || _valid0;
+const _errs12 = errors;
+if(data6 !== null){
+const err6 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -139,80 +148,15 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs12 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err7 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-var valid0 = _errs5 === errors;
-}
-if(data.type !== undefined){
-let data4 = data.type;
-const _errs7 = errors;
-if(!(validateStepType(data4, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateStepType.errors : vErrors.concat(validateStepType.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs7 === errors;
-}
-if(data.text !== undefined){
-let data5 = data.text;
-const _errs8 = errors;
-if(!(validateMessageText(data5, {instancePath:instancePath+"/text",parentData:data,parentDataProperty:"text",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateMessageText.errors : vErrors.concat(validateMessageText.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs8 === errors;
-}
-if(data.subject !== undefined){
-let data6 = data.subject;
-const _errs9 = errors;
-const _errs10 = errors;
-let valid1 = false;
-const _errs11 = errors;
-if(!(validateSubject(data6, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateSubject.errors : vErrors.concat(validateSubject.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs11 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-}
-const _errs12 = errors;
-if(data6 !== null){
-const err8 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-const _errs13 = errors;
-var _valid0 = _errs12 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-}
-if(!valid1){
-const err9 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
 }
 errors++;
 }
@@ -227,13 +171,32 @@ vErrors = null;
 }
 }
 }
-var valid0 = _errs9 === errors;
 }
 if(data.delay_days !== undefined){
 let data7 = data.delay_days;
-const _errs14 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err10 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 365 || isNaN(data7)){
+const err9 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data7 < 0 || isNaN(data7)){
+const err10 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -242,10 +205,22 @@ vErrors.push(err10);
 }
 errors++;
 }
-const _errs15 = errors;
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 > 365 || isNaN(data7)){
-const err11 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
+}
+}
+if(data.fallback_text !== undefined){
+let data8 = data.fallback_text;
+const _errs17 = errors;
+let valid2 = false;
+const _errs18 = errors;
+if(!(validateFallbackText(data8, {instancePath:instancePath+"/fallback_text",parentData:data,parentDataProperty:"fallback_text",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateFallbackText.errors : vErrors.concat(validateFallbackText.errors);
+errors = vErrors.length;
+}
+var _valid1 = _errs18 === errors;
+valid2 = valid2 || _valid1;
+const _errs19 = errors;
+if(data8 !== null){
+const err11 = {instancePath:instancePath+"/fallback_text",schemaPath:"#/properties/fallback_text/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -254,58 +229,15 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data7 < 0 || isNaN(data7)){
-const err12 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid1 = _errs19 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err12 = {instancePath:instancePath+"/fallback_text",schemaPath:"#/properties/fallback_text/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
-}
-errors++;
-}
-}
-var valid0 = _errs14 === errors;
-}
-if(data.fallback_text !== undefined){
-let data8 = data.fallback_text;
-const _errs16 = errors;
-const _errs17 = errors;
-let valid2 = false;
-const _errs18 = errors;
-if(!(validateFallbackText(data8, {instancePath:instancePath+"/fallback_text",parentData:data,parentDataProperty:"fallback_text",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateFallbackText.errors : vErrors.concat(validateFallbackText.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid1 = _errs18 === errors;
-valid2 = valid2 || _valid1;
-if(_valid1){
-}
-const _errs19 = errors;
-if(data8 !== null){
-const err13 = {instancePath:instancePath+"/fallback_text",schemaPath:"#/properties/fallback_text/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-const _errs20 = errors;
-var _valid1 = _errs19 === errors;
-valid2 = valid2 || _valid1;
-if(_valid1){
-}
-if(!valid2){
-const err14 = {instancePath:instancePath+"/fallback_text",schemaPath:"#/properties/fallback_text/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
 }
 errors++;
 }
@@ -320,27 +252,21 @@ vErrors = null;
 }
 }
 }
-var valid0 = _errs16 === errors;
 }
 if(data.auto_fallback !== undefined){
-let data9 = data.auto_fallback;
-const _errs21 = errors;
-if(!(validateAutoFallback(data9, {instancePath:instancePath+"/auto_fallback",parentData:data,parentDataProperty:"auto_fallback",rootData,dynamicAnchors}))){
+if(!(validateAutoFallback(data.auto_fallback, {instancePath:instancePath+"/auto_fallback",parentData:data,parentDataProperty:"auto_fallback",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateAutoFallback.errors : vErrors.concat(validateAutoFallback.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs21 === errors;
 }
 }
 else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err13];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err13);
 }
 errors++;
 }
@@ -365,8 +291,6 @@ evaluated0.items = undefined;
 if(!(validateCampaignResult(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateCampaignResult.errors : vErrors.concat(validateCampaignResult.errors);
 errors = vErrors.length;
-}
-else {
 }
 validate1.errors = vErrors;
 return errors === 0;

@@ -24,7 +24,6 @@ vErrors.push(err0);
 }
 errors++;
 }
-const _errs0 = errors;
 validate0.errors = vErrors;
 return errors === 0;
 }

@@ -22,10 +22,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -34,8 +34,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.name === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+for(const key0 in data){
+if(!(func0.call(schema0.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -44,8 +46,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.status === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+}
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -54,8 +58,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.service_profile_id === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "service_profile_id"},message:"must have required property '"+"service_profile_id"+"'"};
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -64,8 +70,16 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.created_at === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+}
+if(data.status !== undefined){
+if(!(validateCampaignStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateCampaignStatus.errors : vErrors.concat(validateCampaignStatus.errors);
+errors = vErrors.length;
+}
+}
+if(data.service_profile_id !== undefined){
+if(typeof data.service_profile_id !== "string"){
+const err4 = {instancePath:instancePath+"/service_profile_id",schemaPath:"#/properties/service_profile_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -74,8 +88,44 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.updated_at === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updated_at"},message:"must have required property '"+"updated_at"+"'"};
+}
+if(data.created_at !== undefined){
+if(!(validateTimestamp(data.created_at, {instancePath:instancePath+"/created_at",parentData:data,parentDataProperty:"created_at",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
+errors = vErrors.length;
+}
+}
+if(data.updated_at !== undefined){
+if(!(validateTimestamp(data.updated_at, {instancePath:instancePath+"/updated_at",parentData:data,parentDataProperty:"updated_at",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
+errors = vErrors.length;
+}
+}
+if(data.schedule !== undefined){
+if(!(validateSchedule(data.schedule, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateSchedule.errors : vErrors.concat(validateSchedule.errors);
+errors = vErrors.length;
+}
+}
+if(data.settings !== undefined){
+if(!(validateCampaignSettings(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateCampaignSettings.errors : vErrors.concat(validateCampaignSettings.errors);
+errors = vErrors.length;
+}
+}
+if(data.steps !== undefined){
+let data8 = data.steps;
+if(Array.isArray(data8)){
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validateStep(data8[i0], {instancePath:instancePath+"/steps/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateStep.errors : vErrors.concat(validateStep.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -84,216 +134,27 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.steps === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "steps"},message:"must have required property '"+"steps"+"'"};
+}
+if(data.lead_counts !== undefined){
+if(!(validateLeadCounts(data.lead_counts, {instancePath:instancePath+"/lead_counts",parentData:data,parentDataProperty:"lead_counts",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateLeadCounts.errors : vErrors.concat(validateLeadCounts.errors);
+errors = vErrors.length;
+}
+}
+if(data.sequence !== undefined){
+if(!(validateSequenceCounts(data.sequence, {instancePath:instancePath+"/sequence",parentData:data,parentDataProperty:"sequence",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateSequenceCounts.errors : vErrors.concat(validateSequenceCounts.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
-}
-errors++;
-}
-if(data.lead_counts === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "lead_counts"},message:"must have required property '"+"lead_counts"+"'"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(data.sequence === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sequence"},message:"must have required property '"+"sequence"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func0.call(schema0.properties, key0))){
-const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-const _errs3 = errors;
-var valid0 = _errs2 === errors;
-}
-if(data.name !== undefined){
-let data1 = data.name;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-const err11 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-const _errs5 = errors;
-var valid0 = _errs4 === errors;
-}
-if(data.status !== undefined){
-let data2 = data.status;
-const _errs6 = errors;
-if(!(validateCampaignStatus(data2, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateCampaignStatus.errors : vErrors.concat(validateCampaignStatus.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs6 === errors;
-}
-if(data.service_profile_id !== undefined){
-let data3 = data.service_profile_id;
-const _errs7 = errors;
-if(typeof data3 !== "string"){
-const err12 = {instancePath:instancePath+"/service_profile_id",schemaPath:"#/properties/service_profile_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-const _errs8 = errors;
-var valid0 = _errs7 === errors;
-}
-if(data.created_at !== undefined){
-let data4 = data.created_at;
-const _errs9 = errors;
-if(!(validateTimestamp(data4, {instancePath:instancePath+"/created_at",parentData:data,parentDataProperty:"created_at",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs9 === errors;
-}
-if(data.updated_at !== undefined){
-let data5 = data.updated_at;
-const _errs10 = errors;
-if(!(validateTimestamp(data5, {instancePath:instancePath+"/updated_at",parentData:data,parentDataProperty:"updated_at",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs10 === errors;
-}
-if(data.schedule !== undefined){
-let data6 = data.schedule;
-const _errs11 = errors;
-if(!(validateSchedule(data6, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateSchedule.errors : vErrors.concat(validateSchedule.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs11 === errors;
-}
-if(data.settings !== undefined){
-let data7 = data.settings;
-const _errs12 = errors;
-if(!(validateCampaignSettings(data7, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateCampaignSettings.errors : vErrors.concat(validateCampaignSettings.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs12 === errors;
-}
-if(data.steps !== undefined){
-let data8 = data.steps;
-const _errs13 = errors;
-const _errs14 = errors;
-if(Array.isArray(data8)){
-let valid2 = true;
-const len0 = data8.length;
-for(let i0=0; i0<len0; i0++){
-let data9 = data8[i0];
-const _errs15 = errors;
-if(!(validateStep(data9, {instancePath:instancePath+"/steps/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateStep.errors : vErrors.concat(validateStep.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid1 = _errs15 === errors;
-if(!valid1){
-valid2 = false;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-var valid0 = _errs13 === errors;
-}
-if(data.lead_counts !== undefined){
-let data10 = data.lead_counts;
-const _errs16 = errors;
-if(!(validateLeadCounts(data10, {instancePath:instancePath+"/lead_counts",parentData:data,parentDataProperty:"lead_counts",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateLeadCounts.errors : vErrors.concat(validateLeadCounts.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs16 === errors;
-}
-if(data.sequence !== undefined){
-let data11 = data.sequence;
-const _errs17 = errors;
-if(!(validateSequenceCounts(data11, {instancePath:instancePath+"/sequence",parentData:data,parentDataProperty:"sequence",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateSequenceCounts.errors : vErrors.concat(validateSequenceCounts.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs17 === errors;
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
 }
 errors++;
 }

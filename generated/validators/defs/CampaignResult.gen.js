@@ -15,7 +15,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.campaign === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "campaign"},message:"must have required property '"+"campaign"+"'"};
@@ -27,7 +26,6 @@ vErrors.push(err0);
 }
 errors++;
 }
-const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "campaign")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -41,15 +39,10 @@ errors++;
 }
 }
 if(data.campaign !== undefined){
-let data0 = data.campaign;
-const _errs2 = errors;
-if(!(validateCampaign(data0, {instancePath:instancePath+"/campaign",parentData:data,parentDataProperty:"campaign",rootData,dynamicAnchors}))){
+if(!(validateCampaign(data.campaign, {instancePath:instancePath+"/campaign",parentData:data,parentDataProperty:"campaign",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateCampaign.errors : vErrors.concat(validateCampaign.errors);
 errors = vErrors.length;
 }
-else {
-}
-var valid0 = _errs2 === errors;
 }
 }
 else {

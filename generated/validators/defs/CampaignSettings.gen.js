@@ -14,9 +14,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "stop_on_reply") || (key0 === "daily_limit"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -30,9 +28,7 @@ errors++;
 }
 }
 if(data.stop_on_reply !== undefined){
-let data0 = data.stop_on_reply;
-const _errs2 = errors;
-if(typeof data0 !== "boolean"){
+if(typeof data.stop_on_reply !== "boolean"){
 const err1 = {instancePath:instancePath+"/stop_on_reply",schemaPath:"#/properties/stop_on_reply/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err1];
@@ -42,12 +38,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-const _errs3 = errors;
-var valid0 = _errs2 === errors;
 }
 if(data.daily_limit !== undefined){
 let data1 = data.daily_limit;
-const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
 const err2 = {instancePath:instancePath+"/daily_limit",schemaPath:"#/properties/daily_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -58,7 +51,6 @@ vErrors.push(err2);
 }
 errors++;
 }
-const _errs5 = errors;
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 1000 || isNaN(data1)){
 const err3 = {instancePath:instancePath+"/daily_limit",schemaPath:"#/properties/daily_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
@@ -81,7 +73,6 @@ vErrors.push(err4);
 errors++;
 }
 }
-var valid0 = _errs4 === errors;
 }
 }
 else {

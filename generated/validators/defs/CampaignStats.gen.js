@@ -16,10 +16,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.campaign_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "campaign_id"},message:"must have required property '"+"campaign_id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -28,8 +28,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.leads === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "leads"},message:"must have required property '"+"leads"+"'"};
+}
+for(const key0 in data){
+if(!(func0.call(schema0.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -38,8 +40,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.contacted === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "contacted"},message:"must have required property '"+"contacted"+"'"};
+}
+if(data.campaign_id !== undefined){
+if(typeof data.campaign_id !== "string"){
+const err2 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -48,8 +52,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.replied === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "replied"},message:"must have required property '"+"replied"+"'"};
+}
+if(data.leads !== undefined){
+let data1 = data.leads;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err3 = {instancePath:instancePath+"/leads",schemaPath:"#/properties/leads/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -58,8 +65,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.reply_rate === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reply_rate"},message:"must have required property '"+"reply_rate"+"'"};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/leads",schemaPath:"#/properties/leads/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -68,8 +76,12 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.sent === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sent"},message:"must have required property '"+"sent"+"'"};
+}
+}
+if(data.contacted !== undefined){
+let data2 = data.contacted;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err5 = {instancePath:instancePath+"/contacted",schemaPath:"#/properties/contacted/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -78,8 +90,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.delivered === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "delivered"},message:"must have required property '"+"delivered"+"'"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/contacted",schemaPath:"#/properties/contacted/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -88,8 +101,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.failed === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "failed"},message:"must have required property '"+"failed"+"'"};
+}
+}
+if(data.replied !== undefined){
+let data3 = data.replied;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err7 = {instancePath:instancePath+"/replied",schemaPath:"#/properties/replied/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -98,8 +115,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.replies === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "replies"},message:"must have required property '"+"replies"+"'"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+const err8 = {instancePath:instancePath+"/replied",schemaPath:"#/properties/replied/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -108,8 +126,13 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.per_day === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "per_day"},message:"must have required property '"+"per_day"+"'"};
+}
+}
+if(data.reply_rate !== undefined){
+let data4 = data.reply_rate;
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 1 || isNaN(data4)){
+const err9 = {instancePath:instancePath+"/reply_rate",schemaPath:"#/properties/reply_rate/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -118,10 +141,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func0.call(schema0.properties, key0))){
-const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data4 < 0 || isNaN(data4)){
+const err10 = {instancePath:instancePath+"/reply_rate",schemaPath:"#/properties/reply_rate/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -131,11 +152,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.campaign_id !== undefined){
-let data0 = data.campaign_id;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-const err11 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err11 = {instancePath:instancePath+"/reply_rate",schemaPath:"#/properties/reply_rate/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -144,14 +162,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-const _errs3 = errors;
-var valid0 = _errs2 === errors;
 }
-if(data.leads !== undefined){
-let data1 = data.leads;
-const _errs4 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err12 = {instancePath:instancePath+"/leads",schemaPath:"#/properties/leads/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.sent !== undefined){
+let data5 = data.sent;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err12 = {instancePath:instancePath+"/sent",schemaPath:"#/properties/sent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -160,10 +175,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-const _errs5 = errors;
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 0 || isNaN(data1)){
-const err13 = {instancePath:instancePath+"/leads",schemaPath:"#/properties/leads/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err13 = {instancePath:instancePath+"/sent",schemaPath:"#/properties/sent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -173,13 +187,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-var valid0 = _errs4 === errors;
 }
-if(data.contacted !== undefined){
-let data2 = data.contacted;
-const _errs6 = errors;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err14 = {instancePath:instancePath+"/contacted",schemaPath:"#/properties/contacted/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.delivered !== undefined){
+let data6 = data.delivered;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err14 = {instancePath:instancePath+"/delivered",schemaPath:"#/properties/delivered/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -188,10 +200,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-const _errs7 = errors;
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err15 = {instancePath:instancePath+"/contacted",schemaPath:"#/properties/contacted/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err15 = {instancePath:instancePath+"/delivered",schemaPath:"#/properties/delivered/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -201,13 +212,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-var valid0 = _errs6 === errors;
 }
-if(data.replied !== undefined){
-let data3 = data.replied;
-const _errs8 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err16 = {instancePath:instancePath+"/replied",schemaPath:"#/properties/replied/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.failed !== undefined){
+let data7 = data.failed;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err16 = {instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -216,10 +225,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-const _errs9 = errors;
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 0 || isNaN(data3)){
-const err17 = {instancePath:instancePath+"/replied",schemaPath:"#/properties/replied/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 0 || isNaN(data7)){
+const err17 = {instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -229,15 +237,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-var valid0 = _errs8 === errors;
 }
-if(data.reply_rate !== undefined){
-let data4 = data.reply_rate;
-const _errs10 = errors;
-const _errs11 = errors;
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 1 || isNaN(data4)){
-const err18 = {instancePath:instancePath+"/reply_rate",schemaPath:"#/properties/reply_rate/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(data.replies !== undefined){
+let data8 = data.replies;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err18 = {instancePath:instancePath+"/replies",schemaPath:"#/properties/replies/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -246,8 +250,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data4 < 0 || isNaN(data4)){
-const err19 = {instancePath:instancePath+"/reply_rate",schemaPath:"#/properties/reply_rate/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+const err19 = {instancePath:instancePath+"/replies",schemaPath:"#/properties/replies/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -257,8 +262,20 @@ vErrors.push(err19);
 errors++;
 }
 }
+}
+if(data.per_day !== undefined){
+let data9 = data.per_day;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validateDayStats(data9[i0], {instancePath:instancePath+"/per_day/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateDayStats.errors : vErrors.concat(validateDayStats.errors);
+errors = vErrors.length;
+}
+}
+}
 else {
-const err20 = {instancePath:instancePath+"/reply_rate",schemaPath:"#/properties/reply_rate/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err20 = {instancePath:instancePath+"/per_day",schemaPath:"#/properties/per_day/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -267,162 +284,15 @@ vErrors.push(err20);
 }
 errors++;
 }
-var valid0 = _errs10 === errors;
 }
-if(data.sent !== undefined){
-let data5 = data.sent;
-const _errs12 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err21 = {instancePath:instancePath+"/sent",schemaPath:"#/properties/sent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
-}
-errors++;
-}
-const _errs13 = errors;
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err22 = {instancePath:instancePath+"/sent",schemaPath:"#/properties/sent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-var valid0 = _errs12 === errors;
-}
-if(data.delivered !== undefined){
-let data6 = data.delivered;
-const _errs14 = errors;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err23 = {instancePath:instancePath+"/delivered",schemaPath:"#/properties/delivered/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-const _errs15 = errors;
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 < 0 || isNaN(data6)){
-const err24 = {instancePath:instancePath+"/delivered",schemaPath:"#/properties/delivered/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-var valid0 = _errs14 === errors;
-}
-if(data.failed !== undefined){
-let data7 = data.failed;
-const _errs16 = errors;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err25 = {instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-const _errs17 = errors;
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 0 || isNaN(data7)){
-const err26 = {instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-var valid0 = _errs16 === errors;
-}
-if(data.replies !== undefined){
-let data8 = data.replies;
-const _errs18 = errors;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err27 = {instancePath:instancePath+"/replies",schemaPath:"#/properties/replies/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-const _errs19 = errors;
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 0 || isNaN(data8)){
-const err28 = {instancePath:instancePath+"/replies",schemaPath:"#/properties/replies/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-var valid0 = _errs18 === errors;
-}
-if(data.per_day !== undefined){
-let data9 = data.per_day;
-const _errs20 = errors;
-const _errs21 = errors;
-if(Array.isArray(data9)){
-let valid2 = true;
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-let data10 = data9[i0];
-const _errs22 = errors;
-if(!(validateDayStats(data10, {instancePath:instancePath+"/per_day/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateDayStats.errors : vErrors.concat(validateDayStats.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid1 = _errs22 === errors;
-if(!valid1){
-valid2 = false;
-}
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/per_day",schemaPath:"#/properties/per_day/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var valid0 = _errs20 === errors;
-}
-}
-else {
-const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
 }
 errors++;
 }

@@ -16,10 +16,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -28,8 +28,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.name === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "name")) || (key0 === "status")) || (key0 === "service_profile_id")) || (key0 === "created_at")) || (key0 === "updated_at"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -38,8 +40,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.status === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+}
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -48,8 +52,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.service_profile_id === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "service_profile_id"},message:"must have required property '"+"service_profile_id"+"'"};
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -58,8 +64,16 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.created_at === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+}
+if(data.status !== undefined){
+if(!(validateCampaignStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateCampaignStatus.errors : vErrors.concat(validateCampaignStatus.errors);
+errors = vErrors.length;
+}
+}
+if(data.service_profile_id !== undefined){
+if(typeof data.service_profile_id !== "string"){
+const err4 = {instancePath:instancePath+"/service_profile_id",schemaPath:"#/properties/service_profile_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -68,118 +82,27 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.updated_at === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updated_at"},message:"must have required property '"+"updated_at"+"'"};
+}
+if(data.created_at !== undefined){
+if(!(validateTimestamp(data.created_at, {instancePath:instancePath+"/created_at",parentData:data,parentDataProperty:"created_at",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
+errors = vErrors.length;
+}
+}
+if(data.updated_at !== undefined){
+if(!(validateTimestamp(data.updated_at, {instancePath:instancePath+"/updated_at",parentData:data,parentDataProperty:"updated_at",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "id") || (key0 === "name")) || (key0 === "status")) || (key0 === "service_profile_id")) || (key0 === "created_at")) || (key0 === "updated_at"))){
-const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-const _errs3 = errors;
-var valid0 = _errs2 === errors;
-}
-if(data.name !== undefined){
-let data1 = data.name;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-const _errs5 = errors;
-var valid0 = _errs4 === errors;
-}
-if(data.status !== undefined){
-let data2 = data.status;
-const _errs6 = errors;
-if(!(validateCampaignStatus(data2, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateCampaignStatus.errors : vErrors.concat(validateCampaignStatus.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs6 === errors;
-}
-if(data.service_profile_id !== undefined){
-let data3 = data.service_profile_id;
-const _errs7 = errors;
-if(typeof data3 !== "string"){
-const err9 = {instancePath:instancePath+"/service_profile_id",schemaPath:"#/properties/service_profile_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-const _errs8 = errors;
-var valid0 = _errs7 === errors;
-}
-if(data.created_at !== undefined){
-let data4 = data.created_at;
-const _errs9 = errors;
-if(!(validateTimestamp(data4, {instancePath:instancePath+"/created_at",parentData:data,parentDataProperty:"created_at",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs9 === errors;
-}
-if(data.updated_at !== undefined){
-let data5 = data.updated_at;
-const _errs10 = errors;
-if(!(validateTimestamp(data5, {instancePath:instancePath+"/updated_at",parentData:data,parentDataProperty:"updated_at",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs10 === errors;
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
 }
 errors++;
 }

@@ -16,10 +16,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -28,8 +28,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.created_at === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "lead_id")) || (key0 === "campaign_id")) || (key0 === "created_at")) || (key0 === "last_message_at")) || (key0 === "messages"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -38,8 +40,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.last_message_at === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "last_message_at"},message:"must have required property '"+"last_message_at"+"'"};
+}
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -48,8 +52,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.messages === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "messages"},message:"must have required property '"+"messages"+"'"};
+}
+if(data.lead_id !== undefined){
+if(typeof data.lead_id !== "string"){
+const err3 = {instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -58,10 +64,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "id") || (key0 === "lead_id")) || (key0 === "campaign_id")) || (key0 === "created_at")) || (key0 === "last_message_at")) || (key0 === "messages"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.campaign_id !== undefined){
+if(typeof data.campaign_id !== "string"){
+const err4 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -71,11 +77,31 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.created_at !== undefined){
+if(!(validateTimestamp(data.created_at, {instancePath:instancePath+"/created_at",parentData:data,parentDataProperty:"created_at",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
+errors = vErrors.length;
+}
+}
+if(data.last_message_at !== undefined){
+if(!(validateTimestamp(data.last_message_at, {instancePath:instancePath+"/last_message_at",parentData:data,parentDataProperty:"last_message_at",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
+errors = vErrors.length;
+}
+}
+if(data.messages !== undefined){
+let data5 = data.messages;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validateMessage(data5[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateMessage.errors : vErrors.concat(validateMessage.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -84,105 +110,15 @@ vErrors.push(err5);
 }
 errors++;
 }
-const _errs3 = errors;
-var valid0 = _errs2 === errors;
 }
-if(data.lead_id !== undefined){
-let data1 = data.lead_id;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-const err6 = {instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
-}
-errors++;
-}
-const _errs5 = errors;
-var valid0 = _errs4 === errors;
-}
-if(data.campaign_id !== undefined){
-let data2 = data.campaign_id;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-const err7 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-const _errs7 = errors;
-var valid0 = _errs6 === errors;
-}
-if(data.created_at !== undefined){
-let data3 = data.created_at;
-const _errs8 = errors;
-if(!(validateTimestamp(data3, {instancePath:instancePath+"/created_at",parentData:data,parentDataProperty:"created_at",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs8 === errors;
-}
-if(data.last_message_at !== undefined){
-let data4 = data.last_message_at;
-const _errs9 = errors;
-if(!(validateTimestamp(data4, {instancePath:instancePath+"/last_message_at",parentData:data,parentDataProperty:"last_message_at",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs9 === errors;
-}
-if(data.messages !== undefined){
-let data5 = data.messages;
-const _errs10 = errors;
-const _errs11 = errors;
-if(Array.isArray(data5)){
-let valid2 = true;
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-let data6 = data5[i0];
-const _errs12 = errors;
-if(!(validateMessage(data6, {instancePath:instancePath+"/messages/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateMessage.errors : vErrors.concat(validateMessage.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid1 = _errs12 === errors;
-if(!valid1){
-valid2 = false;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-var valid0 = _errs10 === errors;
-}
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
 }
 errors++;
 }

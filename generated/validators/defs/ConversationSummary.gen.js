@@ -15,10 +15,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -27,8 +27,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.created_at === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "lead_id")) || (key0 === "campaign_id")) || (key0 === "created_at")) || (key0 === "last_message_at")) || (key0 === "message_count"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -37,8 +39,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.last_message_at === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "last_message_at"},message:"must have required property '"+"last_message_at"+"'"};
+}
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -47,8 +51,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.message_count === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message_count"},message:"must have required property '"+"message_count"+"'"};
+}
+if(data.lead_id !== undefined){
+if(typeof data.lead_id !== "string"){
+const err3 = {instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -57,10 +63,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "id") || (key0 === "lead_id")) || (key0 === "campaign_id")) || (key0 === "created_at")) || (key0 === "last_message_at")) || (key0 === "message_count"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.campaign_id !== undefined){
+if(typeof data.campaign_id !== "string"){
+const err4 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -70,11 +76,22 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.created_at !== undefined){
+if(!(validateTimestamp(data.created_at, {instancePath:instancePath+"/created_at",parentData:data,parentDataProperty:"created_at",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
+errors = vErrors.length;
+}
+}
+if(data.last_message_at !== undefined){
+if(!(validateTimestamp(data.last_message_at, {instancePath:instancePath+"/last_message_at",parentData:data,parentDataProperty:"last_message_at",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
+errors = vErrors.length;
+}
+}
+if(data.message_count !== undefined){
+let data5 = data.message_count;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err5 = {instancePath:instancePath+"/message_count",schemaPath:"#/properties/message_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -83,14 +100,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-const _errs3 = errors;
-var valid0 = _errs2 === errors;
-}
-if(data.lead_id !== undefined){
-let data1 = data.lead_id;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-const err6 = {instancePath:instancePath+"/lead_id",schemaPath:"#/properties/lead_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err6 = {instancePath:instancePath+"/message_count",schemaPath:"#/properties/message_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -99,83 +111,16 @@ vErrors.push(err6);
 }
 errors++;
 }
-const _errs5 = errors;
-var valid0 = _errs4 === errors;
 }
-if(data.campaign_id !== undefined){
-let data2 = data.campaign_id;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-const err7 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-const _errs7 = errors;
-var valid0 = _errs6 === errors;
-}
-if(data.created_at !== undefined){
-let data3 = data.created_at;
-const _errs8 = errors;
-if(!(validateTimestamp(data3, {instancePath:instancePath+"/created_at",parentData:data,parentDataProperty:"created_at",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs8 === errors;
-}
-if(data.last_message_at !== undefined){
-let data4 = data.last_message_at;
-const _errs9 = errors;
-if(!(validateTimestamp(data4, {instancePath:instancePath+"/last_message_at",parentData:data,parentDataProperty:"last_message_at",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs9 === errors;
-}
-if(data.message_count !== undefined){
-let data5 = data.message_count;
-const _errs10 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err8 = {instancePath:instancePath+"/message_count",schemaPath:"#/properties/message_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-const _errs11 = errors;
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err9 = {instancePath:instancePath+"/message_count",schemaPath:"#/properties/message_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-var valid0 = _errs10 === errors;
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
 }
 errors++;
 }

@@ -18,10 +18,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -30,8 +30,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.campaign_id === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "campaign_id"},message:"must have required property '"+"campaign_id"+"'"};
+}
+for(const key0 in data){
+if(!(func0.call(schema0.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -40,8 +42,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.status === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+}
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -50,8 +54,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.created_at === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+}
+if(data.campaign_id !== undefined){
+if(typeof data.campaign_id !== "string"){
+const err3 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -60,8 +66,28 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.sequence === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sequence"},message:"must have required property '"+"sequence"+"'"};
+}
+if(data.status !== undefined){
+if(!(validateLeadStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateLeadStatus.errors : vErrors.concat(validateLeadStatus.errors);
+errors = vErrors.length;
+}
+}
+if(data.created_at !== undefined){
+if(!(validateTimestamp(data.created_at, {instancePath:instancePath+"/created_at",parentData:data,parentDataProperty:"created_at",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
+errors = vErrors.length;
+}
+}
+if(data.sequence !== undefined){
+if(!(validateLeadSequence(data.sequence, {instancePath:instancePath+"/sequence",parentData:data,parentDataProperty:"sequence",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateLeadSequence.errors : vErrors.concat(validateLeadSequence.errors);
+errors = vErrors.length;
+}
+}
+if(data.first_name !== undefined){
+if(typeof data.first_name !== "string"){
+const err4 = {instancePath:instancePath+"/first_name",schemaPath:"#/properties/first_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -70,10 +96,10 @@ vErrors.push(err4);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func0.call(schema0.properties, key0))){
-const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.last_name !== undefined){
+if(typeof data.last_name !== "string"){
+const err5 = {instancePath:instancePath+"/last_name",schemaPath:"#/properties/last_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -83,11 +109,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-const err6 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.company !== undefined){
+if(typeof data.company !== "string"){
+const err6 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -96,14 +120,10 @@ vErrors.push(err6);
 }
 errors++;
 }
-const _errs3 = errors;
-var valid0 = _errs2 === errors;
 }
-if(data.campaign_id !== undefined){
-let data1 = data.campaign_id;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-const err7 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.position !== undefined){
+if(typeof data.position !== "string"){
+const err7 = {instancePath:instancePath+"/position",schemaPath:"#/properties/position/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -112,47 +132,10 @@ vErrors.push(err7);
 }
 errors++;
 }
-const _errs5 = errors;
-var valid0 = _errs4 === errors;
 }
-if(data.status !== undefined){
-let data2 = data.status;
-const _errs6 = errors;
-if(!(validateLeadStatus(data2, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateLeadStatus.errors : vErrors.concat(validateLeadStatus.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs6 === errors;
-}
-if(data.created_at !== undefined){
-let data3 = data.created_at;
-const _errs7 = errors;
-if(!(validateTimestamp(data3, {instancePath:instancePath+"/created_at",parentData:data,parentDataProperty:"created_at",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs7 === errors;
-}
-if(data.sequence !== undefined){
-let data4 = data.sequence;
-const _errs8 = errors;
-if(!(validateLeadSequence(data4, {instancePath:instancePath+"/sequence",parentData:data,parentDataProperty:"sequence",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateLeadSequence.errors : vErrors.concat(validateLeadSequence.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs8 === errors;
-}
-if(data.first_name !== undefined){
-let data5 = data.first_name;
-const _errs9 = errors;
-if(typeof data5 !== "string"){
-const err8 = {instancePath:instancePath+"/first_name",schemaPath:"#/properties/first_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.title !== undefined){
+if(typeof data.title !== "string"){
+const err8 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -161,14 +144,10 @@ vErrors.push(err8);
 }
 errors++;
 }
-const _errs10 = errors;
-var valid0 = _errs9 === errors;
 }
-if(data.last_name !== undefined){
-let data6 = data.last_name;
-const _errs11 = errors;
-if(typeof data6 !== "string"){
-const err9 = {instancePath:instancePath+"/last_name",schemaPath:"#/properties/last_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.location !== undefined){
+if(typeof data.location !== "string"){
+const err9 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -177,14 +156,10 @@ vErrors.push(err9);
 }
 errors++;
 }
-const _errs12 = errors;
-var valid0 = _errs11 === errors;
 }
-if(data.company !== undefined){
-let data7 = data.company;
-const _errs13 = errors;
-if(typeof data7 !== "string"){
-const err10 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.industry !== undefined){
+if(typeof data.industry !== "string"){
+const err10 = {instancePath:instancePath+"/industry",schemaPath:"#/properties/industry/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -193,14 +168,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-const _errs14 = errors;
-var valid0 = _errs13 === errors;
 }
-if(data.position !== undefined){
-let data8 = data.position;
-const _errs15 = errors;
-if(typeof data8 !== "string"){
-const err11 = {instancePath:instancePath+"/position",schemaPath:"#/properties/position/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.email !== undefined){
+if(typeof data.email !== "string"){
+const err11 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -209,14 +180,10 @@ vErrors.push(err11);
 }
 errors++;
 }
-const _errs16 = errors;
-var valid0 = _errs15 === errors;
 }
-if(data.title !== undefined){
-let data9 = data.title;
-const _errs17 = errors;
-if(typeof data9 !== "string"){
-const err12 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.profile_url !== undefined){
+if(typeof data.profile_url !== "string"){
+const err12 = {instancePath:instancePath+"/profile_url",schemaPath:"#/properties/profile_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -225,14 +192,13 @@ vErrors.push(err12);
 }
 errors++;
 }
-const _errs18 = errors;
-var valid0 = _errs17 === errors;
 }
-if(data.location !== undefined){
-let data10 = data.location;
-const _errs19 = errors;
-if(typeof data10 !== "string"){
-const err13 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.custom_fields !== undefined){
+let data14 = data.custom_fields;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+for(const key1 in data14){
+if(typeof data14[key1] !== "string"){
+const err13 = {instancePath:instancePath+"/custom_fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/custom_fields/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -241,14 +207,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-const _errs20 = errors;
-var valid0 = _errs19 === errors;
 }
-if(data.industry !== undefined){
-let data11 = data.industry;
-const _errs21 = errors;
-if(typeof data11 !== "string"){
-const err14 = {instancePath:instancePath+"/industry",schemaPath:"#/properties/industry/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err14 = {instancePath:instancePath+"/custom_fields",schemaPath:"#/properties/custom_fields/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -257,84 +219,15 @@ vErrors.push(err14);
 }
 errors++;
 }
-const _errs22 = errors;
-var valid0 = _errs21 === errors;
 }
-if(data.email !== undefined){
-let data12 = data.email;
-const _errs23 = errors;
-if(typeof data12 !== "string"){
-const err15 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
-}
-errors++;
-}
-const _errs24 = errors;
-var valid0 = _errs23 === errors;
-}
-if(data.profile_url !== undefined){
-let data13 = data.profile_url;
-const _errs25 = errors;
-if(typeof data13 !== "string"){
-const err16 = {instancePath:instancePath+"/profile_url",schemaPath:"#/properties/profile_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-const _errs26 = errors;
-var valid0 = _errs25 === errors;
-}
-if(data.custom_fields !== undefined){
-let data14 = data.custom_fields;
-const _errs27 = errors;
-const _errs28 = errors;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-const _errs29 = errors;
-for(const key1 in data14){
-let data15 = data14[key1];
-const _errs30 = errors;
-if(typeof data15 !== "string"){
-const err17 = {instancePath:instancePath+"/custom_fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/custom_fields/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-const _errs31 = errors;
-var valid1 = _errs30 === errors;
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/custom_fields",schemaPath:"#/properties/custom_fields/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-var valid0 = _errs27 === errors;
-}
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
 }
 errors++;
 }

@@ -20,9 +20,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
 for(const key0 in data){
 if(!(func0.call(schema0.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -37,8 +35,6 @@ errors++;
 }
 if(data.first_name !== undefined){
 let data0 = data.first_name;
-const _errs2 = errors;
-const _errs3 = errors;
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
 const err1 = {instancePath:instancePath+"/first_name",schemaPath:"#/properties/first_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
@@ -71,12 +67,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-var valid0 = _errs2 === errors;
 }
 if(data.last_name !== undefined){
 let data1 = data.last_name;
-const _errs4 = errors;
-const _errs5 = errors;
 if(typeof data1 === "string"){
 if(func1(data1) > 200){
 const err4 = {instancePath:instancePath+"/last_name",schemaPath:"#/properties/last_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
@@ -109,12 +102,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-var valid0 = _errs4 === errors;
 }
 if(data.company !== undefined){
 let data2 = data.company;
-const _errs6 = errors;
-const _errs7 = errors;
 if(typeof data2 === "string"){
 if(func1(data2) > 300){
 const err7 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
@@ -147,12 +137,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-var valid0 = _errs6 === errors;
 }
 if(data.position !== undefined){
 let data3 = data.position;
-const _errs8 = errors;
-const _errs9 = errors;
 if(typeof data3 === "string"){
 if(func1(data3) > 300){
 const err10 = {instancePath:instancePath+"/position",schemaPath:"#/properties/position/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
@@ -185,12 +172,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-var valid0 = _errs8 === errors;
 }
 if(data.title !== undefined){
 let data4 = data.title;
-const _errs10 = errors;
-const _errs11 = errors;
 if(typeof data4 === "string"){
 if(func1(data4) > 300){
 const err13 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
@@ -223,12 +207,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-var valid0 = _errs10 === errors;
 }
 if(data.location !== undefined){
 let data5 = data.location;
-const _errs12 = errors;
-const _errs13 = errors;
 if(typeof data5 === "string"){
 if(func1(data5) > 300){
 const err16 = {instancePath:instancePath+"/location",schemaPath:"#/properties/location/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
@@ -261,12 +242,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-var valid0 = _errs12 === errors;
 }
 if(data.industry !== undefined){
 let data6 = data.industry;
-const _errs14 = errors;
-const _errs15 = errors;
 if(typeof data6 === "string"){
 if(func1(data6) > 300){
 const err19 = {instancePath:instancePath+"/industry",schemaPath:"#/properties/industry/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
@@ -299,14 +277,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-var valid0 = _errs14 === errors;
 }
 if(data.email !== undefined){
 let data7 = data.email;
-const _errs16 = errors;
-const _errs17 = errors;
-if((typeof data7 == "number") && (isFinite(data7))){
-}
 if(typeof data7 === "string"){
 if(func1(data7) > 320){
 const err22 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 320},message:"must NOT have more than 320 characters"};
@@ -339,12 +312,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-var valid0 = _errs16 === errors;
 }
 if(data.profile_url !== undefined){
 let data8 = data.profile_url;
-const _errs18 = errors;
-const _errs19 = errors;
 if(typeof data8 === "string"){
 if(func1(data8) > 2000){
 const err25 = {instancePath:instancePath+"/profile_url",schemaPath:"#/properties/profile_url/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
@@ -377,12 +347,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-var valid0 = _errs18 === errors;
 }
 if(data.custom_fields !== undefined){
 let data9 = data.custom_fields;
-const _errs20 = errors;
-const _errs21 = errors;
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 if(Object.keys(data9).length > 50){
 const err28 = {instancePath:instancePath+"/custom_fields",schemaPath:"#/properties/custom_fields/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"};
@@ -420,11 +387,8 @@ vErrors.push(err30);
 errors++;
 }
 }
-const _errs23 = errors;
 for(const key2 in data9){
 let data10 = data9[key2];
-const _errs24 = errors;
-const _errs25 = errors;
 if(typeof data10 === "string"){
 if(func1(data10) > 2000){
 const err31 = {instancePath:instancePath+"/custom_fields/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/custom_fields/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
@@ -447,7 +411,6 @@ vErrors.push(err32);
 }
 errors++;
 }
-var valid2 = _errs24 === errors;
 }
 }
 else {
@@ -460,7 +423,6 @@ vErrors.push(err33);
 }
 errors++;
 }
-var valid0 = _errs20 === errors;
 }
 }
 else {

@@ -16,10 +16,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.status === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -28,8 +28,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.steps_sent === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "steps_sent"},message:"must have required property '"+"steps_sent"+"'"};
+}
+for(const key0 in data){
+if(!((((((key0 === "status") || (key0 === "steps_sent")) || (key0 === "next_step")) || (key0 === "next_step_due_at")) || (key0 === "last_sent_at")) || (key0 === "error"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -38,10 +40,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "status") || (key0 === "steps_sent")) || (key0 === "next_step")) || (key0 === "next_step_due_at")) || (key0 === "last_sent_at")) || (key0 === "error"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.status !== undefined){
+if(!(validateSequenceStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateSequenceStatus.errors : vErrors.concat(validateSequenceStatus.errors);
+errors = vErrors.length;
+}
+}
+if(data.steps_sent !== undefined){
+let data1 = data.steps_sent;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err2 = {instancePath:instancePath+"/steps_sent",schemaPath:"#/properties/steps_sent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -50,23 +59,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data0 = data.status;
-const _errs2 = errors;
-if(!(validateSequenceStatus(data0, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateSequenceStatus.errors : vErrors.concat(validateSequenceStatus.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs2 === errors;
-}
-if(data.steps_sent !== undefined){
-let data1 = data.steps_sent;
-const _errs3 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err3 = {instancePath:instancePath+"/steps_sent",schemaPath:"#/properties/steps_sent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+const err3 = {instancePath:instancePath+"/steps_sent",schemaPath:"#/properties/steps_sent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -75,10 +70,12 @@ vErrors.push(err3);
 }
 errors++;
 }
-const _errs4 = errors;
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 0 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/steps_sent",schemaPath:"#/properties/steps_sent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.next_step !== undefined){
+let data2 = data.next_step;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err4 = {instancePath:instancePath+"/next_step",schemaPath:"#/properties/next_step/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -87,14 +84,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-var valid0 = _errs3 === errors;
-}
-if(data.next_step !== undefined){
-let data2 = data.next_step;
-const _errs5 = errors;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err5 = {instancePath:instancePath+"/next_step",schemaPath:"#/properties/next_step/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 1 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/next_step",schemaPath:"#/properties/next_step/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -103,10 +95,23 @@ vErrors.push(err5);
 }
 errors++;
 }
-const _errs6 = errors;
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 1 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/next_step",schemaPath:"#/properties/next_step/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.next_step_due_at !== undefined){
+if(!(validateTimestamp(data.next_step_due_at, {instancePath:instancePath+"/next_step_due_at",parentData:data,parentDataProperty:"next_step_due_at",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
+errors = vErrors.length;
+}
+}
+if(data.last_sent_at !== undefined){
+if(!(validateTimestamp(data.last_sent_at, {instancePath:instancePath+"/last_sent_at",parentData:data,parentDataProperty:"last_sent_at",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
+errors = vErrors.length;
+}
+}
+if(data.error !== undefined){
+if(typeof data.error !== "string"){
+const err6 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -116,54 +121,14 @@ vErrors.push(err6);
 errors++;
 }
 }
-var valid0 = _errs5 === errors;
-}
-if(data.next_step_due_at !== undefined){
-let data3 = data.next_step_due_at;
-const _errs7 = errors;
-if(!(validateTimestamp(data3, {instancePath:instancePath+"/next_step_due_at",parentData:data,parentDataProperty:"next_step_due_at",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
-errors = vErrors.length;
 }
 else {
-}
-var valid0 = _errs7 === errors;
-}
-if(data.last_sent_at !== undefined){
-let data4 = data.last_sent_at;
-const _errs8 = errors;
-if(!(validateTimestamp(data4, {instancePath:instancePath+"/last_sent_at",parentData:data,parentDataProperty:"last_sent_at",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateTimestamp.errors : vErrors.concat(validateTimestamp.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs8 === errors;
-}
-if(data.error !== undefined){
-let data5 = data.error;
-const _errs9 = errors;
-if(typeof data5 !== "string"){
-const err7 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-const _errs10 = errors;
-var valid0 = _errs9 === errors;
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }

@@ -24,7 +24,6 @@ vErrors.push(err0);
 }
 errors++;
 }
-const _errs0 = errors;
 if((typeof data == "number") && (isFinite(data))){
 if(data > 100 || isNaN(data)){
 const err1 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};

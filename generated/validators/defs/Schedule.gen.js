@@ -19,9 +19,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "timezone") || (key0 === "days")) || (key0 === "start_hour")) || (key0 === "end_hour"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -36,8 +34,6 @@ errors++;
 }
 if(data.timezone !== undefined){
 let data0 = data.timezone;
-const _errs2 = errors;
-const _errs3 = errors;
 if(typeof data0 === "string"){
 if(func0(data0) > 64){
 const err1 = {instancePath:instancePath+"/timezone",schemaPath:"#/properties/timezone/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
@@ -70,12 +66,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-var valid0 = _errs2 === errors;
 }
 if(data.days !== undefined){
 let data1 = data.days;
-const _errs4 = errors;
-const _errs5 = errors;
 if(Array.isArray(data1)){
 if(data1.length < 1){
 const err4 = {instancePath:instancePath+"/days",schemaPath:"#/properties/days/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -87,26 +80,15 @@ vErrors.push(err4);
 }
 errors++;
 }
-let valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-const _errs6 = errors;
-if(!(validateWeekday(data2, {instancePath:instancePath+"/days/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+if(!(validateWeekday(data1[i0], {instancePath:instancePath+"/days/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validateWeekday.errors : vErrors.concat(validateWeekday.errors);
 errors = vErrors.length;
 }
-else {
 }
-var valid1 = _errs6 === errors;
-if(!valid1){
-valid2 = false;
-}
-}
-let valid3;
 let i1 = data1.length;
 let j0;
-valid3 = true;
 if(i1 > 1){
 outer0:
 for(;i1--;){
@@ -120,7 +102,6 @@ else {
 vErrors.push(err5);
 }
 errors++;
-valid3 = false;
 break outer0;
 }
 }
@@ -137,11 +118,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-var valid0 = _errs4 === errors;
 }
 if(data.start_hour !== undefined){
 let data3 = data.start_hour;
-const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
 const err7 = {instancePath:instancePath+"/start_hour",schemaPath:"#/properties/start_hour/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -152,7 +131,6 @@ vErrors.push(err7);
 }
 errors++;
 }
-const _errs8 = errors;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 23 || isNaN(data3)){
 const err8 = {instancePath:instancePath+"/start_hour",schemaPath:"#/properties/start_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 23},message:"must be <= 23"};
@@ -175,11 +153,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-var valid0 = _errs7 === errors;
 }
 if(data.end_hour !== undefined){
 let data4 = data.end_hour;
-const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
 const err10 = {instancePath:instancePath+"/end_hour",schemaPath:"#/properties/end_hour/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -190,7 +166,6 @@ vErrors.push(err10);
 }
 errors++;
 }
-const _errs10 = errors;
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 24 || isNaN(data4)){
 const err11 = {instancePath:instancePath+"/end_hour",schemaPath:"#/properties/end_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 24},message:"must be <= 24"};
@@ -213,7 +188,6 @@ vErrors.push(err12);
 errors++;
 }
 }
-var valid0 = _errs9 === errors;
 }
 }
 else {

@@ -16,10 +16,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -28,8 +28,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.position === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "position"},message:"must have required property '"+"position"+"'"};
+}
+for(const key0 in data){
+if(!(func0.call(schema0.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -38,8 +40,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.name === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -48,8 +52,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.type === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+if(data.position !== undefined){
+let data1 = data.position;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err3 = {instancePath:instancePath+"/position",schemaPath:"#/properties/position/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -58,8 +65,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.text === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 1 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/position",schemaPath:"#/properties/position/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -68,8 +76,11 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.delay_days === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "delay_days"},message:"must have required property '"+"delay_days"+"'"};
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -78,8 +89,16 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.auto_fallback === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "auto_fallback"},message:"must have required property '"+"auto_fallback"+"'"};
+}
+if(data.type !== undefined){
+if(!(validateStepType(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateStepType.errors : vErrors.concat(validateStepType.errors);
+errors = vErrors.length;
+}
+}
+if(data.text !== undefined){
+if(typeof data.text !== "string"){
+const err6 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -88,10 +107,10 @@ vErrors.push(err6);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func0.call(schema0.properties, key0))){
-const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.subject !== undefined){
+if(typeof data.subject !== "string"){
+const err7 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -101,11 +120,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.delay_days !== undefined){
+let data6 = data.delay_days;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err8 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -114,14 +132,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-const _errs3 = errors;
-var valid0 = _errs2 === errors;
-}
-if(data.position !== undefined){
-let data1 = data.position;
-const _errs4 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err9 = {instancePath:instancePath+"/position",schemaPath:"#/properties/position/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err9 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -130,10 +143,11 @@ vErrors.push(err9);
 }
 errors++;
 }
-const _errs5 = errors;
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 1 || isNaN(data1)){
-const err10 = {instancePath:instancePath+"/position",schemaPath:"#/properties/position/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.fallback_text !== undefined){
+if(typeof data.fallback_text !== "string"){
+const err10 = {instancePath:instancePath+"/fallback_text",schemaPath:"#/properties/fallback_text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -143,13 +157,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-var valid0 = _errs4 === errors;
-}
-if(data.name !== undefined){
-let data2 = data.name;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-const err11 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.auto_fallback !== undefined){
+if(typeof data.auto_fallback !== "boolean"){
+const err11 = {instancePath:instancePath+"/auto_fallback",schemaPath:"#/properties/auto_fallback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -158,120 +168,15 @@ vErrors.push(err11);
 }
 errors++;
 }
-const _errs7 = errors;
-var valid0 = _errs6 === errors;
 }
-if(data.type !== undefined){
-let data3 = data.type;
-const _errs8 = errors;
-if(!(validateStepType(data3, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateStepType.errors : vErrors.concat(validateStepType.errors);
-errors = vErrors.length;
 }
 else {
-}
-var valid0 = _errs8 === errors;
-}
-if(data.text !== undefined){
-let data4 = data.text;
-const _errs9 = errors;
-if(typeof data4 !== "string"){
-const err12 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
-}
-errors++;
-}
-const _errs10 = errors;
-var valid0 = _errs9 === errors;
-}
-if(data.subject !== undefined){
-let data5 = data.subject;
-const _errs11 = errors;
-if(typeof data5 !== "string"){
-const err13 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-const _errs12 = errors;
-var valid0 = _errs11 === errors;
-}
-if(data.delay_days !== undefined){
-let data6 = data.delay_days;
-const _errs13 = errors;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err14 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-const _errs14 = errors;
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 < 0 || isNaN(data6)){
-const err15 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-var valid0 = _errs13 === errors;
-}
-if(data.fallback_text !== undefined){
-let data7 = data.fallback_text;
-const _errs15 = errors;
-if(typeof data7 !== "string"){
-const err16 = {instancePath:instancePath+"/fallback_text",schemaPath:"#/properties/fallback_text/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-const _errs16 = errors;
-var valid0 = _errs15 === errors;
-}
-if(data.auto_fallback !== undefined){
-let data8 = data.auto_fallback;
-const _errs17 = errors;
-if(typeof data8 !== "boolean"){
-const err17 = {instancePath:instancePath+"/auto_fallback",schemaPath:"#/properties/auto_fallback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-const _errs18 = errors;
-var valid0 = _errs17 === errors;
-}
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
 }
 errors++;
 }

@@ -21,10 +21,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+for(const prop0 of schema0.required){
+if(data[prop0] === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: prop0},message:"must have required property '"+prop0+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -33,8 +33,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.type === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+for(const key0 in data){
+if(!(((((((key0 === "name") || (key0 === "type")) || (key0 === "text")) || (key0 === "subject")) || (key0 === "delay_days")) || (key0 === "fallback_text")) || (key0 === "auto_fallback"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -43,8 +45,12 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.text === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(func0(data0) > 200){
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -53,10 +59,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((((key0 === "name") || (key0 === "type")) || (key0 === "text")) || (key0 === "subject")) || (key0 === "delay_days")) || (key0 === "fallback_text")) || (key0 === "auto_fallback"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(func0(data0) < 1){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -66,13 +70,8 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.name !== undefined){
-let data0 = data.name;
-const _errs2 = errors;
-const _errs3 = errors;
-if(typeof data0 === "string"){
-if(func0(data0) > 200){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+else {
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -81,8 +80,29 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.type !== undefined){
+if(!(validateStepType(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateStepType.errors : vErrors.concat(validateStepType.errors);
+errors = vErrors.length;
+}
+}
+if(data.text !== undefined){
+if(!(validateMessageText(data.text, {instancePath:instancePath+"/text",parentData:data,parentDataProperty:"text",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateMessageText.errors : vErrors.concat(validateMessageText.errors);
+errors = vErrors.length;
+}
+}
+if(data.subject !== undefined){
+if(!(validateSubject(data.subject, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateSubject.errors : vErrors.concat(validateSubject.errors);
+errors = vErrors.length;
+}
+}
+if(data.delay_days !== undefined){
+let data4 = data.delay_days;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err5 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -91,9 +111,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 365 || isNaN(data4)){
+const err6 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -102,46 +122,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-var valid0 = _errs2 === errors;
-}
-if(data.type !== undefined){
-let data1 = data.type;
-const _errs4 = errors;
-if(!(validateStepType(data1, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateStepType.errors : vErrors.concat(validateStepType.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs4 === errors;
-}
-if(data.text !== undefined){
-let data2 = data.text;
-const _errs5 = errors;
-if(!(validateMessageText(data2, {instancePath:instancePath+"/text",parentData:data,parentDataProperty:"text",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateMessageText.errors : vErrors.concat(validateMessageText.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs5 === errors;
-}
-if(data.subject !== undefined){
-let data3 = data.subject;
-const _errs6 = errors;
-if(!(validateSubject(data3, {instancePath:instancePath+"/subject",parentData:data,parentDataProperty:"subject",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateSubject.errors : vErrors.concat(validateSubject.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs6 === errors;
-}
-if(data.delay_days !== undefined){
-let data4 = data.delay_days;
-const _errs7 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err7 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data4 < 0 || isNaN(data4)){
+const err7 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -150,61 +132,28 @@ vErrors.push(err7);
 }
 errors++;
 }
-const _errs8 = errors;
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 365 || isNaN(data4)){
-const err8 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
+}
+}
+if(data.fallback_text !== undefined){
+if(!(validateFallbackText(data.fallback_text, {instancePath:instancePath+"/fallback_text",parentData:data,parentDataProperty:"fallback_text",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateFallbackText.errors : vErrors.concat(validateFallbackText.errors);
+errors = vErrors.length;
+}
+}
+if(data.auto_fallback !== undefined){
+if(!(validateAutoFallback(data.auto_fallback, {instancePath:instancePath+"/auto_fallback",parentData:data,parentDataProperty:"auto_fallback",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validateAutoFallback.errors : vErrors.concat(validateAutoFallback.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
-}
-errors++;
-}
-if(data4 < 0 || isNaN(data4)){
-const err9 = {instancePath:instancePath+"/delay_days",schemaPath:"#/properties/delay_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-var valid0 = _errs7 === errors;
-}
-if(data.fallback_text !== undefined){
-let data5 = data.fallback_text;
-const _errs9 = errors;
-if(!(validateFallbackText(data5, {instancePath:instancePath+"/fallback_text",parentData:data,parentDataProperty:"fallback_text",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateFallbackText.errors : vErrors.concat(validateFallbackText.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs9 === errors;
-}
-if(data.auto_fallback !== undefined){
-let data6 = data.auto_fallback;
-const _errs10 = errors;
-if(!(validateAutoFallback(data6, {instancePath:instancePath+"/auto_fallback",parentData:data,parentDataProperty:"auto_fallback",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validateAutoFallback.errors : vErrors.concat(validateAutoFallback.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs10 === errors;
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
 }
 errors++;
 }

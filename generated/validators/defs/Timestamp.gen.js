@@ -16,9 +16,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
-if((typeof data == "number") && (isFinite(data))){
-}
 if(typeof data === "string"){
 if(!(formats0.validate(data))){
 const err0 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};

@@ -14,7 +14,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.seconds === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
@@ -26,7 +25,6 @@ vErrors.push(err0);
 }
 errors++;
 }
-const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "seconds") || (key0 === "label"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -41,8 +39,6 @@ errors++;
 }
 if(data.seconds !== undefined){
 let data0 = data.seconds;
-const _errs2 = errors;
-const _errs3 = errors;
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 120 || isNaN(data0)){
 const err2 = {instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 120},message:"must be <= 120"};
@@ -75,12 +71,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-var valid0 = _errs2 === errors;
 }
 if(data.label !== undefined){
-let data1 = data.label;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
+if(typeof data.label !== "string"){
 const err5 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
@@ -90,8 +83,6 @@ vErrors.push(err5);
 }
 errors++;
 }
-const _errs5 = errors;
-var valid0 = _errs4 === errors;
 }
 }
 else {

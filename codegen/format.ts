@@ -45,7 +45,7 @@ export async function formatOutputs(files: OutputFile[], skip: (file: OutputFile
   const configs = new Map<string, prettier.Options | null>();
   return Promise.all(
     files.map(async (file) => {
-      if (!FORMATTED.test(file.path) || skip(file)) return file;
+      if (!FORMATTED.test(file.path) || file.formatted || skip(file)) return file;
       const dir = path.dirname(file.path);
       if (!configs.has(dir)) configs.set(dir, await prettier.resolveConfig(file.path));
       const parser = PARSERS[path.extname(file.path)];

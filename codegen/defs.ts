@@ -1,8 +1,8 @@
 /**
  * Shared shapes: the top-level `$defs` of tools.yaml, used from any schema as
  * `$ref: '#/$defs/<Name>'`. Each becomes one named type; clients get them inlined, because many
- * cannot resolve `$ref` (the wire form), while each tool's validator gets a self-contained schema
- * carrying the definitions it uses (the same `#/$defs/...` pointers then resolve inside it).
+ * cannot resolve `$ref` (the wire form), while each is compiled once into a validator of its own
+ * that the tools' validators call.
  * A schema may also declare its own root `$defs`: its references to those names stay local and
  * reach clients as declared.
  */
@@ -114,11 +114,16 @@ export function findCycle(defs: Defs): string[] | undefined {
   return undefined;
 }
 
-/** The schema with the definitions it uses attached, so that its `#/$defs/...` references resolve inside it. */
-export function selfContained(schema: JSONSchema, defs: Defs): JSONSchema {
-  const names = usedDefs(schema, defs);
-  if (!names.length) return schema;
-  return { ...schema, $defs: { ...Object.fromEntries(names.map((n) => [n, defs[n]!])), ...(schema.$defs as object | undefined) } };
+/** The `$id` a shared shape's validator is compiled under (an absolute path: it resolves alike from any schema). */
+export const sharedId = (name: string) => `/defs/${name}`;
+
+/**
+ * The schema with its references to shared shapes pointing at their own compiled validators
+ * (`#/$defs/<Name>` becomes `/defs/<Name>`), for the validators: each shape is compiled once and
+ * called from every schema that uses it. References to the schema's own `$defs` stay as they are.
+ */
+export function sharedRefs(schema: JSONSchema): JSONSchema {
+  return replaceRefs(schema, (name, siblings) => ({ $ref: sharedId(name), ...siblings }));
 }
 
 /**

@@ -25,26 +25,33 @@ export function typeJobs(tools: readonly Pick<ToolModel, 'name' | 'typeName' | '
   return tools.map((t) => ({ name: t.name, typeName: t.typeName, input: t.input, ...(t.output && { output: t.output }) }));
 }
 
-/** Renders every output of a model in memory; nothing touches the disk. `types`: precompiled tool types, if any. */
-export async function render(model: Model, types?: CompiledTypes): Promise<OutputFile[]> {
+/**
+ * Renders every output of a model in memory; nothing touches the disk. `types`: precompiled tool
+ * types, if any. `existingStubs`: handler stubs that exist on disk are left unformatted (sync never
+ * writes them), which a run on the project may skip and a comparison with expected output may not.
+ */
+export async function render(model: Model, types?: CompiledTypes, existingStubs: 'format' | 'skip' = 'format'): Promise<OutputFile[]> {
   const compiled = types ?? (await compileTypes(typeJobs(model.tools), model.defs));
   const toolTypes = model.tools.map((t) => emitToolTypes(model, t, compiled.tools[t.name]!));
-  return formatOutputs([
-    ...emitTypes(model, compiled.defs),
-    emitErrors(model),
-    emitScopes(model),
-    emitToolsList(model),
-    ...emitValidators(model),
-    ...toolTypes,
-    ...emitResources(model),
-    ...emitPrompts(model),
-    emitServer(model),
-    emitHandlers(model),
-    ...model.tools.map((t) => emitStub(model, t)),
-    ...features(model).map((f) => emitFeatureStub(model, f)),
-    ...emitDocs(model),
-    emitContract(model),
-  ]);
+  return formatOutputs(
+    [
+      ...emitTypes(model, compiled.defs),
+      emitErrors(model),
+      emitScopes(model),
+      emitToolsList(model),
+      ...emitValidators(model),
+      ...toolTypes,
+      ...emitResources(model),
+      ...emitPrompts(model),
+      emitServer(model),
+      emitHandlers(model),
+      ...model.tools.map((t) => emitStub(model, t)),
+      ...features(model).map((f) => emitFeatureStub(model, f)),
+      ...emitDocs(model),
+      emitContract(model),
+    ],
+    existingStubs === 'skip' ? (f) => f.once === true && existsSync(f.path) : undefined,
+  );
 }
 
 export interface SyncResult {
@@ -97,6 +104,6 @@ export interface GenerateResult extends SyncResult {
 export async function generate(toolsYaml: string, check: boolean): Promise<GenerateResult> {
   const model = loadToolsYaml(toolsYaml);
   const accepted = checkContract(model);
-  const files = await render(model);
+  const files = await render(model, undefined, 'skip');
   return { model, outputs: files, ...sync(model, files, check), accepted, warnings: generatorWarnings(model) };
 }

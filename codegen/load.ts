@@ -8,12 +8,12 @@ import path from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { frameworkErrors } from '../runtime/framework-errors.ts';
-import { inlineRefs, refName, selfContained, type Defs } from './defs.ts';
+import { inlineRefs, refName, sharedRefs, type Defs } from './defs.ts';
 import { hint } from './did-you-mean.ts';
 import { loadPrompts, loadResources } from './features.ts';
 import { byCodePoint, isObject, section, strings } from './raw-values.ts';
-import { checkDefs, checkHeaders, compileSchema, reportUnknownKeywords, unescapePointer } from './schema-checks.ts';
-import { SchemaCompiler, validatorName } from './schemas.ts';
+import { checkDefs, checkHeaders, compileSchema, compileShared, reportUnknownKeywords, unescapePointer } from './schema-checks.ts';
+import { SchemaCompiler, toolSchemaId } from './schemas.ts';
 import type { ErrorModel, LintOptions, Model, ParamType, ToolModel } from './model.ts';
 import { ToolsYamlError, type Problem } from './problems.ts';
 import fileSchema from './tools-yaml.schema.json' with { type: 'json' };
@@ -143,6 +143,8 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
 
   const schemas = new SchemaCompiler();
   const defsUsable = checkDefs(schemas, defs, data.tools, atPath);
+  // The tools' schemas call the shapes' validators: they compile only when every shape did.
+  const defsCompiled = defsUsable && compileShared(schemas, defs, atPath, warnAt);
   for (const [name, def] of Object.entries(defs)) warnUndescribed(def, ['$defs', name], defs, warnAt);
   const tools: ToolModel[] = [];
   const typeNames = new Map<string, string>();
@@ -178,12 +180,12 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
     if (tool.output) warnUndescribed(tool.output, [...base, 'output'], defs, warnAt);
     if (defsUsable) checkHeaders(name, tool, base, defs, atPath, warnAt);
     // Keyword typos are found even when references are broken; a schema with one is not compiled.
-    const compile = (schema: JSONSchema, kind: 'input' | 'output', exportName: string) =>
-      reportUnknownKeywords(schemas, schema, [...base, kind], atPath) && defsUsable
-        ? compileSchema(schemas, schema, selfContained(schema, defs), { id: `tools/${name}/${kind}`, exportName }, [...base, kind], atPath, warnAt)
+    const compile = (schema: JSONSchema, kind: 'input' | 'output') =>
+      reportUnknownKeywords(schemas, schema, [...base, kind], atPath) && defsCompiled
+        ? compileSchema(schemas, schema, sharedRefs(schema), toolSchemaId(name, kind), [...base, kind], atPath, warnAt)
         : undefined;
-    const input = compile(tool.input, 'input', validatorName(typeName, 'Arguments'));
-    const output = tool.output ? compile(tool.output, 'output', validatorName(typeName, 'Result')) : undefined;
+    const input = compile(tool.input, 'input');
+    const output = tool.output ? compile(tool.output, 'output') : undefined;
     (tool.examples ?? []).forEach((ex, i) => {
       if (input && !input(ex.arguments))
         atPath([...base, 'examples', i, 'arguments'], `example arguments do not match the input schema: ${schemas.ajv.errorsText(input.errors)}`);

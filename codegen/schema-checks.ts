@@ -6,7 +6,7 @@
  * own `$defs`); what is refused is a mistake, or what the file's shared `$defs` cannot be.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { findCycle, localDefNames, refName, refsIn, type Defs } from './defs.ts';
+import { directDefs, findCycle, localDefNames, refName, refsIn, sharedId, sharedRefs, type Defs } from './defs.ts';
 import { didYouMean, hint } from './did-you-mean.ts';
 import type { JSONSchema } from './json-schema.ts';
 import { headerProblems, headerUses, MCP_HEADER } from './mcp-header.ts';
@@ -180,22 +180,23 @@ export function reportUnknownKeywords(schemas: SchemaCompiler, schema: JSONSchem
 }
 
 /**
- * Compiles one tool schema (`compiled`: the declared one with the shared shapes it uses
- * attached), after the meta-schema check; reports each problem at its place in the
- * file, and ajv's notes about keywords it would ignore as warnings. Undefined when it has problems.
+ * Compiles one schema, a tool's or a shared shape's (`compiled`: the declared one with its
+ * references to shared shapes pointing at their ids, see defs.ts sharedRefs), after the
+ * meta-schema check; reports each problem at its place in the file, and ajv's notes about
+ * keywords it would ignore as warnings. Undefined when it has problems.
  */
 export function compileSchema(
   schemas: SchemaCompiler,
   declared: JSONSchema,
   compiled: JSONSchema,
-  names: { id: string; exportName: string },
+  id: string,
   where: Path,
   atPath: Report,
   warnAt: Report,
 ): ValidateFunction | undefined {
   if (!reportInvalidSchema(schemas, compiled, where, atPath)) return undefined;
   try {
-    const { validate, warnings } = schemas.compile(compiled, names.id, names.exportName);
+    const { validate, warnings } = schemas.compile(compiled, id);
     for (const note of warnings) {
       // Notes name the keyword (`"then" without "if" is ignored`) but not where it is.
       const keyword = /"([^"]+)"/.exec(note)?.[1];
@@ -208,6 +209,26 @@ export function compileSchema(
     atPath([...where, ...path], `invalid JSON Schema: ${message}`);
     return undefined;
   }
+}
+
+/**
+ * Compiles each shared shape once, under its own id, after the shapes it uses (the validators of
+ * the tools and of other shapes call it there); true when every one compiled. Runs once
+ * checkDefs found the shapes usable: every reference resolves, none is recursive.
+ */
+export function compileShared(schemas: SchemaCompiler, defs: Defs, atPath: Report, warnAt: Report): boolean {
+  const compiled = new Map<string, boolean>();
+  const visit = (name: string): boolean => {
+    const known = compiled.get(name);
+    if (known !== undefined) return known;
+    const def = defs[name]!;
+    // A shape whose parts failed is not compiled: its own errors would only repeat theirs.
+    const ok =
+      directDefs(def).map(visit).every(Boolean) && compileSchema(schemas, def, sharedRefs(def), sharedId(name), ['$defs', name], atPath, warnAt) !== undefined;
+    compiled.set(name, ok);
+    return ok;
+  };
+  return Object.keys(defs).sort().map(visit).every(Boolean);
 }
 
 /** ajv's compile error, located in the declared schema where it says enough to find the place. */

@@ -96,9 +96,14 @@ export async function build() {
     sourcemap: 'linked',
     metafile: true,
   });
-  // The web app finds its static files beside the file it is in (dist/static): it must be in main.js.
+  // The web app finds its static files beside the file it is in (dist/static), and the reference
+  // documents one folder up from it (docs/ in the project): both must be in main.js.
   const mainOutput = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === ENTRY)?.[1];
-  if (!mainOutput?.inputs['app/web/plugin.ts']) throw new Error('app/web/plugin.ts was not bundled into dist/main.js, so it would not find dist/static');
+  for (const [file, finds] of [
+    ['app/web/plugin.ts', 'dist/static'],
+    ['app/reference-docs.ts', 'docs/reference.html'],
+  ])
+    if (!mainOutput?.inputs[file]) throw new Error(`${file} was not bundled into dist/main.js, so it would not find ${finds}`);
   const outputs = Object.keys(result.metafile.outputs).map((file) => path.relative(next, path.join(ROOT, file)));
   mkdirSync(path.join(DIST, 'chunks'), { recursive: true });
   const order = [...outputs.filter((f) => !f.startsWith('main.')), ...outputs.filter((f) => f.startsWith('main.'))];

@@ -1,9 +1,9 @@
 import type { ReferenceResourceHandler } from '../../generated/resources.gen.ts';
+import { referenceMarkdown } from '../reference-docs.ts';
 
-/** Tool reference: the generated Markdown, loaded on first read (it is large and rarely read). */
+/** Tool reference: the generated Markdown (docs/reference.md), read on first use. */
 export const handler: ReferenceResourceHandler = {
   async read() {
-    const { referenceMarkdown } = await import('../../generated/docs.gen.ts');
-    return { text: referenceMarkdown };
+    return { text: await referenceMarkdown() };
   },
 };

@@ -1,6 +1,6 @@
 /**
  * (d): one cold generator run in a fresh process, as `npm run gen` would do it: import the
- * pipeline (codegen/generate.ts, which loads ts-morph, ajv, json-schema-to-typescript), then
+ * pipeline (codegen/generate.ts, which loads ajv, json-schema-to-typescript, prettier), then
  * generate(file, check). Env: BENCH_TOOLS_YAML, BENCH_CHECK=1 for --check mode.
  * Message: `done` {importMs, generateMs, atExitMs, tools, changed, removed}.
  */

@@ -1,10 +1,11 @@
 /**
- * The reference, from the same model as the code: docs/reference.md (Markdown, connecting shown
- * for a local server) and generated/docs.gen.ts (the same reference as HTML, which the server
- * serves at /docs next to its own connecting section).
+ * The reference, from the same model as the code, as documents: docs/reference.md (Markdown,
+ * connecting shown for a local server) and docs/reference.html beside it (the reference proper as
+ * an HTML fragment, which the server shows at /docs after its own connecting section). A small
+ * generated/docs.gen.ts says where they are, and where in the Markdown the reference proper
+ * begins (the reference resource serves that part): the server reads them on first use.
  */
 import path from 'node:path';
-import { StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { Model } from '../model.ts';
 import { toHtml, toMarkdown } from '../docs/blocks.ts';
 import { connectingBlocks, introBlocks, referenceBlocks } from '../docs/reference.ts';
@@ -14,40 +15,44 @@ import { literal, renderSource } from './ts-source.ts';
 /** The URL the Markdown's examples use: the server's default local address. */
 export const LOCAL_URL = 'http://127.0.0.1:3000';
 
+/** The HTML reference: beside the Markdown, named alike. */
+export function htmlDocsPath(markdown: string): string {
+  return path.join(path.dirname(markdown), `${path.basename(markdown, path.extname(markdown))}.html`);
+}
+
 export function emitDocs(model: Model): OutputFile[] {
   if (!model.paths.docs) return [];
   const reference = referenceBlocks(model);
-  const markdown = mdBanner + toMarkdown([...introBlocks(model), ...connectingBlocks(model, LOCAL_URL), ...reference]);
+  const referenceMarkdown = toMarkdown(reference);
+  const markdown = mdBanner + toMarkdown([...introBlocks(model), ...connectingBlocks(model, LOCAL_URL)]) + '\n' + referenceMarkdown;
+  // The reference proper begins at its first line (the Tools anchor), which nothing before it has.
+  const start = referenceMarkdown.slice(0, referenceMarkdown.indexOf('\n'));
+  if (markdown.indexOf(start) !== markdown.length - referenceMarkdown.length)
+    throw new Error(`internal error: the reference's first line ${start} also appears before it in the Markdown`);
+  const html = htmlDocsPath(model.paths.docs);
+  const project = path.dirname(model.paths.source);
+  const relative = (file: string) => path.relative(project, file).split(path.sep).join('/');
+  const docs = {
+    title: `${model.server.title ?? model.server.name} — MCP reference (${model.server.name} ${model.server.version})`,
+    markdown: relative(model.paths.docs),
+    markdownStart: start,
+    html: relative(html),
+  };
   const module = renderSource([
     {
-      kind: StructureKind.VariableStatement,
+      kind: 'const',
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: ['The reference (tools, types, scopes, errors) as HTML, escaped: served as it is at /docs.'],
-      declarations: [{ name: 'referenceHtml', initializer: literal(toHtml(reference)) }],
-    },
-    {
-      kind: StructureKind.VariableStatement,
-      isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: ['The same reference as Markdown (without the connecting section, which depends on where the server runs).'],
-      declarations: [{ name: 'referenceMarkdown', initializer: literal(toMarkdown(reference)) }],
-    },
-    {
-      kind: StructureKind.VariableStatement,
-      isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: ['The reference title.'],
-      declarations: [
-        {
-          name: 'referenceTitle',
-          initializer: literal(`${model.server.title ?? model.server.name} — MCP reference (${model.server.name} ${model.server.version})`),
-        },
+      docs: [
+        'The reference documents `npm run gen` writes (paths relative to the folder of tools.yaml), read on first use:\n' +
+          '`markdown` is the whole reference, introduction and connecting (to a local server) first, the reference proper from\n' +
+          'the line `markdownStart` on; `html` is the reference proper as an escaped HTML fragment, as /docs shows it.',
       ],
+      declarations: [{ name: 'referenceDocs', initializer: `${literal(docs)} as const` }],
     },
   ]);
   return [
     { path: model.paths.docs, content: markdown },
+    { path: html, content: mdBanner + toHtml(reference) },
     { path: path.join(model.paths.generated, 'docs.gen.ts'), content: module },
   ];
 }

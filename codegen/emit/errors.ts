@@ -1,5 +1,4 @@
 /** generated/errors.gen.ts: the error catalog and the parameter types of every code. */
-import { StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { Model, ParamType } from '../model.ts';
 import type { OutputFile } from './output.ts';
 import { literal, renderSource } from './ts-source.ts';
@@ -22,20 +21,19 @@ export function emitErrors(model: Model): OutputFile {
   );
   const content = renderSource([
     {
-      kind: StructureKind.ImportDeclaration,
+      kind: 'import',
       isTypeOnly: true,
       moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
       namedImports: ['ErrorCatalog'],
     },
     {
-      kind: StructureKind.VariableStatement,
+      kind: 'const',
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
       docs: ['Every error this server can produce, keyed by its stable code.'],
       declarations: [{ name: 'errorCatalog', type: 'ErrorCatalog', initializer: literal(catalog) }],
     },
     {
-      kind: StructureKind.Interface,
+      kind: 'interface',
       isExported: true,
       name: 'ErrorParams',
       docs: ['The parameters each error message template takes.'],
@@ -45,7 +43,7 @@ export function emitErrors(model: Model): OutputFile {
       })),
     },
     {
-      kind: StructureKind.TypeAlias,
+      kind: 'type',
       isExported: true,
       name: 'ErrorCode',
       type: model.errors.map((e) => `'${e.code}'`).join(' | ') || 'never',

@@ -3,7 +3,6 @@
  * handler file for every tool that has none yet (written once, never overwritten).
  */
 import path from 'node:path';
-import { StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { Model, ToolModel } from '../model.ts';
 import type { OutputFile } from './output.ts';
 import { importPath, renderSource } from './ts-source.ts';
@@ -22,16 +21,15 @@ export function emitHandlers(model: Model): OutputFile {
   const extra = features(model);
   const registry = (name: string, doc: string, items: readonly { name: string; typeName: string }[]) => [
     {
-      kind: StructureKind.TypeAlias as const,
+      kind: 'type' as const,
       isExported: true,
       name: `${name[0]!.toUpperCase()}${name.slice(1)}`,
       docs: [`${doc} with the handler type it needs.`],
       type: items.length ? `{\n${items.map((t) => `  ${JSON.stringify(t.name)}: ${t.typeName}Handler;`).join('\n')}\n}` : 'Record<never, never>',
     },
     {
-      kind: StructureKind.VariableStatement as const,
+      kind: 'const' as const,
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
       docs: [`${doc}'s handler (the \`handler\` export of its file), for the runtime.`],
       declarations: [
         {
@@ -43,7 +41,7 @@ export function emitHandlers(model: Model): OutputFile {
   ];
   const content = renderSource([
     ...model.tools.map((t) => ({
-      kind: StructureKind.ImportDeclaration as const,
+      kind: 'import' as const,
       isTypeOnly: true,
       moduleSpecifier: `./tools/${t.name}.gen.ts`,
       namedImports: [`${t.typeName}Handler`],
@@ -51,7 +49,7 @@ export function emitHandlers(model: Model): OutputFile {
     ...(model.resources.length
       ? [
           {
-            kind: StructureKind.ImportDeclaration as const,
+            kind: 'import' as const,
             isTypeOnly: true,
             moduleSpecifier: importPath(model.paths.generated, resourcesPath(model), path.relative),
             namedImports: model.resources.map((r) => `${r.typeName}Handler`),
@@ -61,7 +59,7 @@ export function emitHandlers(model: Model): OutputFile {
     ...(model.prompts.length
       ? [
           {
-            kind: StructureKind.ImportDeclaration as const,
+            kind: 'import' as const,
             isTypeOnly: true,
             moduleSpecifier: importPath(model.paths.generated, promptsPath(model), path.relative),
             namedImports: model.prompts.map((p) => `${p.typeName}Handler`),
@@ -69,26 +67,25 @@ export function emitHandlers(model: Model): OutputFile {
         ]
       : []),
     ...model.tools.map((t) => ({
-      kind: StructureKind.ImportDeclaration as const,
+      kind: 'import' as const,
       moduleSpecifier: importPath(model.paths.generated, handlerPath(model, t), path.relative),
       namedImports: [{ name: 'handler', alias: handlerBinding(t) }],
     })),
     ...extra.map((f) => ({
-      kind: StructureKind.ImportDeclaration as const,
+      kind: 'import' as const,
       moduleSpecifier: importPath(model.paths.generated, featureHandlerPath(model, f), path.relative),
       namedImports: [{ name: 'handler', alias: handlerBinding(f.model) }],
     })),
     {
-      kind: StructureKind.Interface,
+      kind: 'interface',
       isExported: true,
       name: 'Handlers',
       docs: ['Every tool of the server with the handler type it needs.'],
       properties: model.tools.map((t) => ({ name: JSON.stringify(t.name), type: `${t.typeName}Handler` })),
     },
     {
-      kind: StructureKind.VariableStatement,
+      kind: 'const',
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
       docs: ["Every tool's handler (the `handler` export of its file), for the runtime."],
       declarations: [
         {

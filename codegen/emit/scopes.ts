@@ -1,6 +1,5 @@
 /** generated/scopes.gen.ts: the scope catalog and the scopes each tool requires. */
 import path from 'node:path';
-import { StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { Model } from '../model.ts';
 import type { OutputFile } from './output.ts';
 import { literal, renderSource } from './ts-source.ts';
@@ -8,22 +7,20 @@ import { literal, renderSource } from './ts-source.ts';
 export function emitScopes(model: Model): OutputFile {
   const content = renderSource([
     {
-      kind: StructureKind.ImportDeclaration,
+      kind: 'import',
       isTypeOnly: true,
       moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
       namedImports: ['ScopeDefinition'],
     },
     {
-      kind: StructureKind.VariableStatement,
+      kind: 'const',
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
       docs: ['Every OAuth scope the server knows; `default` scopes are pre-selected on the consent screen.'],
       declarations: [{ name: 'scopes', type: 'readonly ScopeDefinition[]', initializer: literal(model.scopes) }],
     },
     {
-      kind: StructureKind.VariableStatement,
+      kind: 'const',
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
       docs: ['The scopes a token needs to call each tool (all of them).'],
       declarations: [
         {

@@ -1,6 +1,5 @@
 /** generated/server.gen.ts: the ServerDefinition the runtime is started with. */
 import path from 'node:path';
-import { StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { Model, ToolModel } from '../model.ts';
 import type { OutputFile } from './output.ts';
 import { literal, renderSource } from './ts-source.ts';
@@ -51,35 +50,32 @@ export function emitServer(model: Model): OutputFile {
   ].join('\n');
   const content = renderSource([
     {
-      kind: StructureKind.ImportDeclaration,
+      kind: 'import',
       isTypeOnly: true,
       moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
       namedImports: ['ServerDefinition'],
     },
-    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './errors.gen.ts', namedImports: ['errorCatalog'] },
-    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './scopes.gen.ts', namedImports: ['scopes'] },
-    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './tools-list.gen.ts', namedImports: ['toolsList'] },
+    { kind: 'import', moduleSpecifier: './errors.gen.ts', namedImports: ['errorCatalog'] },
+    { kind: 'import', moduleSpecifier: './scopes.gen.ts', namedImports: ['scopes'] },
+    { kind: 'import', moduleSpecifier: './tools-list.gen.ts', namedImports: ['toolsList'] },
     ...(model.resources.length
       ? [
           {
-            kind: StructureKind.ImportDeclaration as const,
+            kind: 'import' as const,
             moduleSpecifier: './resources.gen.ts',
             namedImports: ['resources', 'resourcesList', 'resourceTemplatesList'],
           },
         ]
       : []),
-    ...(model.prompts.length
-      ? [{ kind: StructureKind.ImportDeclaration as const, moduleSpecifier: './prompts.gen.ts', namedImports: ['prompts', 'promptsList'] }]
-      : []),
+    ...(model.prompts.length ? [{ kind: 'import' as const, moduleSpecifier: './prompts.gen.ts', namedImports: ['prompts', 'promptsList'] }] : []),
     ...model.tools.map((t) => ({
-      kind: StructureKind.ImportDeclaration as const,
+      kind: 'import' as const,
       moduleSpecifier: `./validators/${t.name}.gen.js`,
       namedImports: toolValidators(t),
     })),
     {
-      kind: StructureKind.VariableStatement,
+      kind: 'const',
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
       docs: [`The ${model.server.name} server as declared in tools.yaml.`],
       declarations: [{ name: 'serverDefinition', type: 'ServerDefinition', initializer }],
     },

@@ -3,7 +3,6 @@
  * the error codes it may raise, and the typed signature its handler must have.
  */
 import path from 'node:path';
-import { StructureKind } from 'ts-morph';
 import type { Model, ToolModel } from '../model.ts';
 import type { ToolTypes } from '../type-compiler.ts';
 import { directDefs } from '../defs.ts';
@@ -26,7 +25,7 @@ export function emitToolTypes(model: Model, tool: ToolModel, types: ToolTypes): 
   const codes = tool.errors.map((c) => `'${c}'`).join(' | ') || 'never';
   const content = renderSource([
     {
-      kind: StructureKind.ImportDeclaration,
+      kind: 'import',
       isTypeOnly: true,
       moduleSpecifier: runtime,
       namedImports: tool.output ? ['ToolErrors', 'ToolHandler'] : ['ContentResult', 'ToolErrors', 'ToolHandler'],
@@ -34,26 +33,26 @@ export function emitToolTypes(model: Model, tool: ToolModel, types: ToolTypes): 
     ...(services
       ? [
           {
-            kind: StructureKind.ImportDeclaration as const,
+            kind: 'import' as const,
             isTypeOnly: true,
             moduleSpecifier: importPath(path.dirname(toolTypesPath(model, tool)), services.file, path.relative),
             namedImports: [services.type],
           },
         ]
       : []),
-    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: '../errors.gen.ts', namedImports: ['ErrorParams'] },
-    ...(shared.length ? [{ kind: StructureKind.ImportDeclaration as const, isTypeOnly: true, moduleSpecifier: '../types.gen.ts', namedImports: shared }] : []),
+    { kind: 'import', isTypeOnly: true, moduleSpecifier: '../errors.gen.ts', namedImports: ['ErrorParams'] },
+    ...(shared.length ? [{ kind: 'import' as const, isTypeOnly: true, moduleSpecifier: '../types.gen.ts', namedImports: shared }] : []),
     argTypes,
     resultTypes,
     {
-      kind: StructureKind.TypeAlias,
+      kind: 'type',
       isExported: true,
       name: `${tool.typeName}ErrorCode`,
       docs: [`The catalog errors ${tool.name} may raise.`],
       type: codes,
     },
     {
-      kind: StructureKind.TypeAlias,
+      kind: 'type',
       isExported: true,
       name: `${tool.typeName}Handler`,
       docs: [`The handler of tool ${tool.name}; export it as \`handler\` from its handler file.`],

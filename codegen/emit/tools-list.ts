@@ -4,11 +4,11 @@
  * the schemas spread in, so the file stays about as long as tools.yaml.
  */
 import path from 'node:path';
-import { StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { JSONSchema } from '../json-schema.ts';
 import type { Model, ToolModel } from '../model.ts';
 import { localDefNames, refName, usedDefs } from '../defs.ts';
 import type { OutputFile } from './output.ts';
+import { jsonLiteral, printLiteral, type Literal } from './ts-literal.ts';
 import { renderSource } from './ts-source.ts';
 
 /** A tool's tools/list entry, with the schemas as clients get them. */
@@ -30,24 +30,27 @@ const DATA_KEYWORDS = new Set(['const', 'default', 'enum', 'examples']);
 const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);
 
 /**
- * A schema as a TypeScript expression in which each `$ref` is its definition's constant: spread
- * first, so that keywords written next to the reference override the definition's, exactly as
- * the loader's inlining does. `names`: the value maps names to schemas (`properties`); `local`:
- * the names of the schema's own $defs, whose references stay as declared.
+ * A schema as a literal in which each `$ref` is its definition's constant: spread first, so that
+ * keywords written next to the reference override the definition's, exactly as the loader's
+ * inlining does. Schemas are written expanded, as in tools.yaml; data (`enum`, `const`, ...) is
+ * laid out to fit. `names`: the value maps names to schemas (`properties`); `local`: the names of
+ * the schema's own $defs, whose references stay as declared.
  */
-function schemaExpression(value: unknown, indent: string, local: ReadonlySet<string>, names = false): string {
-  const inner = `${indent}  `;
-  if (Array.isArray(value)) return value.length ? `[\n${value.map((v) => inner + schemaExpression(v, inner, local)).join(',\n')},\n${indent}]` : '[]';
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+function schemaLiteral(value: unknown, local: ReadonlySet<string>, names = false): Literal {
+  if (Array.isArray(value)) return { kind: 'array', items: value.map((v) => schemaLiteral(v, local)) };
+  if (typeof value !== 'object' || value === null) return jsonLiteral(value);
   const record = value as Record<string, unknown>;
   const name = names ? undefined : refName(record.$ref);
   const ref = name !== undefined && !local.has(name) ? name : undefined;
   const entries = Object.entries(record).filter(([k]) => ref === undefined || k !== '$ref');
-  if (ref !== undefined && !entries.length) return defConst(ref);
-  const expression = (k: string, v: unknown) =>
-    names ? schemaExpression(v, inner, local) : DATA_KEYWORDS.has(k) ? JSON.stringify(v) : schemaExpression(v, inner, local, NAME_MAPS.has(k));
-  const parts = [...(ref !== undefined ? [`...${defConst(ref)}`] : []), ...entries.map(([k, v]) => `${JSON.stringify(k)}: ${expression(k, v)}`)];
-  return parts.length ? `{\n${parts.map((p) => inner + p).join(',\n')},\n${indent}}` : '{}';
+  if (ref !== undefined && !entries.length) return { kind: 'code', text: defConst(ref) };
+  const literal = (k: string, v: unknown) =>
+    names ? schemaLiteral(v, local) : DATA_KEYWORDS.has(k) ? jsonLiteral(v) : schemaLiteral(v, local, NAME_MAPS.has(k));
+  return {
+    kind: 'object',
+    expanded: true,
+    entries: [...(ref !== undefined ? [{ spread: defConst(ref) }] : []), ...entries.map(([key, v]) => ({ key, value: literal(key, v) }))],
+  };
 }
 
 /** The definitions in an order where each comes after those it uses. */
@@ -63,42 +66,41 @@ function definitionOrder(model: Model): string[] {
   return ordered;
 }
 
-function listingExpression(tool: ToolModel): string {
-  const listing = toolListing(tool);
+function listingLiteral(tool: ToolModel): Literal {
   const schemas: Record<string, JSONSchema | undefined> = { inputSchema: tool.input, outputSchema: tool.output };
-  const expression = (k: string, v: unknown) => (k in schemas ? schemaExpression(schemas[k], '    ', localDefNames(schemas[k])) : JSON.stringify(v));
-  const parts = Object.entries(listing).map(([k, v]) => `    ${JSON.stringify(k)}: ${expression(k, v)}`);
-  return `  {\n${parts.join(',\n')},\n  }`;
+  return {
+    kind: 'object',
+    expanded: true,
+    entries: Object.entries(toolListing(tool)).map(([key, v]) => ({
+      key,
+      value: key in schemas ? schemaLiteral(schemas[key], localDefNames(schemas[key])) : jsonLiteral(v),
+    })),
+  };
 }
 
+/** `const <name>[: <type>] = <literal>;`, laid out as prettier would. */
+function declaration(head: string, l: Literal): string {
+  return `${head} = ${printLiteral(l, '', head.length + 3, 1)};`;
+}
+
+/** Written already formatted (see ts-literal.ts): prettier is not run on it. */
 export function emitToolsList(model: Model): OutputFile {
   const byName = new Map(model.defs.map((d) => [d.name, d]));
   const content = renderSource([
     {
-      kind: StructureKind.ImportDeclaration,
+      kind: 'import',
       isTypeOnly: true,
       moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
       namedImports: ['ToolListing'],
     },
-    ...definitionOrder(model).map((name) => ({
-      kind: StructureKind.VariableStatement as const,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: [`$defs ${name}, as clients get it (inlined).`],
-      declarations: [{ name: defConst(name), initializer: schemaExpression(byName.get(name)!.schema, '', new Set()) }],
-    })),
-    {
-      kind: StructureKind.VariableStatement,
-      isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: ['The tools/list result entries, sorted by name.'],
-      declarations: [
-        {
-          name: 'toolsList',
-          type: 'readonly ToolListing[]',
-          initializer: model.tools.length ? `[\n${model.tools.map(listingExpression).join(',\n')},\n]` : '[]',
-        },
-      ],
-    },
+    ...definitionOrder(model).map(
+      (name) =>
+        `/** $defs ${name}, as clients get it (inlined). */\n${declaration(`const ${defConst(name)}`, schemaLiteral(byName.get(name)!.schema, new Set()))}`,
+    ),
+    `/** The tools/list result entries, sorted by name. */\n${declaration('export const toolsList: readonly ToolListing[]', {
+      kind: 'array',
+      items: model.tools.map(listingLiteral),
+    })}`,
   ]);
-  return { path: path.join(model.paths.generated, 'tools-list.gen.ts'), content };
+  return { path: path.join(model.paths.generated, 'tools-list.gen.ts'), content, formatted: true };
 }

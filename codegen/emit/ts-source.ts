@@ -1,19 +1,90 @@
-/** Renders TypeScript source with ts-morph, in memory; one project is reused for every file. */
-import { printStructure, type SourceFileStructure, StructureKind } from 'ts-morph';
+/**
+ * Renders TypeScript source in memory from a few plain statement shapes (imports, constants, type
+ * aliases, interfaces, or text). The layout follows ts-morph's printStructure, which it replaces:
+ * loading ts-morph loads the TypeScript compiler, about a second of every generator run for the
+ * four kinds of statement the emitters write. Indentation and line breaks inside a statement are
+ * prettier's job (format.ts); the blank lines between statements are decided here.
+ */
 import { tsBanner } from './output.ts';
 
-/**
- * The text of a source file built from a ts-morph structure, with the generated-file banner.
- * printStructure writes the structure without parsing a source file, which keeps a 200-tool
- * generation fast.
- */
-export function renderSource(statements: SourceFileStructure['statements'], extraLeading = ''): string {
-  const text = printStructure(
-    { kind: StructureKind.SourceFile, statements },
-    { indentNumberOfSpaces: 2, newLine: '\n', useSingleQuote: true, insertSpaceAfterOpeningAndBeforeClosingNonemptyBraces: true },
-  );
-  // Indentation and line breaks are prettier's job (format.ts), as for the rest of the code base.
-  return tsBanner + extraLeading + text;
+export interface ImportStatement {
+  kind: 'import';
+  moduleSpecifier: string;
+  isTypeOnly?: boolean;
+  namedImports: (string | { name: string; alias: string })[];
+}
+
+export interface ConstStatement {
+  kind: 'const';
+  isExported?: boolean;
+  docs?: string[];
+  declarations: { name: string; type?: string; initializer: string }[];
+}
+
+export interface TypeAliasStatement {
+  kind: 'type';
+  isExported?: boolean;
+  docs?: string[];
+  name: string;
+  type: string;
+}
+
+export interface InterfaceStatement {
+  kind: 'interface';
+  isExported?: boolean;
+  docs?: string[];
+  name: string;
+  properties: { name: string; type: string }[];
+}
+
+/** A statement: one of the shapes, or source text written as it is. */
+export type Statement = string | ImportStatement | ConstStatement | TypeAliasStatement | InterfaceStatement;
+
+/** A documentation comment: `/** text *\/` on one line, or one ` * line` per line. */
+function jsDoc(text: string): string {
+  const lines = text.split(/\r?\n/);
+  if (lines.length <= 1) return `/** ${text}${text.endsWith(' ') ? '' : ' '}*/`;
+  return `/**\n${lines
+    .slice(lines[0] === '' ? 1 : 0)
+    .map((line) => ` *${line ? ` ${line}` : ''}\n`)
+    .join('')} */`;
+}
+
+const docsOf = (docs: readonly string[] | undefined) => (docs ?? []).map((d) => `${jsDoc(d)}\n`).join('');
+const exported = (s: { isExported?: boolean }) => (s.isExported ? 'export ' : '');
+
+function print(statement: Statement): string {
+  if (typeof statement === 'string') return statement;
+  switch (statement.kind) {
+    case 'import': {
+      const names = statement.namedImports.map((n) => (typeof n === 'string' ? n : `${n.name} as ${n.alias}`));
+      return `import${statement.isTypeOnly ? ' type' : ''} { ${names.join(', ')} } from '${statement.moduleSpecifier}';`;
+    }
+    case 'const': {
+      const declarations = statement.declarations.map((d) => `${d.name}${d.type ? `: ${d.type}` : ''} = ${d.initializer}`);
+      return `${docsOf(statement.docs)}${exported(statement)}const ${declarations.join(', ')};`;
+    }
+    case 'type':
+      return `${docsOf(statement.docs)}${exported(statement)}type ${statement.name} = ${statement.type};`;
+    case 'interface':
+      return `${docsOf(statement.docs)}${exported(statement)}interface ${statement.name} {\n${statement.properties.map((p) => `  ${p.name}: ${p.type};\n`).join('')}}`;
+  }
+}
+
+/** The text of a source file made of `statements`, with the generated-file banner. */
+export function renderSource(statements: readonly Statement[], extraLeading = ''): string {
+  let text = '';
+  for (const statement of statements) {
+    // As ts-morph lays statements out: a blank line after a closing brace and before an
+    // interface, otherwise each statement on its own line.
+    if (text) {
+      const blank = /}\s*$/.test(text) || (typeof statement !== 'string' && statement.kind === 'interface');
+      const wanted = blank ? '\n\n' : '\n';
+      if (!text.endsWith(wanted)) text += text.endsWith('\n') ? wanted.slice(1) : wanted;
+    }
+    text += print(statement);
+  }
+  return `${tsBanner}${extraLeading}${text}${text.endsWith('\n') ? '' : '\n'}`;
 }
 
 /** A JSON value as a TypeScript literal (deterministic: keys keep their declared order). */

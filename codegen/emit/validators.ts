@@ -1,15 +1,24 @@
 /**
- * generated/validators/<tool>.gen.js: a tool's ajv validators compiled ahead of time (standalone
- * mode), so the server compiles no schema at start; one file per tool, exporting its arguments
- * validator and, with an output schema, its result validator.
+ * The ajv validators, compiled ahead of time (standalone mode), so the server compiles no schema
+ * at start. Each compiled function is written once:
+ * - generated/validators/defs/<Name>.gen.js: a shared shape's validator (`validate<Name>`);
+ * - generated/validators/<tool>.gen.js: a tool's arguments validator and, with an output schema,
+ *   its result validator, importing the validators of the shapes they use.
  */
 import path from 'node:path';
+import { sharedId } from '../defs.ts';
 import type { Model, ToolModel } from '../model.ts';
-import { validatorName } from '../schemas.ts';
+import { sharedValidatorName, toolSchemaId, validatorName } from '../schemas.ts';
+import type { ImportedValidator } from '../standalone.ts';
 import { tsBanner, type OutputFile } from './output.ts';
 
 export function validatorsPath(model: Model, tool: ToolModel, ext: 'js' | 'd.ts' = 'js'): string {
   return path.join(model.paths.generated, 'validators', `${tool.name}.gen.${ext}`);
+}
+
+/** The module of a shared shape's validator. */
+function sharedPath(model: Model, def: string): string {
+  return path.join(model.paths.generated, 'validators', 'defs', `${def}.gen.js`);
 }
 
 /** The validator exports of a tool. */
@@ -18,27 +27,36 @@ export function toolValidators(tool: ToolModel): string[] {
 }
 
 export function emitValidators(model: Model): OutputFile[] {
-  return model.tools.flatMap((tool) => {
-    const names = toolValidators(tool);
-    const js = `${tsBanner}// @ts-nocheck\n${esmImports(model.schemas.standaloneCode(names))}\n`;
+  /** The shared shapes' validators, as a module in `dir` imports them. */
+  const shared = (dir: string, except?: string): ImportedValidator[] =>
+    model.defs
+      .filter((d) => d.name !== except)
+      .map((d) => ({
+        name: sharedValidatorName(d.name),
+        id: sharedId(d.name),
+        from: `./${path.relative(dir, sharedPath(model, d.name)).split(path.sep).join('/')}`,
+      }));
+  const js = (code: string) => `${tsBanner}// @ts-nocheck\n${code}\n`;
+  const defs = model.defs.map((d): OutputFile => {
+    const file = sharedPath(model, d.name);
+    return {
+      path: file,
+      content: js(model.schemas.moduleCode([{ name: sharedValidatorName(d.name), id: sharedId(d.name) }], shared(path.dirname(file), d.name))),
+    };
+  });
+  const tools = model.tools.flatMap((tool) => {
+    const file = validatorsPath(model, tool);
+    const exports = [
+      { name: validatorName(tool.typeName, 'Arguments'), id: toolSchemaId(tool.name, 'input') },
+      ...(tool.output ? [{ name: validatorName(tool.typeName, 'Result'), id: toolSchemaId(tool.name, 'output') }] : []),
+    ];
     const dts =
       `${tsBanner}import type { Validator } from '../${model.paths.runtimeImport}/index.ts';\n\n` +
-      names.map((n) => `export declare const ${n}: Validator;\n`).join('');
+      exports.map((e) => `export declare const ${e.name}: Validator;\n`).join('');
     return [
-      { path: validatorsPath(model, tool), content: js },
+      { path: file, content: js(model.schemas.moduleCode(exports, shared(path.dirname(file)))) },
       { path: validatorsPath(model, tool, 'd.ts'), content: dts },
     ];
   });
-}
-
-/** ajv's ESM output still `require`s its runtime helpers; turn those into imports. */
-function esmImports(code: string): string {
-  const modules = new Map<string, string>();
-  const body = code.replace(/^"use strict";/, '').replace(/require\("([^"]+)"\)/g, (_, mod: string) => {
-    const spec = mod.endsWith('.js') ? mod : `${mod}.js`;
-    if (!modules.has(spec)) modules.set(spec, `runtime${modules.size}`);
-    return modules.get(spec)!;
-  });
-  const imports = [...modules].map(([spec, name]) => `import ${name} from ${JSON.stringify(spec)};\n`).join('');
-  return imports + body;
+  return [...defs, ...tools];
 }

@@ -103,7 +103,7 @@ for (const name of fixtures) {
     test('generated files carry the @generated banner; handler stubs (hand-written after the first write) do not', () => {
       for (const [rel, f] of rendered) {
         if (GENERATED_NAME.test(rel)) assert.match(f.content, TS_BANNER, rel);
-        else if (rel.endsWith('.md')) assert.match(f.content, MD_BANNER, rel);
+        else if (rel.endsWith('.md') || rel.endsWith('.html')) assert.match(f.content, MD_BANNER, rel);
         // JSON has no comments: the contract snapshot is recognised by its name.
         else if (rel.endsWith('.contract.json')) assert.equal(typeof (JSON.parse(f.content) as { version?: unknown }).version, 'string', rel);
         else {

@@ -134,6 +134,53 @@ describe('valid JSON Schema 2020-12 loads', () => {
   });
 });
 
+describe('shared shapes are compiled once, and their problems are found where they are written', () => {
+  const twoTools = `  a:
+    description: d
+    scopes: [r]
+    input: { $ref: '#/$defs/Shape' }
+  b:
+    description: d
+    scopes: [r]
+    input: { type: object, properties: { s: { $ref: '#/$defs/Shape', description: s } } }
+`;
+
+  test('a keyword ajv would ignore in a shape is one warning at the shape, however many tools use it', () => {
+    const model = load(
+      file(
+        twoTools,
+        `  Shape:
+    type: object
+    description: A shape.
+    then: { required: [x] }
+`,
+      ),
+    );
+    assert.deepEqual(
+      model.warnings.map((w) => [w.line, w.col]),
+      [[8, 5]],
+    );
+    assert.match(model.warnings[0]!.message, /"then" without "if" is ignored/);
+  });
+
+  test('an unknown format in a shape is one error at its format, and the tools using it add none', () => {
+    const problems = problemsOf(
+      file(
+        twoTools,
+        `  Shape:
+    type: object
+    description: A shape.
+    properties: { w: { type: string, description: w, format: dat-time } }
+`,
+      ),
+    );
+    assert.deepEqual(
+      problems.map((p) => [p.line, p.message]),
+      [[8, 'invalid JSON Schema: format dat-time is not one the validators know (did you mean date-time?)']],
+    );
+  });
+});
+
 describe('strictness that finds mistakes remains', () => {
   const typo = (input: string) =>
     file(`  t:

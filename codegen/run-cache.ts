@@ -16,9 +16,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** The generator's caches: node_modules/.cache/tools-gen, or TOOLS_GEN_CACHE (the benchmark's cold runs use an empty one). */
-export function generatorCacheDir(): string {
-  return path.resolve(process.env.TOOLS_GEN_CACHE ?? path.join('node_modules', '.cache', 'tools-gen'));
+/** The generator's caches: node_modules/.cache/tools-gen, or TOOLS_GEN_CACHE (the benchmark's cold runs use an empty one); relative to `base`. */
+export function generatorCacheDir(base = process.cwd()): string {
+  return path.resolve(base, process.env.TOOLS_GEN_CACHE ?? path.join('node_modules', '.cache', 'tools-gen'));
 }
 
 const CACHE_DIR = path.join(generatorCacheDir(), 'runs');

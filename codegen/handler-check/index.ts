@@ -19,7 +19,7 @@ import { generatorCacheDir } from '../run-cache.ts';
 import type { ChildCheck, ChildConfig, ChildRequest, ChildResponse } from './child.ts';
 import type { Problem } from './program.ts';
 import type { CheckScope } from './roots.ts';
-import { readPass, stillPasses, writePass } from './stamp.ts';
+import { readPass, stillPasses, unchanged, writePass } from './stamp.ts';
 
 export type { CheckScope } from './roots.ts';
 export { scopeOf } from './roots.ts';
@@ -85,11 +85,13 @@ export class HandlerCheck {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const known = readPass(this.passFile);
-    if (known && stillPasses(known, options.scope)) return { ok: true, problems: [], files: known.files, ms: elapsed(), cached: true };
-    const response = await this.request({ kind: 'check', ...(options.scope && { scope: options.scope }), color: options.color ?? false });
+    // Without folders given, the last check's are still those the tools.yaml files name while they are unchanged.
+    const scope = options.scope ?? (known && unchanged(known.yaml) ? known.scope : undefined);
+    if (known && scope && stillPasses(known, scope)) return { ok: true, problems: [], files: known.files, ms: elapsed(), cached: true };
+    const response = await this.request({ kind: 'check', ...(scope && { scope }), color: options.color ?? false });
     if (!response.result) return { ok: true, problems: [], files: 0, ms: elapsed(), skipped: response.skipped ?? response.error ?? 'no answer' };
-    const { problems, files, scope, roots, inputs }: ChildCheck = response.result;
-    if (!problems.length) writePass(this.passFile, { scope, roots, files, inputs });
+    const { problems, files, roots, inputs, yaml }: ChildCheck = response.result;
+    if (!problems.length) writePass(this.passFile, { scope: response.result.scope, yaml, roots, files, inputs });
     return { ok: !problems.length, problems, files, ms: elapsed() };
   }
 

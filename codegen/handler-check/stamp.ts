@@ -1,10 +1,11 @@
 /**
- * The record of the last check that passed: the folders it covered, the files it found there, and
- * the size and modification time of every file it read (the sources of its program outside
- * node_modules, tsconfig.json, package-lock.json for the packages, the check's own code). While
- * all of that is unchanged, the answer is known without starting TypeScript: `npm run gen` after an
- * unrelated edit, or `npm start` rebuilding for a change outside the handlers' program, pay a few
- * stat calls instead of a second and a half. Deliberately free of heavy imports.
+ * The record of the last check that passed: the folders it covered (and the tools.yaml files that
+ * named them, as they were), the generated files it found there, and the size and modification
+ * time of every file it read (the sources of its program outside node_modules, tsconfig.json,
+ * package-lock.json for the packages, the check's own code). While all of that is unchanged, the
+ * answer is known without starting TypeScript: `npm run gen` after an unrelated edit, or
+ * `npm start` rebuilding for a change outside the handlers' program, pay a few stat calls instead
+ * of a second and a half. Deliberately free of heavy imports.
  */
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { rootsOf, sameScope, type CheckScope } from './roots.ts';
@@ -14,6 +15,8 @@ export type FileStamp = [number, number];
 
 export interface PassRecord {
   scope: CheckScope;
+  /** The tools.yaml files as they were: while they are, `scope` is still what they name. */
+  yaml: Record<string, FileStamp>;
   roots: string[];
   /** How many files it reported on. */
   files: number;
@@ -34,7 +37,9 @@ export const sameStamp = (a: FileStamp | undefined, b: FileStamp | undefined): b
 
 export function readPass(file: string): PassRecord | undefined {
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as PassRecord;
+    const record = JSON.parse(readFileSync(file, 'utf8')) as Partial<PassRecord>;
+    // One written by another version of the check is no answer.
+    return record.scope && record.yaml && record.roots && record.inputs && typeof record.files === 'number' ? (record as PassRecord) : undefined;
   } catch {
     return undefined;
   }
@@ -50,10 +55,12 @@ export function writePass(file: string, record: PassRecord): void {
   }
 }
 
-/** True when nothing the recorded check read has changed, and the folders hold the same files (same scope, if given). */
-export function stillPasses(record: PassRecord, scope?: CheckScope): boolean {
-  if (scope && !sameScope(scope, record.scope)) return false;
-  for (const [file, stamp] of Object.entries(record.inputs)) if (!sameStamp(stampOf(file), stamp)) return false;
-  const roots = rootsOf(record.scope);
+/** True when every file has the stamp recorded. */
+export const unchanged = (stamps: Record<string, FileStamp>): boolean => Object.entries(stamps).every(([file, stamp]) => sameStamp(stampOf(file), stamp));
+
+/** True when the check covered this scope, nothing it read has changed, and the generated folders hold the same files. */
+export function stillPasses(record: PassRecord, scope: CheckScope): boolean {
+  if (!sameScope(scope, record.scope) || !unchanged(record.inputs)) return false;
+  const roots = rootsOf(scope);
   return roots.length === record.roots.length && roots.every((r, i) => r === record.roots[i]);
 }

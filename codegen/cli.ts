@@ -1,11 +1,16 @@
 /**
- * npm run gen [-- --check] [tools.yaml ...]
+ * npm run gen [-- --check | --no-typecheck] [tools.yaml ...]
  * Without file arguments it processes every file listed under "toolsYaml" in package.json.
- * --check writes nothing and exits 1 naming every stale file (and on a breaking change).
+ * Then it type-checks the handlers against the generated types (codegen/handler-check) and exits 1
+ * naming every error; the generated files are written either way, so the user sees the new types.
+ * --check writes nothing and exits 1 naming every stale file (and on a breaking change); it does not
+ * type-check (`npm run typecheck` does, for the whole repository). --no-typecheck skips the check.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GenerateResult } from './generate.ts';
+import { formatTypeErrors, HandlerCheck, scopeOf } from './handler-check/index.ts';
+import type { ProjectFolders } from './project-paths.ts';
 import { recordedRun, recordOf, rememberRun, runKey, stillOnDisk, type RunRecord } from './run-cache.ts';
 
 const rel = (p: string) => path.relative(process.cwd(), p) || p;
@@ -39,8 +44,8 @@ function reportUnchanged(file: string, known: RunRecord): void {
   console.log(`${file}: ${known.summary ?? `${known.tools.length} tools`}; 0 file(s) written, 0 removed`);
 }
 
-/** What one run did to one tools.yaml, and what the user should do next. */
-function report(file: string, result: GenerateResult): void {
+/** What one run did to one tools.yaml; returns what the user should do next, if anything. */
+function report(file: string, result: GenerateResult): string | undefined {
   const { model, changed, removed, accepted } = result;
   const stubs = result.outputs.filter((o) => o.once && changed.includes(o.path)).map((o) => o.path);
   const written = changed.filter((p) => !stubs.includes(p));
@@ -60,10 +65,31 @@ function report(file: string, result: GenerateResult): void {
   );
   console.log(`${file}: ${declared(model)}; ${changed.length} file(s) written, ${removed.length} removed`);
   if (stubs.length)
-    console.log(
-      `next: implement ${stubs.map(rel).join(', ')} (throw ctx.errors.CODE(...) for declared errors), then \`npm start\` — or keep \`npm run dev\` running`,
-    );
-  else if (changed.length || removed.length) console.log('next: restart the server (`npm start`) to serve the change, or keep `npm run dev` running');
+    return `next: implement ${stubs.map(rel).join(', ')} (throw ctx.errors.CODE(...) for declared errors), then \`npm start\` — or keep \`npm run dev\` running`;
+  if (changed.length || removed.length) return 'next: restart the server (`npm start`) to serve the change, or keep `npm run dev` running';
+  return undefined;
+}
+
+/** A run record's folders, absolute. */
+const foldersOf = (known: RunRecord): ProjectFolders => ({
+  generated: path.resolve(known.generated),
+  handlers: path.resolve(known.handlers),
+  resourceHandlers: path.resolve(known.resourceHandlers),
+  promptHandlers: path.resolve(known.promptHandlers),
+});
+
+/** Type-checks the handlers of these folders; prints the errors and returns false when one does not compile. */
+async function typeCheck(handlerCheck: HandlerCheck, folders: ProjectFolders[], wrote: boolean): Promise<boolean> {
+  const result = await handlerCheck.run({ scope: scopeOf(folders), color: process.stderr.hasColors?.() ?? false });
+  handlerCheck.close();
+  if (result.skipped) console.error(`note: the handlers were not type-checked: ${result.skipped}`);
+  else if (result.ok) {
+    if (!result.cached) console.log(`type-checked the handlers against the generated types (${result.files} files, ${result.ms} ms)`);
+  } else {
+    console.error(`\n${formatTypeErrors(result.problems)}`);
+    console.error(`the handlers do not compile against the generated types${wrote ? ', which are written' : ''}: fix them and run \`npm run gen\` again`);
+  }
+  return result.ok;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -71,7 +97,11 @@ async function main(argv: string[]): Promise<number> {
   let files = argv.filter((a) => !a.startsWith('--'));
   if (!files.length) files = (JSON.parse(readFileSync('package.json', 'utf8')) as { toolsYaml?: string[] }).toolsYaml ?? ['tools.yaml'];
   const started = performance.now();
+  const handlerCheck = check || argv.includes('--no-typecheck') ? undefined : new HandlerCheck({ yamlFiles: files });
+  const folders: ProjectFolders[] = [];
+  const next: string[] = [];
   let stale = 0;
+  let wrote = false;
   for (const file of files) {
     // Nothing it depends on changed since the last run, and its outputs are still as that run left them.
     const key = runKey(file);
@@ -79,8 +109,11 @@ async function main(argv: string[]): Promise<number> {
     if (known && stillOnDisk(known)) {
       for (const w of known.warnings) console.error(w);
       if (!check) reportUnchanged(file, known);
+      folders.push(foldersOf(known));
       continue;
     }
+    // TypeScript parses the handlers' program in its own process while the generator runs here.
+    handlerCheck?.warm();
     const { generate } = await import('./generate.ts');
     const result = await generate(file, check);
     for (const w of result.warnings) console.error(w);
@@ -88,7 +121,12 @@ async function main(argv: string[]): Promise<number> {
       for (const p of result.changed) console.error(`stale: ${rel(p)}`);
       for (const p of result.removed) console.error(`stale (no longer generated): ${rel(p)}`);
       stale += result.changed.length + result.removed.length;
-    } else report(file, result);
+    } else {
+      const hint = report(file, result);
+      if (hint && !next.includes(hint)) next.push(hint);
+      wrote ||= result.changed.length + result.removed.length > 0;
+    }
+    folders.push(result.model.paths);
     // The disk now holds this run's outputs (written, or found up to date): remember them.
     if (!check || (!result.changed.length && !result.removed.length))
       rememberRun(
@@ -97,8 +135,7 @@ async function main(argv: string[]): Promise<number> {
           tools: result.model.tools.map((t) => t.name),
           summary: declared(result.model),
           warnings: result.warnings,
-          generated: result.model.paths.generated,
-          handlers: result.model.paths.handlers,
+          folders: result.model.paths,
           outputs: result.outputs,
         }),
       );
@@ -109,6 +146,8 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   if (check) console.log(`generated files are up to date (${ms} ms)`);
+  if (handlerCheck && !(await typeCheck(handlerCheck, folders, wrote))) return 1;
+  for (const line of next) console.log(line);
   return 0;
 }
 

@@ -5,7 +5,10 @@
  *
  * While a tools.yaml has problems they are printed with their lines, and the server keeps running the
  * last good version (generation writes nothing until the file is valid); the next good save
- * regenerates and restarts. The generator itself is loaded once: after editing codegen/, rerun
+ * regenerates and restarts. Before a restart the handlers are type-checked against the generated
+ * types (codegen/handler-check, its program kept in memory: a tenth of a second or so for a saved
+ * handler); while one does not compile its errors are printed and the last good server keeps
+ * running, as for the YAML. The generator itself is loaded once: after editing codegen/, rerun
  * `npm run dev`. PORT=0 picks one free port for the whole session, so the URL survives restarts.
  * A restart takes about half a second: the next server is always waiting with the dependencies
  * loaded (codegen/dev-server.ts), and only reads the project's own code when it is needed.
@@ -16,6 +19,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../runtime/free-port.ts';
 import { generate } from './generate.ts';
+import { formatTypeErrors, HandlerCheck, scopeOf } from './handler-check/index.ts';
+import type { ProjectFolders } from './project-paths.ts';
 import { watchTree, type TreeWatch } from './tree-watch.ts';
 import { formatProblems, ToolsYamlError } from './problems.ts';
 
@@ -43,6 +48,10 @@ const dataDir = path.resolve(root, process.env.DATA_DIR ?? 'data');
 /** Generator output on disk, by path, with the mtime it had when written: its watch events are ours, not the user's. */
 const written = new Map<string, number>();
 const handlerDirs = new Set<string>();
+/** Each tools.yaml's folders, from its last good generation: what the type check covers. */
+const folders = new Map<string, ProjectFolders>();
+/** The handlers' type check; its process keeps the program between cycles. */
+const handlerCheck = new HandlerCheck({ root, yamlFiles });
 
 /** Errors that mean a bug in the generator rather than a problem in the file: printed with their stack. */
 const BUG_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'ReferenceError', 'SyntaxError', 'AggregateError']);
@@ -58,6 +67,7 @@ async function regenerate(files: string[]): Promise<{ ok: boolean; files: number
       for (const p of result.changed) written.set(p, mtime(p));
       count += result.changed.length + result.removed.length;
       for (const dir of [result.model.paths.handlers, result.model.paths.resourceHandlers, result.model.paths.promptHandlers]) handlerDirs.add(dir);
+      folders.set(file, result.model.paths);
       for (const w of result.warnings) say(w);
     } catch (err) {
       ok = false;
@@ -216,9 +226,24 @@ async function cycle(first: boolean): Promise<void> {
   }
   if (shuttingDown) return;
 
+  // Nothing is served from a handler that does not compile: the last good server keeps running.
+  const checked = await handlerCheck.run({
+    // Without a good generation of every file yet, the check reads their folders from the YAML.
+    ...(folders.size === yamlFiles.length && { scope: scopeOf([...folders.values()]) }),
+    color: process.stderr.hasColors?.() ?? false,
+  });
+  if (shuttingDown) return;
+  if (checked.skipped) say(`the handlers were not type-checked: ${checked.skipped}`);
+  else if (!checked.ok) {
+    const keeps = running(child) ? 'the server keeps running the last good version' : 'the server starts once they do';
+    console.error(`\n[dev] the handlers do not compile; fix them and save (${keeps})`);
+    console.error(`${formatTypeErrors(checked.problems)}\n`);
+    return;
+  }
+
+  const what = first || !running(child) ? 'started' : 'restarted';
   await stopServer();
   if (shuttingDown) return;
-  const what = first ? 'started' : 'restarted';
   const trigger = first ? '' : `${summarize(serverPaths)}: `;
   const gen = generated?.ok
     ? `${first ? 'generated' : 'regenerated'} (${generated.files ? plural(generated.files, 'file') : 'no changes'}, ${generated.ms} ms) and `
@@ -229,7 +254,8 @@ async function cycle(first: boolean): Promise<void> {
     if (reported) return;
     reported = true;
     clearTimeout(slow);
-    say(`${trigger}${gen}${what} in ${Math.round(performance.now() - since)} ms${suffix}`);
+    const typeCheck = checked.ok && !checked.cached && !checked.skipped ? `; handlers type-checked in ${checked.ms} ms` : '';
+    say(`${trigger}${gen}${what} in ${Math.round(performance.now() - since)} ms${suffix}${typeCheck}`);
   };
   const proc = startServer(serverEnv, () => report());
   const slow = setTimeout(() => child === proc && report(' (it has not printed a "listening" line yet)'), 15_000);
@@ -331,6 +357,7 @@ async function shutdown(signal: string): Promise<void> {
   say(`${signal}: stopping the server`);
   clearTimeout(debounce);
   for (const w of watchers.values()) w.close();
+  handlerCheck.close();
   if (running(spare)) signalGroup(spare, 'SIGKILL');
   await stopServer();
   process.exit(0);
@@ -350,6 +377,8 @@ async function main(): Promise<void> {
   // One free port for the whole session, so that PORT=0 keeps its URL across restarts.
   if (process.env.PORT === '0') serverEnv = { ...process.env, PORT: String(await freePort(process.env.HOST ?? '127.0.0.1')) };
   watchAll();
+  // TypeScript parses the handlers' program in its own process while the first generation runs.
+  handlerCheck.warm();
   say(`watching ${[...watchers.keys()].map((k) => rel(k.slice(2)) + (k.startsWith('r:') ? '/' : '')).join(', ')}; Ctrl-C to stop`);
   await kick(true);
 }

@@ -15,6 +15,7 @@ import { byCodePoint, isObject, section, strings } from './raw-values.ts';
 import { checkDefs, checkHeaders, compileSchema, compileShared, reportUnknownKeywords, unescapePointer } from './schema-checks.ts';
 import { SchemaCompiler, toolSchemaId } from './schemas.ts';
 import type { ErrorModel, LintOptions, Model, ParamType, ToolModel } from './model.ts';
+import { projectFolders } from './project-paths.ts';
 import { ToolsYamlError, type Problem } from './problems.ts';
 import fileSchema from './tools-yaml.schema.json' with { type: 'json' };
 import type { JSONSchema } from './json-schema.ts';
@@ -241,10 +242,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
   return {
     paths: {
       source: path.resolve(file),
-      generated: path.resolve(dir, cg.generated ?? 'generated'),
-      handlers: path.resolve(dir, cg.handlers ?? 'tools'),
-      resourceHandlers: path.resolve(dir, cg.handlers ?? 'tools', '..', 'resources'),
-      promptHandlers: path.resolve(dir, cg.handlers ?? 'tools', '..', 'prompts'),
+      ...projectFolders(file, cg),
       ...(cg.docs && { docs: path.resolve(dir, cg.docs) }),
       contract: path.resolve(dir, cg.contract ?? `${path.basename(file).replace(/\.ya?ml$/, '')}.contract.json`),
       runtimeImport: cg.runtime ?? '../runtime',

@@ -14,11 +14,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ProjectFolders } from './project-paths.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** The generator's caches: node_modules/.cache/tools-gen, or TOOLS_GEN_CACHE (the benchmark's cold runs use an empty one). */
-export function generatorCacheDir(): string {
-  return path.resolve(process.env.TOOLS_GEN_CACHE ?? path.join('node_modules', '.cache', 'tools-gen'));
+/** The generator's caches: node_modules/.cache/tools-gen, or TOOLS_GEN_CACHE (the benchmark's cold runs use an empty one); relative to `base`. */
+export function generatorCacheDir(base = process.cwd()): string {
+  return path.resolve(base, process.env.TOOLS_GEN_CACHE ?? path.join('node_modules', '.cache', 'tools-gen'));
 }
 
 const CACHE_DIR = path.join(generatorCacheDir(), 'runs');
@@ -35,6 +36,8 @@ export interface RunRecord {
   /** Folders, relative to the working directory. */
   generated: string;
   handlers: string;
+  resourceHandlers: string;
+  promptHandlers: string;
   /** Every output (relative to the working directory) with the sha256 of its content; stubs only need to exist. */
   outputs: Record<string, string>;
   stubs: string[];
@@ -88,8 +91,7 @@ export function recordOf(input: {
   tools: string[];
   summary: string;
   warnings: string[];
-  generated: string;
-  handlers: string;
+  folders: ProjectFolders;
   outputs: { path: string; once?: boolean }[];
 }): RunRecord {
   const outputs: Record<string, string> = {};
@@ -103,8 +105,10 @@ export function recordOf(input: {
     tools: input.tools,
     summary: input.summary,
     warnings: input.warnings,
-    generated: path.relative(process.cwd(), input.generated),
-    handlers: path.relative(process.cwd(), input.handlers),
+    generated: path.relative(process.cwd(), input.folders.generated),
+    handlers: path.relative(process.cwd(), input.folders.handlers),
+    resourceHandlers: path.relative(process.cwd(), input.folders.resourceHandlers),
+    promptHandlers: path.relative(process.cwd(), input.folders.promptHandlers),
     outputs,
     stubs,
   };

@@ -74,8 +74,13 @@ function relocateSourceMap(from, to) {
   writeFileSync(from, JSON.stringify(map));
 }
 
-/** Bundles the server; returns how long it took. */
-export async function build() {
+/**
+ * Bundles the server; returns how long it took. `accept(sources)`, if given, is shown the bundle's
+ * sources (paths relative to the project) before dist/ is touched: when it resolves false the new
+ * bundle is dropped, dist/ is left as it was, and build() resolves undefined (npm start does not
+ * serve handlers that do not compile).
+ */
+export async function build({ accept } = {}) {
   const started = performance.now();
   const { build: esbuild } = await import('esbuild');
   mkdirSync(DIST, { recursive: true });
@@ -104,6 +109,10 @@ export async function build() {
     ['app/reference-docs.ts', 'docs/reference.html'],
   ])
     if (!mainOutput?.inputs[file]) throw new Error(`${file} was not bundled into dist/main.js, so it would not find ${finds}`);
+  if (accept && !(await accept(Object.keys(result.metafile.inputs)))) {
+    rmSync(next, { recursive: true, force: true });
+    return undefined;
+  }
   const outputs = Object.keys(result.metafile.outputs).map((file) => path.relative(next, path.join(ROOT, file)));
   mkdirSync(path.join(DIST, 'chunks'), { recursive: true });
   const order = [...outputs.filter((f) => !f.startsWith('main.')), ...outputs.filter((f) => f.startsWith('main.'))];

@@ -1,8 +1,12 @@
 /**
  * `npm start`: runs the server from dist/main.js (see build.mjs), building it first when it is
  * missing or any of its sources changed since (after `npm run gen`, an edit, a pull), so that
- * what runs is always what the sources say.
+ * what runs is always what the sources say; a rebuild type-checks the handlers first, and a
+ * handler that does not compile is named and nothing starts (exit code 1).
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { build, isFresh } from './build.mjs';
 
@@ -17,6 +21,39 @@ if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => arg.inc
 
 if (!isFresh()) {
   console.log('building dist/main.js (the sources changed since the last build) ...');
-  console.log(`built in ${await build()} ms`);
+  const ms = await build({ accept: await handlersCompile() });
+  if (ms === undefined) process.exit(1);
+  console.log(`built in ${ms} ms`);
 }
 await import('../dist/main.js');
+
+/**
+ * The handlers' type check (codegen/handler-check), started now so that TypeScript works in its own
+ * process while esbuild bundles; resolves to build()'s `accept`, which prints every error in a file
+ * the bundle serves and keeps the new bundle out of dist/.
+ *
+ * It runs only when the bundle is rebuilt, not on every start: a fresh bundle was built from
+ * sources that passed it (or by `npm ci`/`npm run build`, which do not check), so a start with
+ * nothing changed loads neither TypeScript nor tsx. A rebuild for a change outside the handlers'
+ * program (a web page, the server's setup) is answered from the record of the last pass.
+ */
+async function handlersCompile() {
+  const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+  const { toolsYaml = ['tools.yaml'] } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const { tsImport } = await import('tsx/esm/api');
+  const { HandlerCheck, formatTypeErrors } = await tsImport('../codegen/handler-check/index.ts', import.meta.url);
+  const check = new HandlerCheck({ root, yamlFiles: toolsYaml });
+  const checking = check.run({ color: process.stderr.hasColors?.() ?? false });
+  return async (sources) => {
+    const result = await checking;
+    check.close();
+    if (result.skipped) console.error(`note: the handlers were not type-checked: ${result.skipped}`);
+    // Another tools.yaml's handlers (examples/) are not served by this bundle: theirs is `npm run gen`'s to report.
+    const served = new Set(sources);
+    const problems = result.problems.filter((p) => served.has(p.file));
+    if (!problems.length) return true;
+    console.error(`\n${formatTypeErrors(problems)}`);
+    console.error('not started: the handlers do not compile against the generated types; fix them and run `npm start` again');
+    return false;
+  };
+}

@@ -1,7 +1,8 @@
 /**
  * `npm run dev` in a copy of the project: it generates and starts the server; a broken tools.yaml
  * is reported with its line and a caret while the last good server keeps answering; a new tool
- * saved into tools.yaml gets its stub and is listed by the restarted server; SIGTERM stops both.
+ * saved into tools.yaml gets its stub and is listed by the restarted server; a handler that does
+ * not compile is named while the last good server keeps answering; SIGTERM stops them all.
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -177,6 +178,26 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
     assert.ok((await toolNames()).includes('whoami'));
   });
 
+  test('a handler that no longer compiles is named, and the last good server keeps answering; the fix restarts it', async () => {
+    const stub = path.join(copy.dir, 'app/tools/whoami.ts');
+    const good = readFileSync(stub, 'utf8');
+    let from = output.length;
+    writeFileSync(stub, `${good}export const broken: number = 'not a number';\n`);
+    // The line appended (good ends with a newline), at `broken`.
+    const line = good.split('\n').length;
+    await waitFor(/\[dev\] the handlers do not compile; fix them and save \(the server keeps running the last good version\)/, from);
+    await waitFor(new RegExp(`^app/tools/whoami\\.ts:${line}:14 - error TS2322: Type 'string' is not assignable to type 'number'\\.$`, 'm'), from);
+    assert.doesNotMatch(output.slice(from), /restarted in/);
+    assert.equal((await fetch(`${baseUrl}/healthz`)).status, 200);
+    assert.ok((await toolNames()).includes('whoami'));
+
+    from = output.length;
+    writeFileSync(stub, good);
+    const status = await waitFor(/\[dev\] app\/tools\/whoami\.ts changed: restarted in (\d+) ms; handlers type-checked in (\d+) ms/, from);
+    console.log(`# handler fixed to running: ${status[1]} ms, of which the type check ${status[2]} ms`);
+    assert.ok((await toolNames()).includes('whoami'));
+  });
+
   test('SIGTERM stops the server and npm run dev', async () => {
     const devServers = () =>
       execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
@@ -189,5 +210,10 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
     // Neither the server nor the next one waiting for its turn outlives npm run dev.
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(devServers(), []);
+    // Nor does the type check's process.
+    const checks = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.includes('handler-check/child.ts') && line.includes(copy.dir));
+    assert.deepEqual(checks, []);
   });
 });

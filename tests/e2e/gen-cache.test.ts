@@ -29,7 +29,9 @@ describe('npm run gen: the run cache', { timeout: 120_000 }, () => {
   after(() => rmSync(work, { recursive: true, force: true }));
 
   async function gen(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'codegen/cli.ts'), ...args, 'tools.yaml'], {
+    // The copy sits at another depth than the fixture, so its generated imports of runtime/ resolve
+    // nowhere: the handlers' type check would fail on that, and is not what this tests.
+    return run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'codegen/cli.ts'), ...args, '--no-typecheck', 'tools.yaml'], {
       cwd: work,
       env: { ...process.env, TOOLS_GEN_CACHE: cache },
     }).then(

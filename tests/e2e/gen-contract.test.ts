@@ -107,7 +107,9 @@ describe('npm run gen against the published contract', { timeout: 120_000 }, () 
 
   /** Runs the generator CLI on the copy; resolves with its exit code and output either way. */
   async function gen(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'codegen/cli.ts'), ...args, 'tools.yaml'], { cwd: work }).then(
+    // The copy sits at another depth than the fixture, so its generated imports of runtime/ resolve
+    // nowhere: the handlers' type check would fail on that, and is not what this tests.
+    return run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'codegen/cli.ts'), ...args, '--no-typecheck', 'tools.yaml'], { cwd: work }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
     );

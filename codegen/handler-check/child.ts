@@ -1,0 +1,113 @@
+/**
+ * The handler check's own process (`node --import tsx codegen/handler-check/child.ts CONFIG`),
+ * started by index.ts: TypeScript and its program (a quarter of a GB) live here, apart from the
+ * generator, from `npm run dev`'s watcher and from the server `npm start` is about to run, and
+ * parse on the other core while the generator or esbuild works. It answers requests over IPC one at
+ * a time, keeping its program between them, and exits when its parent disconnects.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type TS from 'typescript';
+import { projectFolders, type CodegenFolders } from '../project-paths.ts';
+import { createHandlerProgram, type HandlerProgram, type Problem } from './program.ts';
+import { inScope, rootsOf, scopeOf, type CheckScope } from './roots.ts';
+import { stampOf, type FileStamp } from './stamp.ts';
+
+export interface ChildConfig {
+  root: string;
+  yamlFiles: string[];
+  buildInfoFile: string;
+}
+
+export interface ChildRequest {
+  id: number;
+  kind: 'warm' | 'check';
+  /** The folders to check; without it, read from the tools.yaml files' `codegen:` sections. */
+  scope?: CheckScope;
+  color?: boolean;
+}
+
+export interface ChildCheck {
+  problems: Problem[];
+  files: number;
+  scope: CheckScope;
+  /** The tools.yaml files as they were: while they are, `scope` holds. */
+  yaml: Record<string, FileStamp>;
+  roots: string[];
+  inputs: Record<string, FileStamp>;
+  ms: number;
+}
+
+export type ChildResponse = { id: number; result?: ChildCheck; skipped?: string; error?: string };
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const config = JSON.parse(process.argv[2]!) as ChildConfig;
+
+/** The check's own code: a change to it must not be answered from an older check's record. */
+const OWN_CODE = [...readdirSync(HERE).map((f) => path.join(HERE, f)), path.join(HERE, '..', 'project-paths.ts')];
+
+/** The folders the tools.yaml files name (only their `codegen:` sections are read). */
+async function readScope(): Promise<CheckScope> {
+  const { parse } = await import('yaml');
+  const folders = config.yamlFiles.map((file) => {
+    let codegen: CodegenFolders = {};
+    try {
+      codegen = ((parse(readFileSync(file, 'utf8')) as { codegen?: CodegenFolders } | null)?.codegen ?? {}) as CodegenFolders;
+    } catch {
+      // A tools.yaml that does not parse is the generator's to report; its default folders are checked.
+    }
+    return projectFolders(file, codegen);
+  });
+  return scopeOf(folders);
+}
+
+let program: Promise<HandlerProgram | string> | undefined;
+
+/** The program, once TypeScript is loaded; a string says why there is none. */
+function load(): Promise<HandlerProgram | string> {
+  program ??= (async () => {
+    let ts: typeof TS;
+    try {
+      // Required, not imported: an import of CommonJS has Node lex all 9 MB for named exports (a quarter of a second).
+      ts = createRequire(import.meta.url)('typescript') as typeof TS;
+    } catch {
+      return 'the typescript package is not installed (devDependencies omitted)';
+    }
+    return createHandlerProgram(ts, config.root, config.buildInfoFile);
+  })();
+  return program;
+}
+
+async function handle(request: ChildRequest): Promise<ChildResponse> {
+  const started = performance.now();
+  const loaded = await load();
+  if (typeof loaded === 'string') return { id: request.id, skipped: loaded };
+  const yaml: Record<string, FileStamp> = Object.fromEntries(config.yamlFiles.map((file) => [file, stampOf(file) ?? [-1, -1]]));
+  const scope = request.scope ?? (await readScope());
+  const roots = rootsOf(scope);
+  if (request.kind === 'warm') {
+    loaded.update(roots);
+    return { id: request.id };
+  }
+  const { problems, files, inputs } = loaded.check(roots, (file) => inScope(scope, file), request.color ?? false);
+  const lock = path.join(config.root, 'package-lock.json');
+  for (const file of [...OWN_CODE, ...(existsSync(lock) ? [lock] : [])]) inputs[file] = stampOf(file) ?? [-1, -1];
+  return { id: request.id, result: { problems, files, scope, yaml, roots, inputs, ms: Math.round(performance.now() - started) } };
+}
+
+// One request at a time, in order: each builds on the program the previous one left.
+let queue = Promise.resolve();
+process.on('message', (request: ChildRequest) => {
+  queue = queue.then(async () => {
+    let response: ChildResponse;
+    try {
+      response = await handle(request);
+    } catch (err) {
+      response = { id: request.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+    }
+    process.send!(response);
+  });
+});
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,159 @@
+/**
+ * The handlers' type check, run by `npm run gen`, `npm run dev` and a rebuilding `npm start`: the
+ * handler files of tools, resources and prompts, and the generated files, compiled against the
+ * freshly generated types. A renamed argument that a handler still reads is then named (file,
+ * line, column, TypeScript's message) before anything serves it, instead of by the next
+ * `npm run typecheck` or a user.
+ *
+ * TypeScript runs in a process of its own (child.ts) that can start parsing while the generator
+ * runs; its .tsbuildinfo and the record of the last pass live in the generator's cache folder,
+ * named after the project and its tools.yaml files (project copies share node_modules).
+ * Deliberately free of heavy imports: `npm start` loads it before anything is built.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generatorCacheDir } from '../run-cache.ts';
+import type { ChildCheck, ChildConfig, ChildRequest, ChildResponse } from './child.ts';
+import type { Problem } from './program.ts';
+import type { CheckScope } from './roots.ts';
+import { readPass, stillPasses, unchanged, writePass } from './stamp.ts';
+
+export type { CheckScope } from './roots.ts';
+export { scopeOf } from './roots.ts';
+export type { Problem } from './program.ts';
+
+export interface CheckResult {
+  /** False when a file in scope does not compile. */
+  ok: boolean;
+  problems: Problem[];
+  /** Files checked (or known to pass). */
+  files: number;
+  ms: number;
+  /** Nothing the last passing check read has changed: answered without TypeScript. */
+  cached?: boolean;
+  /** Why no check ran (TypeScript not installed, or the check itself failed): not a verdict on the handlers. */
+  skipped?: string;
+}
+
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'child.ts');
+
+export interface HandlerCheckOptions {
+  /** The tools.yaml files whose handlers are checked. */
+  yamlFiles: string[];
+  /** The project root: where tsconfig.json is found, and what paths are shown relative to (default: the working directory). */
+  root?: string;
+}
+
+/** A check of the handlers of some tools.yaml files; `run()` as often as needed (dev), then `close()`. */
+export class HandlerCheck {
+  private readonly config: ChildConfig;
+  private readonly passFile: string;
+  private child: ChildProcess | undefined;
+  private readonly pending = new Map<number, (response: ChildResponse) => void>();
+  private nextId = 0;
+
+  constructor(options: HandlerCheckOptions) {
+    const root = path.resolve(options.root ?? process.cwd());
+    const yamlFiles = options.yamlFiles.map((f) => path.resolve(root, f)).sort();
+    const dir = path.join(generatorCacheDir(root), 'typecheck');
+    const name = createHash('sha256')
+      .update([root, ...yamlFiles].join('\0'))
+      .digest('hex')
+      .slice(0, 16);
+    this.config = { root, yamlFiles, buildInfoFile: path.join(dir, `${name}.tsbuildinfo`) };
+    this.passFile = path.join(dir, `${name}.json`);
+  }
+
+  /**
+   * Starts TypeScript parsing the program now (scope as in `run`), so that a `run()` after
+   * generating is quick; once per process (later runs keep the program up to date themselves).
+   */
+  warm(scope?: CheckScope): void {
+    // The folders of the last pass, if any, spare the check's process reading the tools.yaml files.
+    const folders = scope ?? readPass(this.passFile)?.scope;
+    if (!this.child) void this.request({ kind: 'warm', ...(folders && { scope: folders }) });
+  }
+
+  /**
+   * Checks the files in scope: the folders given (from the generator's model), or those the
+   * tools.yaml files name. `color`: TypeScript's colours in the problems' text.
+   */
+  async run(options: { scope?: CheckScope; color?: boolean } = {}): Promise<CheckResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const known = readPass(this.passFile);
+    // Without folders given, the last check's are still those the tools.yaml files name while they are unchanged.
+    const scope = options.scope ?? (known && unchanged(known.yaml) ? known.scope : undefined);
+    if (known && scope && stillPasses(known, scope)) return { ok: true, problems: [], files: known.files, ms: elapsed(), cached: true };
+    const response = await this.request({ kind: 'check', ...(scope && { scope }), color: options.color ?? false });
+    if (!response.result) return { ok: true, problems: [], files: 0, ms: elapsed(), skipped: response.skipped ?? response.error ?? 'no answer' };
+    const { problems, files, roots, inputs, yaml }: ChildCheck = response.result;
+    if (!problems.length) writePass(this.passFile, { scope: response.result.scope, yaml, roots, files, inputs });
+    return { ok: !problems.length, problems, files, ms: elapsed() };
+  }
+
+  /** Stops the check's process (a later `run()` starts another). */
+  close(): void {
+    if (this.child?.connected) this.child.disconnect();
+    this.child = undefined;
+  }
+
+  private request(request: Omit<ChildRequest, 'id'>): Promise<ChildResponse> {
+    const child = this.spawn();
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.hold(child);
+      child.send({ ...request, id } satisfies ChildRequest);
+    });
+  }
+
+  private spawn(): ChildProcess {
+    if (this.child) return this.child;
+    mkdirSync(path.dirname(this.config.buildInfoFile), { recursive: true });
+    const child = fork(CHILD, [JSON.stringify(this.config)], {
+      cwd: this.config.root,
+      // Not the parent's flags (a profiler, the server's heap settings): its own. Node 22.18+ and 24
+      // run TypeScript themselves (a third of a second sooner than through tsx); older ones use tsx.
+      execArgv: (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx'],
+      // Node 22 keeps the compiled code of TypeScript's 9 MB here: a tenth of a second per start.
+      env: { ...process.env, NODE_COMPILE_CACHE: path.join(path.dirname(this.config.buildInfoFile), 'node-compile-cache') },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child.on('message', (response: ChildResponse) => {
+      this.pending.get(response.id)?.(response);
+      this.pending.delete(response.id);
+      this.hold(child);
+    });
+    child.on('exit', (code, signal) => {
+      if (this.child === child) this.child = undefined;
+      for (const [id, resolve] of this.pending) resolve({ id, error: `the type check's process exited (${signal ?? code})` });
+      this.pending.clear();
+    });
+    this.child = child;
+    return child;
+  }
+
+  /** An answer awaited keeps the parent alive; an idle check process does not. */
+  private hold(child: ChildProcess): void {
+    if (this.pending.size) {
+      child.ref();
+      child.channel?.ref();
+    } else {
+      child.unref();
+      child.channel?.unref();
+    }
+  }
+}
+
+/** The problems as TypeScript prints them, and a line that counts them by file. */
+export function formatTypeErrors(problems: readonly Problem[]): string {
+  const byFile = new Map<string, number>();
+  for (const p of problems) byFile.set(p.file, (byFile.get(p.file) ?? 0) + 1);
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const files = [...byFile].map(([file, n]) => `${file}:${problems.find((p) => p.file === file)!.line}${n > 1 ? ` (${n})` : ''}`);
+  return `${problems.map((p) => p.text).join('\n')}\n${count(problems.length, 'error')} in ${count(byFile.size, 'file')}: ${files.join(', ')}`;
+}

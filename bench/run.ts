@@ -339,8 +339,10 @@ async function benchGenerator(): Promise<{
   const checked = await once(true);
   // As `npm run gen` runs: the CLI, whose run cache (codegen/run-cache.ts) skips the generator when
   // nothing changed. Its first run records the outputs; the second finds them unchanged.
-  const recording = await cliWallMs([file], cache);
-  const unchanged = await cliWallMs([file], cache);
+  // The fixture's stubs live outside the project, where the generated files' imports of runtime/
+  // do not resolve: its runs skip the handlers' type check (this project's own runs keep it).
+  const recording = await cliWallMs([file, '--no-typecheck'], cache);
+  const unchanged = await cliWallMs([file, '--no-typecheck'], cache);
   // The project's own `npm run gen -- --check` (both tools.yaml files), the second of two runs.
   await cliWallMs(['--check']);
   const repoCheck = await cliWallMs(['--check']);

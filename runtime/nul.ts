@@ -11,10 +11,12 @@ export const NUL_RULE = 'must not contain the NUL character (\\u0000)';
 
 /**
  * The JSON pointer of the first string (value or key) holding U+0000 ('' for the root), or
- * undefined. Iterative: deeply nested input cannot exhaust the stack.
+ * undefined; `skipTopLevelKey`'s value is not looked into (checked elsewhere, with its own answer).
+ * Iterative: deeply nested input cannot exhaust the stack.
  */
-export function pathWithNul(root: unknown): string | undefined {
+export function pathWithNul(root: unknown, skipTopLevelKey?: string): string | undefined {
   const stack: [unknown, string][] = [[root, '']];
+  let top = true;
   while (stack.length) {
     const [value, path] = stack.pop()!;
     if (typeof value === 'string') {
@@ -24,9 +26,10 @@ export function pathWithNul(root: unknown): string | undefined {
     } else if (value !== null && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
         if (key.includes('\0')) return `${path}/${key.replace(/\0/g, '\\u0000')}`;
-        stack.push([item, `${path}/${key}`]);
+        if (!(top && key === skipTopLevelKey)) stack.push([item, `${path}/${key}`]);
       }
     }
+    top = false;
   }
   return undefined;
 }

@@ -223,7 +223,8 @@ export class McpProtocol {
    * (a tool error; invalid prompt arguments), given by their runners.
    */
   private refuseNul(method: string, params: Record<string, unknown>): void {
-    const nul = pathWithNul(OWN_NUL_ANSWER.has(method) ? { ...params, arguments: undefined } : params);
+    // No copy of params on the hot path: tools/call's arguments are skipped, not removed.
+    const nul = pathWithNul(params, OWN_NUL_ANSWER.has(method) ? 'arguments' : undefined);
     if (nul !== undefined) throw this.errors.create('INVALID_PARAMS', { detail: `params${nul.replaceAll('/', '.')} ${NUL_RULE}` });
   }
 

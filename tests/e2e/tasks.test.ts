@@ -2,12 +2,15 @@
  * The tasks extension (2026-07-28) over real HTTP: add_leads (declared `task: optional`) answers
  * a client that declares io.modelcontextprotocol/tasks with a task handle, which it polls with
  * tasks/get (Mcp-Name carrying the task id) until the result; clients without the extension get
- * the result in the call; another account cannot see the task.
+ * the result in the call; another account cannot see the task. A task is read, answered and
+ * cancelled with the scopes of its tool: tasks/get, tasks/update and tasks/cancel with a token of
+ * the task's own caller that lacks them get the 403 of tools/call (insufficient_scope challenge,
+ * "Missing required scope(s): ..."), and the task is left alone.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, bearer, callTool, modernMeta, STATELESS } from './support.ts';
+import { accountWithToken, assertRpcError, bearer, callTool, modernMeta, STATELESS, type McpResponse } from './support.ts';
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 let server: TestServer;
@@ -81,4 +84,69 @@ test('a client without the extension, in either era, gets the result in the call
   assert.equal(modernCall.json.result.structuredContent.added, 300);
   const legacy = await postMcp(server.mcpUrl, callTool('add_leads', addLeads('legacy').arguments), bearer(owner.token));
   assert.equal(legacy.json.result.structuredContent.added, 300);
+});
+
+// Scopes: what a narrower token of the task's own caller may do with it.
+
+async function startTask(leads: number): Promise<string> {
+  const args = {
+    service_profile_id: owner.profileIds[0],
+    campaign_id: campaignId,
+    leads: Array.from({ length: leads }, (_, i) => ({ email: `scoped-${Date.now()}-${i}@example.com`, first_name: `Lead${i}` })),
+  };
+  const created = await modern('tools/call', { name: 'add_leads', arguments: args }, 'add_leads', owner.token);
+  assert.equal(created.json?.result?.resultType, 'task', created.text.slice(0, 300));
+  return created.json.result.taskId as string;
+}
+
+/** The 403 tools/call gives a token without the tool's scopes, exactly. */
+function assertInsufficientScope(res: McpResponse, missing: string, what: string): void {
+  assertRpcError(res, 403, -32003, `Missing required scope(s): ${missing}`);
+  const challenge = res.headers.get('www-authenticate') ?? '';
+  assert.ok(challenge.startsWith('Bearer ') && challenge.includes('error="insufficient_scope"'), `${what}: ${challenge}`);
+  assert.ok(challenge.includes('scope="mcp:write"'), `${what}: ${challenge}`);
+  assert.ok(challenge.includes('resource_metadata="'), `${what}: ${challenge}`);
+}
+
+for (const scope of ['service_account_id', 'mcp:read profile service_account_id'])
+  test(`a token of the same caller with only "${scope}" can neither read, answer nor cancel an add_leads task`, async () => {
+    const narrow = await server.token(owner, { scope });
+    // What tools/call answers this token, for comparison.
+    const call = await modern(
+      'tools/call',
+      { name: 'add_leads', arguments: { service_profile_id: owner.profileIds[0], campaign_id: campaignId, leads: [] } },
+      'add_leads',
+      narrow,
+    );
+    assertInsufficientScope(call, 'mcp:write', 'tools/call');
+
+    const taskId = await startTask(500);
+    assertInsufficientScope(await modern('tasks/cancel', { taskId }, taskId, narrow), 'mcp:write', 'tasks/cancel');
+    assertInsufficientScope(
+      await modern('tasks/update', { taskId, inputResponses: { 'input-1': { action: 'accept' } } }, taskId, narrow),
+      'mcp:write',
+      'tasks/update',
+    );
+    assertInsufficientScope(await modern('tasks/get', { taskId }, taskId, narrow), 'mcp:write', 'tasks/get');
+
+    // The owner's full token still sees the task, never cancelled by the narrow one, through to its result.
+    let polled: any;
+    for (let i = 0; i < 200; i++) {
+      polled = (await modern('tasks/get', { taskId }, taskId, owner.token)).json.result;
+      if (polled.status !== 'working') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(polled.status, 'completed', JSON.stringify(polled).slice(0, 300));
+    assert.equal(polled.result.structuredContent.added, 500);
+    // And a finished task's result is refused to the narrow token as well.
+    assertInsufficientScope(await modern('tasks/get', { taskId }, taskId, narrow), 'mcp:write', 'tasks/get of a finished task');
+  });
+
+test("another caller's task is still not found, whatever its token's scopes", async () => {
+  const taskId = await startTask(1);
+  const stranger = await accountWithToken(server, { scope: 'service_account_id' });
+  const res = await modern('tasks/get', { taskId }, taskId, stranger.token);
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.error?.code, -32602);
+  assert.equal(res.json.error.message, `Task not found: ${taskId}`);
 });

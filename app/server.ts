@@ -19,6 +19,7 @@ import { RevocationFeed } from './auth/revocation-feed.ts';
 import { SigningKeys } from './auth/signing-keys.ts';
 import { KeyEncryption } from './auth/key-encryption.ts';
 import type { AppConfig } from './config.ts';
+import { DEMO, demoAllowed } from './seed.ts';
 import { LogDeliveryAdapter, WebhookDeliveryAdapter } from './delivery/adapter.ts';
 import { OutboxWorker } from './delivery/outbox-worker.ts';
 import { Housekeeping } from './housekeeping.ts';
@@ -232,6 +233,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     authorizations,
     oauth,
     secure,
+    ...(demoAllowed(config) && { demoEmail: DEMO.email }),
   });
 
   if (config.inboundWebhookSecret) await app.register(inboundWebhook, { secret: config.inboundWebhookSecret, messages });

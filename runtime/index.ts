@@ -80,4 +80,4 @@ export { parseUriTemplate, uriTemplateProblem, type UriTemplate } from './uri-te
 export { SUPPORTED_VERSIONS, STATELESS_VERSION, HANDSHAKE_VERSIONS } from './versions.ts';
 
 // Client configurations for a server (an MCP dialog, a CLI, docs).
-export { clientConfigs, type ClientConfig, type ClientConfigInput } from './client-configs.ts';
+export { clientConfigs, signInConfigs, type ClientConfig, type ClientConfigInput, type SignInConfigInput } from './client-configs.ts';

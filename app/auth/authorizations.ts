@@ -3,7 +3,7 @@
  * admin tokens, and removing any of them. One grant model for all: every token names its grant,
  * and a removed grant's tokens are refused at once here and within a second on other instances.
  */
-import type { GrantStore, Grant, RevokeReason } from '../store/grants.ts';
+import type { GrantStore, Grant, GrantInUse, RevokeReason } from '../store/grants.ts';
 import type { GrantKind } from '../store/schema.ts';
 import type { SigningKeys } from './signing-keys.ts';
 import { mintAccessToken, readAccessToken, type TokenSettings } from './tokens.ts';
@@ -62,9 +62,9 @@ export class Authorizations {
     return this.grants.create({ ...holder, id: grant.id, kind: 'oauth', clientId: grant.clientId, clientName: grant.clientName, scope: grant.scope });
   }
 
-  /** The user's active authorizations, newest first. */
-  list(userId: string): Promise<Grant[]> {
-    return this.grants.listActive(userId);
+  /** The user's active authorizations, newest first, with when each was last used and expires. */
+  list(userId: string): Promise<GrantInUse[]> {
+    return this.grants.listInUse(userId);
   }
 
   /** "Remove MCP authorization": every grant of the user (dialog, connectors, admin tokens). */
@@ -97,7 +97,8 @@ export class Authorizations {
 
   private async mint(holder: Holder, grant: Grant, ttlSeconds = this.accessTokenTtlSeconds): Promise<IssuedToken> {
     const minted = await mintAccessToken(this.keys, this.settings, { ...holder, grantId: grant.id, clientId: grant.client_id, scope: grant.scope }, ttlSeconds);
-    return { ...minted, grant };
+    await this.grants.setTokenExpiry(grant.id, minted.expiresAt);
+    return { ...minted, grant: { ...grant, token_expires_at: minted.expiresAt.toISOString() } };
   }
 
   private notify(ids: string[]): string[] {

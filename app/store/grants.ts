@@ -17,6 +17,14 @@ export type RevokeReason = 'removed' | 'superseded' | 'revoked';
 
 export type Grant = GrantsTable;
 
+/** An active grant as the MCP dialog lists it. */
+export interface GrantInUse extends Grant {
+  /** Its latest tool call, if any (kept as long as the activity list keeps calls). */
+  last_used_at: string | null;
+  /** An OAuth grant's current refresh token's expiry: the client must sign in again after it. */
+  refresh_expires_at: string | null;
+}
+
 export interface NewGrant {
   /** Given for OAuth grants (the provider's grant id); generated otherwise. */
   id?: string;
@@ -42,6 +50,7 @@ function grantRow(input: NewGrant): Grant {
     created_at: now(),
     revoked_at: null,
     revoked_reason: null,
+    token_expires_at: null,
   };
 }
 
@@ -83,16 +92,35 @@ export class GrantStore {
     return this.db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  /** The user's grants that are not revoked, newest first. */
-  listActive(userId: string): Promise<Grant[]> {
+  /** The user's active grants, newest first, with when each was last used and when what it holds expires. */
+  listInUse(userId: string): Promise<GrantInUse[]> {
     return this.db
-      .selectFrom('grants')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('revoked_at', 'is', null)
-      .orderBy('created_at', 'desc')
-      .orderBy('id')
-      .execute();
+      .selectFrom('grants as g')
+      .selectAll('g')
+      .select((eb) => [
+        eb
+          .selectFrom('tool_calls as t')
+          .select((t) => t.fn.max('t.created_at').as('latest'))
+          .whereRef('t.grant_id', '=', 'g.id')
+          .as('last_used_at'),
+        eb
+          .selectFrom('oauth_models as o')
+          .select((o) => o.fn.max('o.expires_at').as('latest'))
+          .whereRef('o.grant_id', '=', 'g.id')
+          .where('o.model', '=', 'RefreshToken')
+          .where('o.consumed_at', 'is', null)
+          .as('refresh_expires_at'),
+      ])
+      .where('g.user_id', '=', userId)
+      .where('g.revoked_at', 'is', null)
+      .orderBy('g.created_at', 'desc')
+      .orderBy('g.id')
+      .execute() as Promise<GrantInUse[]>;
+  }
+
+  /** Records when the access token minted with a grant expires. */
+  async setTokenExpiry(id: string, expiresAt: Date): Promise<void> {
+    await this.db.updateTable('grants').set({ token_expires_at: expiresAt.toISOString() }).where('id', '=', id).execute();
   }
 
   /** Revokes grants (those already revoked keep their first reason); returns the ids it revoked. */

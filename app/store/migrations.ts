@@ -289,6 +289,15 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('mcp_tasks_expires').on('mcp_tasks').column('expires_at').execute();
     },
   },
+  '0006_grant_usage': {
+    async up(db: Kysely<unknown>) {
+      // The MCP dialog's list of authorizations shows when each was last used and when its token
+      // expires: the expiry of the token a dialog or CLI grant was minted with, and an index to
+      // find a grant's latest tool call.
+      await db.schema.alterTable('grants').addColumn('token_expires_at', 'text').execute();
+      await db.schema.createIndex('tool_calls_grant_created').on('tool_calls').columns(['grant_id', 'created_at']).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -51,6 +51,8 @@ export interface GrantsTable {
   client_name: string | null;
   /** Why it was revoked: `removed` (by the user), `superseded` (a newer dialog authorization), `refresh_reuse`, ... */
   revoked_reason: string | null;
+  /** When the access token minted with a dialog or CLI grant expires (OAuth grants renew theirs: null). */
+  token_expires_at: string | null;
 }
 
 export type GrantKind = 'dialog' | 'oauth' | 'cli';

@@ -5,12 +5,14 @@
  * refused for a while, right or wrong, and the error never says whether the email has an account.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { currentUser, safeNext, type WebContext } from './context.ts';
+import { currentUser, safeNext, signedInFrame, type WebContext } from './context.ts';
+import { landingPage } from './pages/landing.ts';
 import { messagePage } from './pages/message.ts';
 import { releaseHit } from '../store/rate-limits.ts';
 import { signinPage } from './pages/signin.ts';
 
 const WRONG = 'Email or password is incorrect.';
+const EMPTY = 'Enter your email and password.';
 const WINDOW = 15 * 60 * 1000;
 /** Failed sign-ins allowed per window: from one address, and against one email. */
 export const SIGNIN_LIMITS = { perAddress: 20, perEmail: 5 } as const;
@@ -45,7 +47,12 @@ export async function authRoutes(app: FastifyInstance, ctx: WebContext): Promise
     return { minutes, keys: limits.map((l) => l.key) };
   }
 
-  app.get('/', async (req, reply) => reply.redirect((await currentUser(ctx, req)) ? '/app' : '/signin', 303));
+  app.get('/', async (req, reply) => {
+    if (await currentUser(ctx, req)) return reply.redirect('/app', 303);
+    const demo = ctx.demoEmail && (await ctx.accounts.findUserByEmail(ctx.demoEmail));
+    const view = { appName: ctx.appName, mcpUrl: ctx.mcpUrl, ...(demo && demo.status === 'active' && { demoEmail: demo.email }) };
+    return reply.type('text/html; charset=utf-8').send(landingPage(view));
+  });
 
   app.get<{ Querystring: { next?: string } }>('/signin', async (req, reply) => {
     const next = safeNext(req.query.next);
@@ -63,12 +70,14 @@ export async function authRoutes(app: FastifyInstance, ctx: WebContext): Promise
         .type('text/html; charset=utf-8')
         .send(signinPage({ appName: ctx.appName, csrf: reply.generateCsrf(), email, error, ...(next && { next }) }));
 
+    // Nothing to check, so nothing counted: the form was sent empty.
+    if (!email || !password) return again(400, EMPTY);
     const attempt = await countAttempt(req);
     if (attempt.minutes > 0) {
       reply.header('retry-after', String(attempt.minutes * 60));
       return again(429, `Too many failed sign-in attempts. Wait ${attempt.minutes} minute${attempt.minutes === 1 ? '' : 's'} and try again.`);
     }
-    const user = email && password ? await ctx.accounts.verifyCredentials(email, password) : undefined;
+    const user = await ctx.accounts.verifyCredentials(email, password);
     if (!user) return again(401, WRONG);
     // Only failures count against the limits.
     await Promise.all(attempt.keys.map((key) => releaseHit(ctx.db, key)));
@@ -85,17 +94,10 @@ export async function authRoutes(app: FastifyInstance, ctx: WebContext): Promise
     return reply.redirect('/signin', 303);
   });
 
-  app.setNotFoundHandler((_req, reply) =>
-    reply
-      .code(404)
-      .type('text/html; charset=utf-8')
-      .send(
-        messagePage({
-          appName: ctx.appName,
-          title: 'Page not found',
-          text: 'There is no page at this address.',
-          link: { href: '/app', label: 'Go to the dashboard' },
-        }),
-      ),
-  );
+  app.setNotFoundHandler(async (req, reply) => {
+    const frame = await signedInFrame(ctx, req, reply);
+    const link = frame.viewer ? { href: '/app', label: 'Go to the dashboard' } : { href: '/', label: `Go to the ${ctx.appName} home page` };
+    const body = messagePage({ appName: ctx.appName, title: 'Page not found', text: 'There is no page at this address.', link, ...frame });
+    return reply.code(404).type('text/html; charset=utf-8').send(body);
+  });
 }

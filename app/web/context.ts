@@ -51,6 +51,8 @@ export interface WebContext {
   oauth?: OAuthServer;
   /** PUBLIC_URL is https: Secure cookies, HSTS, upgrade-insecure-requests. */
   secure: boolean;
+  /** The demo account's email on a loopback server (its password is printed at the first start). */
+  demoEmail?: string;
 }
 
 export type User = UsersTable;
@@ -69,6 +71,15 @@ export async function currentUser(ctx: WebContext, req: FastifyRequest): Promise
   if (user?.status === 'active' && account?.status === 'active') return user;
   await req.session.regenerate();
   return undefined;
+}
+
+/**
+ * For a page anyone may see (docs, not found, the landing page): the signed-in navigation when
+ * someone is signed in, nothing otherwise.
+ */
+export async function signedInFrame(ctx: WebContext, req: FastifyRequest, reply: FastifyReply): Promise<{ viewer?: Viewer; csrf?: string }> {
+  const user = await currentUser(ctx, req);
+  return user ? { viewer: viewerOf(user), csrf: reply.generateCsrf() } : {};
 }
 
 /** A local path to return to after signing in, or undefined when `next` is not one of ours. */

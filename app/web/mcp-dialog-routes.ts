@@ -1,11 +1,12 @@
 /**
- * The MCP dialog: authorize (consent, then a token shown with the URL and configurations),
- * authorize again (a fresh token; the previous dialog token stops working), remove one
- * authorization or all of them.
+ * The MCP dialog: the URL and the sign-in configurations, authorize (consent, then a token shown
+ * with the header configurations), authorize again (a fresh token; the previous dialog token
+ * stops working), remove one authorization or all of them (each asks first, on a page of its own).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { clientConfigs } from '../../runtime/index.ts';
+import { clientConfigs, signInConfigs } from '../../runtime/index.ts';
 import { chosenScopes, signedIn, viewerOf, type WebContext } from './context.ts';
+import { confirmRemovalPage } from './pages/confirm-removal.ts';
 import { consentPage } from './pages/consent.ts';
 import { mcpDialogPage, type ShownToken } from './pages/mcp-dialog.ts';
 import { messagePage } from './pages/message.ts';
@@ -43,6 +44,7 @@ export async function mcpDialogRoutes(app: FastifyInstance, ctx: WebContext): Pr
         viewer: viewerOf(user),
         csrf: reply.generateCsrf(),
         mcpUrl: ctx.mcpUrl,
+        signInConfigs: signInConfigs({ serverName: ctx.serverName, url: ctx.mcpUrl }),
         others: grants.filter((g) => g.kind !== 'dialog'),
         ...(token && { token }),
         ...(dialogGrant && { dialogGrant }),
@@ -87,6 +89,29 @@ export async function mcpDialogRoutes(app: FastifyInstance, ctx: WebContext): Pr
     };
     req.session.notice = { kind: 'success', text: 'Authorized. Copy the values below into your AI client.' };
     return reply.redirect('/app/mcp', 303);
+  });
+
+  app.get('/app/mcp/remove', { preHandler: guard }, async (req, reply) => {
+    const grants = await ctx.authorizations.list(req.user!.id);
+    if (!grants.length) {
+      req.session.notice = { kind: 'info', text: 'There is no MCP authorization to remove.' };
+      return reply.redirect('/app/mcp', 303);
+    }
+    const view = { appName: ctx.appName, viewer: viewerOf(req.user!), csrf: reply.generateCsrf(), grants, all: true, action: '/app/mcp/remove' };
+    return html(reply, confirmRemovalPage(view));
+  });
+
+  app.get<{ Params: { id: string } }>('/app/mcp/grants/:id/remove', { preHandler: guard }, async (req, reply) => {
+    const grant = (await ctx.authorizations.list(req.user!.id)).find((g) => g.id === req.params.id);
+    if (!grant) {
+      req.session.notice = { kind: 'info', text: 'That authorization was already removed.' };
+      return reply.redirect('/app/mcp', 303);
+    }
+    const action = `/app/mcp/grants/${encodeURIComponent(grant.id)}/remove`;
+    return html(
+      reply,
+      confirmRemovalPage({ appName: ctx.appName, viewer: viewerOf(req.user!), csrf: reply.generateCsrf(), grants: [grant], all: false, action }),
+    );
   });
 
   app.post('/app/mcp/remove', { preHandler: [guard, app.csrfProtection] }, async (req, reply) => {

@@ -316,6 +316,23 @@ describe('an MCP SDK connector authorized in Chromium', { skip: chromiumSkip(), 
           .isVisible(),
         'the dialog lists the connector',
       );
+      // This account's connector grants (earlier tests authorized it too): the SDK's calls show as a
+      // last use, and each renews its token until its refresh token expires.
+      const rows = page.locator('tbody tr', { hasText: 'Browser-test connector' });
+      const lastUsed = await rows.locator('td[data-label="Last used"]').allTextContents();
+      assert.ok(
+        lastUsed.some((t) => /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/.test(t)),
+        `the SDK called tools: ${lastUsed.join(', ')}`,
+      );
+      for (const expiry of await rows.locator('td[data-label="Token expires"]').allTextContents())
+        assert.match(expiry, /^renews itself; sign-in again needed after \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+      const connectors = await rows.count();
+      await andWaitForPage(page, () => page.getByRole('link', { name: 'Remove MCP authorization' }).click());
+      assert.equal(
+        await page.locator('.plain-list li', { hasText: 'Browser-test connector' }).count(),
+        connectors,
+        'the confirmation names every connector that ends',
+      );
       await andWaitForPage(page, () => page.getByRole('button', { name: 'Remove MCP authorization' }).click());
       assert.match((await page.locator('.alert').textContent()) ?? '', /^Removed/);
 

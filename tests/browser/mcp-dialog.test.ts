@@ -32,6 +32,14 @@ type Viewport = { width: number; height: number };
 
 const REMOVED = 'Invalid service access token: its authorization was removed; authorize again in the MCP dialog';
 const CONFIGS = ['claude-code', 'cursor', 'vscode', 'generic', 'claude-cli'];
+/** The configurations with the URL alone, first on the page, and their folded titles (tab stops). */
+const SIGN_IN_CONFIGS = ['signin-connector', 'signin-claude-cli', 'signin-cursor', 'signin-vscode'];
+const SIGN_IN_SUMMARIES = [
+  'summary "Claude or ChatGPT (custom connector)"',
+  'summary "Claude Code (command)"',
+  'summary "Cursor (mcp.json)"',
+  'summary "VS Code (.vscode/mcp.json)"',
+];
 /** The tab stops of the top bar of a signed-in page, in order. */
 const TOP_BAR = ['a "Skip to content"', 'a "Outreach"', 'a "Dashboard"', 'a "Activity"', 'a "MCP"', 'a "Docs"', 'button "Sign out"'];
 
@@ -49,7 +57,7 @@ function serverEntry(config: unknown): { url?: unknown; headers?: Record<string,
   return undefined;
 }
 
-describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }, () => {
+describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 150_000 }, () => {
   let server: TestServer;
   let browser: Browser;
   /** Every page of every test in this file. */
@@ -90,6 +98,16 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }
     await andWaitForPage(page, () => page.getByRole('button', { name: 'Authorize', exact: true }).click());
     assert.equal(path(page), '/app/mcp');
     return { url: await page.locator('#mcp-url').inputValue(), header: await page.locator('#mcp-header').inputValue() };
+  }
+
+  /** "Remove MCP authorization" and its confirmation page, which names every authorization that ends. */
+  async function removeEverything(page: Page, expectedNames: string[]): Promise<void> {
+    await andWaitForPage(page, () => page.getByRole('link', { name: 'Remove MCP authorization' }).click());
+    assert.equal(path(page), '/app/mcp/remove');
+    assert.equal((await page.locator('h1').textContent())?.trim(), 'Remove MCP authorization?');
+    assert.deepEqual(await page.locator('.plain-list li strong').allTextContents(), expectedNames);
+    await andWaitForPage(page, () => page.getByRole('button', { name: 'Remove MCP authorization' }).click());
+    assert.equal(path(page), '/app/mcp');
   }
 
   test('a wrong password shows the generic error, marks both fields invalid, keeps the email and puts the focus in the password field', async () => {
@@ -161,6 +179,25 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }
         await page.locator(`[data-copy="config-${id}"]`).click();
         assert.equal(await clipboardText(page), text, `the copy button of ${id} copies the whole configuration`);
       }
+
+      // The configurations for clients that sign in by themselves carry the URL and nothing else.
+      for (const id of SIGN_IN_CONFIGS) {
+        const area = page.locator(`#config-${id}`);
+        await page.locator('details', { has: area }).locator('summary').click();
+        const text = await area.inputValue();
+        if (id === 'signin-connector') assert.equal(text, url);
+        else if (id === 'signin-claude-cli') {
+          const words = execFileSync('sh', ['-c', text.replace(/^claude /, `printf '%s\\n' `)], { encoding: 'utf8' })
+            .trimEnd()
+            .split('\n');
+          assert.deepEqual(words, ['mcp', 'add', '--transport', 'http', 'outreach-mcp', url], text);
+        } else {
+          const entry = serverEntry(JSON.parse(text));
+          assert.equal(entry?.url, url, text);
+          assert.equal(entry?.headers, undefined, `${id} has no header: the client signs in`);
+        }
+        assert.ok(!text.includes('Bearer'), `${id} holds no token`);
+      }
     } finally {
       await context.close();
     }
@@ -170,8 +207,7 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }
     const { context, page } = await signedIn();
     try {
       const { header } = await authorize(page);
-      await andWaitForPage(page, () => page.getByRole('button', { name: 'Remove MCP authorization' }).click());
-      assert.equal(path(page), '/app/mcp');
+      await removeEverything(page, ['MCP dialog']);
       assert.equal((await page.locator('.alert').textContent())?.trim(), 'Removed the MCP authorization: their tokens no longer work.');
       assert.equal(await page.locator('#mcp-header').count(), 0);
       assert.ok(await page.getByText('No client is authorized.').isVisible());
@@ -179,6 +215,38 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }
       const res = await postMcp(server.mcpUrl, callTool('profiles'), { authorization: header });
       assert.equal(res.status, 401, res.text);
       assert.equal(res.json.error.message, REMOVED);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('removing one authorization asks first and names it; Cancel keeps it; the list shows when each was last used and expires', async () => {
+    const { context, page, account } = await signedIn();
+    try {
+      const { header } = await authorize(page);
+      await postMcp(server.mcpUrl, callTool('profiles'), { authorization: header });
+      await activityWritten(server, account.accountId, 1);
+      await page.goto(`${server.baseUrl}/app/mcp`);
+      const row = page.locator('tbody tr', { hasText: 'MCP dialog' });
+      const cells = await row.locator('td').allTextContents();
+      const [lastUsed, expires] = [cells[3]!.trim(), cells[4]!.trim()];
+      assert.match(lastUsed, /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/, 'last used: the tool call just made');
+      assert.match(expires, /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/, 'the dialog token expires in an hour');
+
+      await andWaitForPage(page, () => page.getByRole('link', { name: 'Remove the authorization of MCP dialog' }).click());
+      assert.match(path(page), /^\/app\/mcp\/grants\/[^/]+\/remove$/);
+      assert.equal((await page.locator('h1').textContent())?.trim(), 'Remove the authorization of MCP dialog?');
+      await andWaitForPage(page, () => page.getByRole('link', { name: 'Cancel' }).click());
+      assert.equal(path(page), '/app/mcp');
+      assert.equal((await postMcp(server.mcpUrl, callTool('profiles'), { authorization: header })).status, 200, 'Cancel removed nothing');
+
+      // Keyboard only on the confirmation page: Tab reaches the button, Enter confirms.
+      await andWaitForPage(page, () => page.getByRole('link', { name: 'Remove the authorization of MCP dialog' }).click());
+      await tabTo(page, 'button "Remove authorization"');
+      await andWaitForPage(page, () => page.keyboard.press('Enter'));
+      assert.equal(path(page), '/app/mcp');
+      assert.equal((await page.locator('.alert').textContent())?.trim(), 'Removed the authorization: its tokens no longer work.');
+      assert.equal((await postMcp(server.mcpUrl, callTool('profiles'), { authorization: header })).status, 401);
     } finally {
       await context.close();
     }
@@ -237,12 +305,14 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }
       await andWaitForPage(page, () => keys.press('Enter'));
       assert.equal(path(page), '/app/mcp');
 
-      // Dialog without a token: the top bar, "Close", the URL and its copy button, then "Authorize MCP".
+      // Dialog without a token: the top bar, "Close", the URL and its copy button, the folded
+      // sign-in configurations, then "Authorize MCP".
       assert.deepEqual(await tabTo(page, 'a "Authorize MCP"'), [
         ...TOP_BAR,
         'a "Close"',
         'input#mcp-url',
         'button "Copy" [data-copy=mcp-url]',
+        ...SIGN_IN_SUMMARIES,
         'a "Authorize MCP"',
       ]);
       await andWaitForPage(page, () => keys.press('Enter'));
@@ -265,6 +335,7 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }
         'a "Close"',
         'input#mcp-url',
         'button "Copy" [data-copy=mcp-url]',
+        ...SIGN_IN_SUMMARIES,
         'input#mcp-header',
       ]);
       assert.deepEqual(await tabTo(page, 'button "Copy" [data-copy=mcp-header]'), ['button "Copy" [data-copy=mcp-header]']);
@@ -288,6 +359,8 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }
         await screenshot(page, `${name}-${size}`);
       };
       try {
+        await page.goto(`${server.baseUrl}/`);
+        await shoot('landing');
         await page.goto(`${server.baseUrl}/signin`);
         await shoot('signin');
         await submitSignIn(page, account.email, TEST_PASSWORD);
@@ -305,6 +378,10 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }
         await shoot('dashboard');
         await page.goto(`${server.baseUrl}/app/activity`);
         await shoot('activity');
+        await page.goto(`${server.baseUrl}/app/mcp/remove`);
+        await shoot('mcp-remove-confirm');
+        await page.goto(`${server.baseUrl}/nowhere`);
+        await shoot('not-found-signed-in');
       } finally {
         await context.close();
       }
@@ -338,7 +415,7 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 90_000 }
       await activityWritten(server, account.accountId, 1);
       const campaign = `/app/campaigns/${created.json.result.structuredContent.campaign.id}`;
       for (const to of ['/app', '/app/activity', campaign, '/app/campaigns/cmp_unknown', '/nowhere', '/app/mcp']) await page.goto(`${server.baseUrl}${to}`);
-      await andWaitForPage(page, () => page.getByRole('button', { name: 'Remove MCP authorization' }).click());
+      await removeEverything(page, ['MCP dialog']);
       await andWaitForPage(page, () => page.getByRole('button', { name: 'Sign out' }).click());
       assert.equal(path(page), '/signin');
       await submitSignIn(page, account.email, 'wrong-password');

@@ -48,13 +48,51 @@ describe('web app', () => {
       for (const [email, password] of [
         [alice.email, 'wrong-password'],
         ['nobody@example.com', TEST_PASSWORD],
-        ['', ''],
       ] as const) {
         const res = await signIn(client, email, password);
         assert.equal(res.status, 401);
         assert.match(res.text, /Email or password is incorrect\./);
       }
       assert.equal((await client.get('/app')).location, `${server.baseUrl}/signin?next=%2Fapp`);
+    });
+
+    test('a form sent with the email or the password empty is asked for both, not told they are wrong', async () => {
+      for (const [email, password] of [
+        ['', ''],
+        [alice.email, ''],
+        ['', TEST_PASSWORD],
+      ] as const) {
+        const res = await signIn(new WebClient(server.baseUrl), email, password);
+        assert.equal(res.status, 400, `${email}/${password}`);
+        assert.match(res.text, /Enter your email and password\./);
+        assert.doesNotMatch(res.text, /incorrect/);
+      }
+    });
+
+    test('/ signed out is a landing page: what the service does, sign in, the docs, the MCP URL, and on loopback where the demo password is', async () => {
+      const res = await new WebClient(server.baseUrl).get('/');
+      assert.equal(res.status, 200);
+      for (const expected of ['href="/signin"', 'href="/docs"', escapeHtml(server.mcpUrl), 'run your outreach'])
+        assert.ok(res.text.includes(expected), `the landing page has ${expected}`);
+      // The test server listens on loopback and seeded the demo account at its first start.
+      assert.match(res.text, /demo@example\.com<\/strong>: the password was printed once/);
+      assert.ok(res.text.includes('npm run cli -- password reset --email demo@example.com'));
+      const signedIn = new WebClient(server.baseUrl);
+      await signIn(signedIn, alice.email, TEST_PASSWORD);
+      assert.equal((await signedIn.get('/')).location, `${server.baseUrl}/app`, 'a signed-in user goes to the dashboard');
+    });
+
+    test('a page that does not exist shows the signed-in navigation to a signed-in user, and none to anyone else', async () => {
+      const anonymous = await new WebClient(server.baseUrl).get('/app/nowhere/at-all');
+      assert.equal(anonymous.status, 404);
+      assert.doesNotMatch(anonymous.text, /Sign out/);
+      const client = new WebClient(server.baseUrl);
+      await signIn(client, alice.email, TEST_PASSWORD);
+      const res = await client.get('/nowhere');
+      assert.equal(res.status, 404);
+      assert.match(res.text, /Page not found/);
+      assert.match(res.text, /href="\/app\/activity"/);
+      assert.match(res.text, /Sign out/);
     });
 
     test('signing in sets an HttpOnly, SameSite=Lax session cookie and goes to the page asked for; signing out ends it', async () => {
@@ -344,9 +382,11 @@ describe('web app', () => {
       await postMcp(server.mcpUrl, callTool('create_campaign', { service_profile_id: user.profileIds[0], name: 'x' }), bearer(token));
       await activityWritten(server, user.accountId, 3);
       const page = (await client.get('/app/activity')).text;
-      const rows = [...page.matchAll(/<tr>\s*<td>[^<]+<\/td>\s*<td><code>([a-z_]+)<\/code><\/td>\s*<td><span class="badge (\w+)">/g)].map(
-        (m) => `${m[1]}:${m[2]}`,
-      );
+      const rows = [
+        ...page.matchAll(
+          /<tr>\s*<td data-label="When">[^<]+<\/td>\s*<td data-label="Tool"><code>([a-z_]+)<\/code><\/td>\s*<td data-label="Outcome"><span class="badge (\w+)">/g,
+        ),
+      ].map((m) => `${m[1]}:${m[2]}`);
       assert.deepEqual(rows, ['create_campaign:denied', 'get_campaign:error', 'profiles:ok']);
       assert.match(page, /INSUFFICIENT_SCOPE/);
       assert.match(page, /CAMPAIGN_NOT_FOUND/);

@@ -39,7 +39,7 @@ for (const backend of await backends()) {
       const second = await grants.replaceDialogGrant({ ...holder, clientId: 'mcp-dialog', scope: 'mcp:read mcp:write' });
       assert.deepEqual(second.superseded, [first.grant.id]);
       assert.equal((await grants.get(first.grant.id))!.revoked_reason, 'superseded');
-      assert.deepEqual((await grants.listActive(holder.userId)).map((g) => g.id).sort(), [connector.id, second.grant.id].sort());
+      assert.deepEqual((await grants.listInUse(holder.userId)).map((g) => g.id).sort(), [connector.id, second.grant.id].sort());
     });
 
     test('revoking keeps the first reason, deletes the grant’s OAuth artifacts, and is listed as recently revoked', async () => {

@@ -26,14 +26,10 @@ const WHEN_TOOL_OUTCOME: readonly Column<ActivityRow>[] = [
   ['Outcome', (r) => html`${badge(r.outcome)}${r.error_code && html` <span class="hint mono">${r.error_code}</span>`}`],
 ];
 
-const ALL_COLUMNS: readonly Column<ActivityRow>[] = [
-  ...WHEN_TOOL_OUTCOME,
-  ['Authorization', (r) => html`${authorization(r)}${r.grant_id && html`<div class="hint mono">${r.grant_id}</div>`}`],
-  ['Time', (r) => `${r.duration_ms} ms`],
-];
+const ALL_COLUMNS: readonly Column<ActivityRow>[] = [...WHEN_TOOL_OUTCOME, ['Authorization', (r) => authorization(r)], ['Time', (r) => `${r.duration_ms} ms`]];
 
 export function activityTable(rows: readonly ActivityRow[], options: { compact?: boolean } = {}): SafeHtml {
-  return dataTable(rows, options.compact ? WHEN_TOOL_OUTCOME : ALL_COLUMNS, 'No tool calls yet.');
+  return dataTable(rows, options.compact ? WHEN_TOOL_OUTCOME : ALL_COLUMNS, 'No tool calls yet.', { stack: true });
 }
 
 export function activityPage(view: ActivityView): string {

@@ -13,6 +13,8 @@ export interface DocsView {
   title: string;
   mcpUrl: string;
   configs: readonly ClientConfig[];
+  /** Configurations with the URL alone, for clients that sign in by OAuth. */
+  signInConfigs: readonly ClientConfig[];
   /** The generated reference, already escaped HTML. */
   referenceHtml: string;
   viewer?: Viewer;
@@ -32,7 +34,9 @@ export function docsPage(view: DocsView): string {
       <code>Authorization: Bearer &lt;ACCESS_TOKEN&gt;</code>: a one-hour token from the <a href="/app/mcp">MCP dialog</a> (sign in first), or from a client
       that signs in by OAuth (discovery at <code>/.well-known/oauth-protected-resource</code>).
     </p>
-    <p>Ready-to-paste configurations (the MCP dialog shows them with your token filled in):</p>
+    <p>Clients that sign in by themselves need only the URL (they ask you to sign in and approve in the browser):</p>
+    ${view.signInConfigs.map(configBlock)}
+    <p>Clients that cannot sign in take the header (the MCP dialog shows these with your token filled in):</p>
     ${view.configs.map(configBlock)} ${raw(view.referenceHtml)}
   </article>`;
   return page({ title: 'Docs', body, appName: view.appName, section: 'docs', ...(view.viewer && { viewer: view.viewer, csrf: view.csrf }) });

@@ -1,8 +1,11 @@
 /**
- * The MCP dialog: what a client needs (the MCP URL and the header value), ready-to-paste
- * configurations, the connectors the user authorized, and removing authorizations.
+ * The MCP dialog: what a client needs. First the MCP URL and the configurations with the URL
+ * alone, for clients that sign in by themselves (each gets an authorization of its own, which
+ * renews itself); then the header flow of the interface (Authorize MCP, consent, the URL and the
+ * header value) for clients that cannot. Then the authorizations, when each was last used and
+ * expires, and removing them, which asks first (confirm-removal.ts).
  */
-import type { Grant } from '../../store/grants.ts';
+import type { GrantInUse } from '../../store/grants.ts';
 import type { ClientConfig } from '../../../runtime/index.ts';
 import { configBlock } from './client-config.ts';
 import { html, type SafeHtml } from '../html.ts';
@@ -21,12 +24,14 @@ export interface McpDialogView {
   viewer: Viewer;
   csrf: string;
   mcpUrl: string;
+  /** The configurations with the URL alone (runtime signInConfigs). */
+  signInConfigs: readonly ClientConfig[];
   /** The token of the current dialog authorization, while it is valid and this session minted it. */
   token?: ShownToken;
   /** The active dialog grant, if any. */
-  dialogGrant?: Grant;
+  dialogGrant?: GrantInUse;
   /** Other active authorizations: connectors (OAuth) and admin tokens. */
-  others: readonly Grant[];
+  others: readonly GrantInUse[];
   notice?: { kind: 'success' | 'info' | 'error'; text: string };
 }
 
@@ -41,17 +46,29 @@ function copyField(id: string, label: string, value: string, hint?: string): Saf
   </div>`;
 }
 
-function grantRow(grant: Grant, csrf: string): SafeHtml {
-  const name = grant.kind === 'oauth' ? (grant.client_name ?? grant.client_id) : grant.kind === 'cli' ? 'Admin token (CLI)' : 'MCP dialog';
+/** How the dialog names an authorization. */
+export function grantName(grant: Pick<GrantInUse, 'kind' | 'client_name' | 'client_id'>): string {
+  return grant.kind === 'oauth' ? (grant.client_name ?? grant.client_id) : grant.kind === 'cli' ? 'Admin token (CLI)' : 'MCP dialog';
+}
+
+/** When what the grant holds stops working: its one token, or (a connector) its refresh token, which the client renews by using it. */
+function expiry(grant: GrantInUse): SafeHtml | string {
+  if (grant.kind === 'oauth')
+    return grant.refresh_expires_at ? html`renews itself; sign-in again needed after ${when(grant.refresh_expires_at)}` : 'renews itself while in use';
+  if (!grant.token_expires_at) return '—';
+  return html`${Date.parse(grant.token_expires_at) <= Date.now() ? 'expired ' : ''}${when(grant.token_expires_at)}`;
+}
+
+function grantRow(grant: GrantInUse): SafeHtml {
+  const name = grantName(grant);
   return html`<tr>
-    <td>${name}${grant.kind === 'oauth' && html`<div class="hint mono">${grant.client_id}</div>`}</td>
+    <td>${name}${grant.kind === 'oauth' && html`<div class="hint mono wrap">${grant.client_id}</div>`}</td>
     <td data-label="Scopes"><code>${grant.scope || '(none)'}</code></td>
     <td data-label="Since">${when(grant.created_at)}</td>
+    <td data-label="Last used">${grant.last_used_at ? when(grant.last_used_at) : 'not yet'}</td>
+    <td data-label="Token expires">${expiry(grant)}</td>
     <td>
-      <form method="post" action="/app/mcp/grants/${grant.id}/remove">
-        <input type="hidden" name="_csrf" value="${csrf}" />
-        <button type="submit" class="danger" aria-label="Remove the authorization of ${name}">Remove</button>
-      </form>
+      <a class="button danger" href="/app/mcp/grants/${grant.id}/remove" aria-label="Remove the authorization of ${name}">Remove</a>
     </td>
   </tr>`;
 }
@@ -59,30 +76,20 @@ function grantRow(grant: Grant, csrf: string): SafeHtml {
 export function mcpDialogPage(view: McpDialogView): string {
   const { token, dialogGrant } = view;
   const authorized = dialogGrant !== undefined || view.others.length > 0;
-  const tokenPanel: SafeHtml = token
-    ? html`<h2>Connect a client</h2>
-        <p>
-          Give your AI client these two values. The token expires at <strong><time datetime="${token.expiresAt}">${when(token.expiresAt)}</time></strong> (1
-          hour); authorize again for a new one.
+  const headerPanel: SafeHtml = token
+    ? html`<p>
+          The token expires at <strong><time datetime="${token.expiresAt}">${when(token.expiresAt)}</time></strong> (1 hour); authorize again for a new one.
         </p>
-        ${copyField('mcp-url', 'MCP URL', view.mcpUrl)}
         ${copyField('mcp-header', 'Authorization header value', token.header, '(one line: keep the "Bearer " prefix and the whole token)')}
         <p class="hint">Scopes: <code>${token.scope || '(none)'}</code></p>
-        <h3>Ready-to-paste configurations</h3>
+        <h3>Ready-to-paste configurations with the header</h3>
         ${token.configs.map(configBlock)}`
     : dialogGrant
-      ? html`<h2>Connect a client</h2>
-          <p>
-            An authorization from ${when(dialogGrant.created_at)} is active (scopes <code>${dialogGrant.scope || '(none)'}</code>). Its token is shown only
-            right after authorizing and lasts 1 hour: authorize again to get a fresh one (the previous token then stops working).
-          </p>
-          ${copyField('mcp-url', 'MCP URL', view.mcpUrl)}`
-      : html`<h2>Connect a client</h2>
-          <p>
-            Authorize MCP to get a token, then give your AI client the MCP URL and the header <code>Authorization: Bearer &lt;token&gt;</code>. Clients that add
-            connectors by URL (Claude, ChatGPT, VS Code, Cursor) need only the URL: they ask you to sign in and approve here.
-          </p>
-          ${copyField('mcp-url', 'MCP URL', view.mcpUrl)}`;
+      ? html`<p>
+          An authorization from ${when(dialogGrant.created_at)} is active (scopes <code>${dialogGrant.scope || '(none)'}</code>). Its token is shown only right
+          after authorizing and lasts 1 hour: authorize again to get a fresh one (the previous token then stops working).
+        </p>`
+      : html`<p>Authorize MCP to get a token, then give your AI client the MCP URL and the header <code>Authorization: Bearer &lt;token&gt;</code>.</p>`;
 
   return page({
     appName: view.appName,
@@ -99,18 +106,24 @@ export function mcpDialogPage(view: McpDialogView): string {
         <a class="button secondary" href="/app">Close</a>
       </div>
       ${view.notice && html`<p class="alert ${view.notice.kind}" role="${view.notice.kind === 'error' ? 'alert' : 'status'}">${view.notice.text}</p>`}
-      ${tokenPanel}
+      <h2>Connect a client</h2>
+      <p>
+        Most clients sign in by themselves: give them the MCP URL, and they open a page here where you sign in and approve. Each client gets an authorization of
+        its own that renews itself, and removing one leaves the others working.
+      </p>
+      ${copyField('mcp-url', 'MCP URL', view.mcpUrl)}
+      <h3>Sign in with the URL</h3>
+      ${view.signInConfigs.map(configBlock)}
+      <h2 class="section-gap">Clients that cannot sign in: a token in a header</h2>
+      <p class="hint">
+        The token lasts 1 hour and there is one at a time: authorizing again ends the previous token, and any client set up with it stops working.
+      </p>
+      ${headerPanel}
       <div class="actions">
         <a class="button" href="/app/mcp/authorize">${dialogGrant ? 'Authorize again' : 'Authorize MCP'}</a>
-        ${
-          authorized &&
-          html`<form method="post" action="/app/mcp/remove">
-            <input type="hidden" name="_csrf" value="${view.csrf}" />
-            <button type="submit" class="danger">Remove MCP authorization</button>
-          </form>`
-        }
+        ${authorized && html`<a class="button danger" href="/app/mcp/remove">Remove MCP authorization</a>`}
       </div>
-      ${authorized && html`<p class="hint">"Remove MCP authorization" ends every authorization below: their tokens and refresh tokens stop working at once.</p>`}
+      ${authorized && html`<p class="hint">"Remove MCP authorization" ends every authorization below, after you confirm.</p>`}
       <h2 class="section-gap">Authorizations</h2>
       ${
         authorized
@@ -124,11 +137,13 @@ export function mcpDialogPage(view: McpDialogView): string {
                     <th scope="col">Client</th>
                     <th scope="col">Scopes</th>
                     <th scope="col">Since</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">Token expires</th>
                     <th scope="col"><span class="hint">Action</span></th>
                   </tr>
                 </thead>
                 <tbody>
-                  ${dialogGrant && grantRow(dialogGrant, view.csrf)}${view.others.map((g) => grantRow(g, view.csrf))}
+                  ${dialogGrant && grantRow(dialogGrant)}${view.others.map((g) => grantRow(g))}
                 </tbody>
               </table>
             </div>`

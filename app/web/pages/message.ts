@@ -1,12 +1,23 @@
 /** A page with one message: not found, too many attempts, an expired form. */
 import { html } from '../html.ts';
-import { page } from './layout.ts';
+import { page, type Viewer } from './layout.ts';
 
-export function messagePage(options: { appName: string; title: string; text: string; link?: { href: string; label: string } }): string {
+export interface MessageView {
+  appName: string;
+  title: string;
+  text: string;
+  link?: { href: string; label: string };
+  /** The signed-in user, for the navigation (with the sign-out form's CSRF token). */
+  viewer?: Viewer;
+  csrf?: string;
+}
+
+export function messagePage(options: MessageView): string {
   return page({
     appName: options.appName,
     title: options.title,
     narrow: true,
+    ...(options.viewer && { viewer: options.viewer, csrf: options.csrf }),
     body: html`<div class="card">
       <h1>${options.title}</h1>
       <p>${options.text}</p>

@@ -229,6 +229,8 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     accounts,
     campaigns,
     leads,
+    messages,
+    stats,
     dashboard: new DashboardStore(db),
     authorizations,
     oauth,

@@ -53,6 +53,10 @@ export class ActivityRecorder {
       error_code: event.errorCode ?? null,
       duration_ms: Math.round(event.durationMs),
       created_at: new Date().toISOString(),
+      actor: null,
+      campaign_id: null,
+      lead_id: null,
+      error_message: null,
     });
     if (this.buffer.length >= (this.options.maxBuffered ?? 1000)) void this.flush();
   };

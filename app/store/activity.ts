@@ -16,8 +16,12 @@ const COLUMNS = [
   'error_code',
   'duration_ms',
   'created_at',
+  'actor',
+  'campaign_id',
+  'lead_id',
+  'error_message',
 ] as const satisfies readonly (keyof ToolCallRow)[];
-/** Rows per INSERT statement (10 columns each: well under both back-ends' parameter limits). */
+/** Rows per INSERT statement (14 columns each: well under both back-ends' parameter limits). */
 const CHUNK = 200;
 
 export class ActivityStore {

@@ -3,7 +3,7 @@
  * profiles, in one query per panel. Every query is bounded by the account id.
  */
 import type { Db } from './database.ts';
-import type { CampaignStatus, ToolCallOutcome } from './schema.ts';
+import type { CampaignStatus, ToolCallActor, ToolCallOutcome } from './schema.ts';
 
 export interface CampaignRow {
   id: string;
@@ -26,6 +26,17 @@ export interface ConversationRow {
   last_message_at: string;
 }
 
+export interface ConversationHeading {
+  id: string;
+  profile_id: string;
+  profile_name: string;
+  campaign_id: string | null;
+  campaign_name: string | null;
+  /** The lead's name, else email, else profile URL. */
+  lead_name: string | null;
+  lead_company: string | null;
+}
+
 export interface ActivityRow {
   id: string;
   tool: string;
@@ -38,6 +49,13 @@ export interface ActivityRow {
   /** The authorization's kind and name as the MCP dialog shows them (null once the grant is gone). */
   grant_kind: string | null;
   client_name: string | null;
+  /** `web` when the person acted on the web pages. */
+  actor: ToolCallActor | null;
+  campaign_id: string | null;
+  /** The campaign's name, while it exists in the user's account. */
+  campaign_name: string | null;
+  lead_id: string | null;
+  error_message: string | null;
 }
 
 export class DashboardStore {
@@ -86,6 +104,8 @@ export class DashboardStore {
         'p.name as profile_name',
         'l.first_name',
         'l.last_name',
+        'l.email',
+        'l.profile_url',
         'l.company as lead_company',
         'c.name as campaign_name',
         'cv.last_message_at',
@@ -96,11 +116,50 @@ export class DashboardStore {
       .orderBy('cv.id', 'desc')
       .limit(limit)
       .execute();
-    return rows.map(({ first_name, last_name, ...r }) => ({
+    return rows.map(({ first_name, last_name, email, profile_url, ...r }) => ({
       ...r,
-      lead_name: [first_name, last_name].filter(Boolean).join(' ') || null,
+      lead_name: [first_name, last_name].filter(Boolean).join(' ') || email || profile_url || null,
       message_count: Number(r.message_count ?? 0),
     }));
+  }
+
+  /** A conversation of the account (any profile) with who and what it is about, or undefined. */
+  async conversationHeading(accountId: string, conversationId: string): Promise<ConversationHeading | undefined> {
+    const row = await this.db
+      .selectFrom('conversations as cv')
+      .innerJoin('profiles as p', 'p.id', 'cv.profile_id')
+      .leftJoin('leads as l', 'l.id', 'cv.lead_id')
+      .leftJoin('campaigns as c', 'c.id', 'cv.campaign_id')
+      .select([
+        'cv.id',
+        'cv.profile_id',
+        'p.name as profile_name',
+        'cv.campaign_id',
+        'c.name as campaign_name',
+        'l.first_name',
+        'l.last_name',
+        'l.email',
+        'l.profile_url',
+        'l.company as lead_company',
+      ])
+      .where('cv.id', '=', conversationId)
+      .where('cv.account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { first_name, last_name, email, profile_url, ...rest } = row;
+    return { ...rest, lead_name: [first_name, last_name].filter(Boolean).join(' ') || email || profile_url || null };
+  }
+
+  /** The latest conversation with a lead of the account, if any message went to or came from them. */
+  async conversationOfLead(accountId: string, leadId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('conversations')
+      .select('id')
+      .where('lead_id', '=', leadId)
+      .where('account_id', '=', accountId)
+      .orderBy('last_message_at', 'desc')
+      .executeTakeFirst();
+    return row?.id;
   }
 
   /** The user's tool calls, newest first; `before` is the created_at|id of the last row of the previous page. */
@@ -108,6 +167,7 @@ export class DashboardStore {
     let q = this.db
       .selectFrom('tool_calls as t')
       .leftJoin('grants as g', 'g.id', 't.grant_id')
+      .leftJoin('campaigns as c', (join) => join.onRef('c.id', '=', 't.campaign_id').onRef('c.account_id', '=', 't.account_id'))
       .select([
         't.id',
         't.tool',
@@ -119,6 +179,11 @@ export class DashboardStore {
         't.client_id',
         'g.kind as grant_kind',
         'g.client_name',
+        't.actor',
+        't.campaign_id',
+        'c.name as campaign_name',
+        't.lead_id',
+        't.error_message',
       ])
       .where('t.user_id', '=', userId);
     const before = options.before;

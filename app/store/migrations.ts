@@ -296,6 +296,9 @@ const migrations: Record<string, Migration> = {
       // find a grant's latest tool call.
       await db.schema.alterTable('grants').addColumn('token_expires_at', 'text').execute();
       await db.schema.createIndex('tool_calls_grant_created').on('tool_calls').columns(['grant_id', 'created_at']).execute();
+      // The activity list names who acted (an assistant through a grant, or the person on the
+      // web), what it touched, and a failure's message.
+      for (const column of ['actor', 'campaign_id', 'lead_id', 'error_message']) await db.schema.alterTable('tool_calls').addColumn(column, 'text').execute();
     },
   },
 };

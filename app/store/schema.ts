@@ -123,7 +123,16 @@ export interface ToolCallsTable {
   error_code: string | null;
   duration_ms: number;
   created_at: string;
+  /** `web`: the person, on the web pages; null: an assistant, through the grant. */
+  actor: ToolCallActor | null;
+  /** What the call touched, when it named a campaign or a lead. */
+  campaign_id: string | null;
+  lead_id: string | null;
+  /** A failed call's message, as the client got it. */
+  error_message: string | null;
 }
+
+export type ToolCallActor = 'web';
 
 export interface SigningKeysTable {
   kid: string;

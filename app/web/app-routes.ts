@@ -1,13 +1,10 @@
-/** The signed-in pages that show what the assistant did: dashboard, campaign, activity. */
+/** The signed-in pages that show what the assistant did: dashboard and activity (a campaign's pages: campaign-routes.ts). */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { signedIn, viewerOf, type WebContext } from './context.ts';
 import { activityPage } from './pages/activity.ts';
-import { campaignPage } from './pages/campaign.ts';
 import { dashboardPage } from './pages/dashboard.ts';
-import { messagePage } from './pages/message.ts';
 
 const ACTIVITY_PAGE = 50;
-const CAMPAIGN_LEADS = 100;
 
 const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
 
@@ -35,27 +32,6 @@ export async function appRoutes(app: FastifyInstance, ctx: WebContext): Promise<
         activity,
         authorized: grants.length > 0,
       }),
-    );
-  });
-
-  app.get<{ Params: { id: string } }>('/app/campaigns/:id', { preHandler: guard }, async (req, reply) => {
-    const user = req.user!;
-    const found = await ctx.dashboard.campaignProfile(user.account_id, req.params.id);
-    const campaign = found && (await ctx.campaigns.get(user.account_id, found.profile_id, found.id));
-    if (!found || !campaign)
-      return html(
-        reply.code(404),
-        messagePage({
-          appName: ctx.appName,
-          title: 'Campaign not found',
-          text: 'No campaign of your account has this id.',
-          link: { href: '/app', label: 'Back to the dashboard' },
-        }),
-      );
-    const { leads, next_cursor } = await ctx.leads.list(user.account_id, found.profile_id, found.id, { limit: CAMPAIGN_LEADS });
-    return html(
-      reply,
-      campaignPage({ appName: ctx.appName, viewer: viewerOf(user), csrf: reply.generateCsrf(), campaign, leads, moreLeads: next_cursor !== undefined }),
     );
   });
 

@@ -8,6 +8,8 @@ import type { CampaignStore } from '../store/campaigns.ts';
 import type { DashboardStore } from '../store/dashboard.ts';
 import type { Db } from '../store/database.ts';
 import type { LeadStore } from '../store/leads.ts';
+import type { MessageStore } from '../store/messages.ts';
+import type { StatsStore } from '../store/stats.ts';
 import type { UsersTable } from '../store/schema.ts';
 import type { Viewer } from './pages/layout.ts';
 
@@ -45,6 +47,8 @@ export interface WebContext {
   accounts: AccountStore;
   campaigns: CampaignStore;
   leads: LeadStore;
+  messages: MessageStore;
+  stats: StatsStore;
   dashboard: DashboardStore;
   authorizations: Authorizations;
   /** The OAuth server, whose sign-in and consent pages these are. */

@@ -19,6 +19,7 @@ import type { FastifyInstance } from 'fastify';
 import { sharedSecret } from '../store/secrets.ts';
 import { appRoutes } from './app-routes.ts';
 import { authRoutes } from './auth-routes.ts';
+import { campaignRoutes } from './campaign-routes.ts';
 import type { WebContext } from './context.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
@@ -87,6 +88,7 @@ export async function webApp(app: FastifyInstance, ctx: WebContext): Promise<voi
 
   await authRoutes(app, ctx);
   await appRoutes(app, ctx);
+  await campaignRoutes(app, ctx);
   await mcpDialogRoutes(app, ctx);
   await docsRoutes(app, ctx);
   if (ctx.oauth) await interactionRoutes(app, { ...ctx, oauth: ctx.oauth });

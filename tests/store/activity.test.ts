@@ -16,6 +16,10 @@ const row = (i: number, at: string): ToolCallRow => ({
   error_code: i % 3 ? null : 'CAMPAIGN_NOT_FOUND',
   duration_ms: i,
   created_at: at,
+  actor: i % 5 ? null : 'web',
+  campaign_id: i % 4 ? null : `cmp_${i}`,
+  lead_id: i % 6 ? null : `led_${i}`,
+  error_message: i % 3 ? null : `Campaign cmp_${i} not found`,
 });
 
 for (const backend of await backends()) {

@@ -1,4 +1,4 @@
-/** The activity list: every tool call made through the user's authorizations (no message bodies). */
+/** The activity list: every tool call made through the user's authorizations, and what the user did on the web (no message bodies). */
 import type { ActivityRow } from '../../store/dashboard.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { page, when, type Viewer } from './layout.ts';
@@ -13,20 +13,39 @@ export interface ActivityView {
   next?: string;
 }
 
-function authorization(row: ActivityRow): string {
+/** Who acted: the person on the web, or the assistant through an authorization (named as the MCP dialog names it). */
+function actor(row: ActivityRow): string {
+  if (row.actor === 'web') return 'You, on the web';
   if (row.grant_kind === 'oauth') return row.client_name ?? row.client_id ?? 'connector';
   if (row.grant_kind === 'dialog') return 'MCP dialog';
   if (row.grant_kind === 'cli') return 'Admin token';
   return row.client_id ?? '—';
 }
 
+/** What the call touched: its campaign (linked while it exists) and lead. */
+function touched(row: ActivityRow): SafeHtml | string {
+  if (!row.campaign_id && !row.lead_id) return '—';
+  const campaign =
+    row.campaign_id &&
+    (row.campaign_name ? html`<a href="/app/campaigns/${row.campaign_id}">${row.campaign_name}</a>` : html`<span class="mono">${row.campaign_id}</span>`);
+  const lead =
+    row.lead_id &&
+    (row.campaign_id
+      ? html`<a href="/app/campaigns/${row.campaign_id}/leads/${row.lead_id}">lead ${row.lead_id}</a>`
+      : html`<span class="mono">lead ${row.lead_id}</span>`);
+  return html`${campaign}${campaign && lead && html`<br />`}${lead}`;
+}
+
+const outcome = (r: ActivityRow) =>
+  html`${badge(r.outcome)}${r.error_code && html` <span class="hint mono">${r.error_code}</span>`}${r.error_message && html`<div class="hint">${r.error_message}</div>`}`;
+
 const WHEN_TOOL_OUTCOME: readonly Column<ActivityRow>[] = [
   ['When', (r) => when(r.created_at)],
   ['Tool', (r) => html`<code>${r.tool}</code>`],
-  ['Outcome', (r) => html`${badge(r.outcome)}${r.error_code && html` <span class="hint mono">${r.error_code}</span>`}`],
+  ['Outcome', outcome],
 ];
 
-const ALL_COLUMNS: readonly Column<ActivityRow>[] = [...WHEN_TOOL_OUTCOME, ['Authorization', (r) => authorization(r)], ['Time', (r) => `${r.duration_ms} ms`]];
+const ALL_COLUMNS: readonly Column<ActivityRow>[] = [...WHEN_TOOL_OUTCOME, ['Touched', touched], ['By', actor], ['Time', (r) => `${r.duration_ms} ms`]];
 
 export function activityTable(rows: readonly ActivityRow[], options: { compact?: boolean } = {}): SafeHtml {
   return dataTable(rows, options.compact ? WHEN_TOOL_OUTCOME : ALL_COLUMNS, 'No tool calls yet.', { stack: true });
@@ -40,7 +59,7 @@ export function activityPage(view: ActivityView): string {
     csrf: view.csrf,
     section: 'activity',
     body: html`<h1>Activity</h1>
-      <p class="lede">Every tool call made through your authorizations, newest first (kept 90 days).</p>
+      <p class="lede">Every tool call made through your authorizations, and what you did on the campaign pages, newest first (kept 90 days).</p>
       <section class="card">${activityTable(view.rows)} ${view.next && html`<p><a href="${view.next}">Older calls</a></p>`}</section>`,
   });
 }

@@ -1,7 +1,12 @@
-/** One campaign: its steps and its leads (read only). */
+/**
+ * One campaign: what a person can do to it (pause, resume, archive), how it sends (profile,
+ * schedule, limits), its figures (campaign_stats), its steps and its leads, each lead linked to
+ * the conversation that shows what was sent and replied.
+ */
+import type { CampaignStats } from '../../store/stats.ts';
 import type { Campaign, Step } from '../../store/campaigns.ts';
 import type { Lead } from '../../store/leads.ts';
-import { html } from '../html.ts';
+import { html, type SafeHtml } from '../html.ts';
 import { page, when, type Viewer } from './layout.ts';
 import { badge, dataTable, type Column } from './table.ts';
 
@@ -10,8 +15,11 @@ export interface CampaignView {
   viewer: Viewer;
   csrf: string;
   campaign: Campaign;
+  stats: CampaignStats;
+  profile?: { name: string; channel: string; timezone: string; daily_limit: number };
   leads: readonly Lead[];
   moreLeads: boolean;
+  notice?: { kind: 'success' | 'info' | 'error'; text: string };
 }
 
 const STEP_COLUMNS: readonly Column<Step>[] = [
@@ -23,8 +31,12 @@ const STEP_COLUMNS: readonly Column<Step>[] = [
   ['Fallback', (s) => s.fallback_text ?? (s.auto_fallback ? 'automatic' : '—')],
 ];
 
+/** How a lead is named on the web pages: name, else email, else profile URL. */
+export const leadName = (l: Pick<Lead, 'first_name' | 'last_name' | 'email' | 'profile_url'>): string =>
+  [l.first_name, l.last_name].filter(Boolean).join(' ') || l.email || l.profile_url || '—';
+
 const LEAD_COLUMNS: readonly Column<Lead>[] = [
-  ['Name', (l) => [l.first_name, l.last_name].filter(Boolean).join(' ') || l.email || l.profile_url || '—'],
+  ['Name', (l) => html`<a href="/app/campaigns/${l.campaign_id}/leads/${l.id}">${leadName(l)}</a>`],
   ['Company', (l) => l.company ?? '—'],
   ['Position', (l) => l.position ?? l.title ?? '—'],
   ['Status', (l) => badge(l.status)],
@@ -40,8 +52,41 @@ function sequenceDetail(lead: Lead): string {
   return `${sequence.steps_sent} sent`;
 }
 
+const DAYS = { mon: 'Mon', tue: 'Tue', wed: 'Wed', thu: 'Thu', fri: 'Fri', sat: 'Sat', sun: 'Sun' } as const;
+
+/** The sending window in words: "Mon–Fri 09:00–17:00, Europe/Paris", or "any time". */
+function scheduleText(campaign: Campaign, profileTimezone: string | undefined): string {
+  const s = campaign.schedule;
+  if (!s) return `any day, any hour (no schedule)${profileTimezone ? `, ${profileTimezone}` : ''}`;
+  const days = s.days?.length ? s.days.map((d) => DAYS[d]).join(', ') : 'every day';
+  const hour = (h: number) => `${String(h).padStart(2, '0')}:00`;
+  const hours = s.start_hour !== undefined || s.end_hour !== undefined ? ` ${hour(s.start_hour ?? 0)}–${hour(s.end_hour ?? 24)}` : ', any hour';
+  return `${days}${hours}, ${s.timezone ?? profileTimezone ?? 'the profile’s time zone'}`;
+}
+
+/** The buttons a campaign's state allows; Archive goes to a confirmation page first. */
+function controls(campaign: Campaign, csrf: string): SafeHtml {
+  const post = (action: string, label: string, kind = '') =>
+    html`<form method="post" action="/app/campaigns/${campaign.id}/${action}">
+      <input type="hidden" name="_csrf" value="${csrf}" />
+      <button type="submit" ${kind ? html` class="${kind}"` : ''}>${label}</button>
+    </form>`;
+  return html`<div class="actions controls">
+    ${campaign.status === 'active' && post('pause', 'Pause')} ${campaign.status === 'paused' && post('resume', 'Resume')}
+    ${campaign.status !== 'archived' && html`<a class="button danger" href="/app/campaigns/${campaign.id}/archive">Archive</a>`}
+  </div>`;
+}
+
+const figure = (label: string, value: string | number) =>
+  html`<div class="figure">
+    <dt>${label}</dt>
+    <dd>${value}</dd>
+  </div>`;
+
 export function campaignPage(view: CampaignView): string {
-  const { campaign } = view;
+  const { campaign, stats, profile } = view;
+  const seq = campaign.sequence;
+  const dailyLimit = campaign.settings?.daily_limit;
   return page({
     appName: view.appName,
     title: campaign.name,
@@ -49,12 +94,36 @@ export function campaignPage(view: CampaignView): string {
     csrf: view.csrf,
     section: 'dashboard',
     body: html`<p><a href="/app">← Dashboard</a></p>
+      ${view.notice && html`<p class="alert ${view.notice.kind}" role="${view.notice.kind === 'error' ? 'alert' : 'status'}">${view.notice.text}</p>`}
       <h1>${campaign.name} ${badge(campaign.status)}</h1>
       <p class="lede">
-        Updated ${when(campaign.updated_at)} · ${campaign.lead_counts.total} leads: ${campaign.sequence.waiting} waiting, ${campaign.sequence.finished}
-        finished, ${campaign.sequence.replied} replied, ${campaign.sequence.failed} failed ·
-        <span class="mono">${campaign.id}</span>
+        Updated ${when(campaign.updated_at)} · ${campaign.lead_counts.total} leads: ${seq.pending} not started, ${seq.waiting} waiting, ${seq.finished}
+        finished, ${seq.replied} replied, ${seq.failed} failed · <span class="mono">${campaign.id}</span>
       </p>
+      ${controls(campaign, view.csrf)}
+      <section class="card" aria-labelledby="sending-title">
+        <h2 id="sending-title">How it sends</h2>
+        <dl class="facts">
+          <dt>Profile</dt>
+          <dd>${profile ? `${profile.name} (${profile.channel})` : '—'}</dd>
+          <dt>Schedule</dt>
+          <dd>${scheduleText(campaign, profile?.timezone)}</dd>
+          <dt>Daily limit</dt>
+          <dd>
+            ${dailyLimit !== undefined ? `${dailyLimit} a day for this campaign` : 'none for this campaign'}${profile && `; the profile sends at most ${profile.daily_limit} a day`}
+          </dd>
+          <dt>On a reply</dt>
+          <dd>${campaign.settings?.stop_on_reply === false ? 'the lead gets the remaining steps anyway' : 'the lead’s sequence stops'}</dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="stats-title">
+        <h2 id="stats-title">Figures</h2>
+        <dl class="figures">
+          ${figure('Leads', stats.leads)} ${figure('Contacted', stats.contacted)} ${figure('Replied', stats.replied)}
+          ${figure('Reply rate', `${Math.round(stats.reply_rate * 100)}%`)} ${figure('Messages sent', stats.sent)} ${figure('Delivered', stats.delivered)}
+          ${figure('Failed', stats.failed)} ${figure('Replies', stats.replies)}
+        </dl>
+      </section>
       <section class="card" aria-labelledby="steps-title">
         <h2 id="steps-title">Steps</h2>
         ${dataTable(campaign.steps, STEP_COLUMNS, 'No steps yet.', { stack: true })}
@@ -64,5 +133,31 @@ export function campaignPage(view: CampaignView): string {
         ${dataTable(view.leads, LEAD_COLUMNS, 'No leads yet.', { stack: true })}
         ${view.moreLeads && html`<p class="hint">Showing the first ${view.leads.length} leads.</p>`}
       </section>`,
+  });
+}
+
+export function archiveConfirmPage(view: { appName: string; viewer: Viewer; csrf: string; campaign: Campaign }): string {
+  const { campaign } = view;
+  return page({
+    appName: view.appName,
+    title: `Archive ${campaign.name}?`,
+    viewer: view.viewer,
+    csrf: view.csrf,
+    section: 'dashboard',
+    narrow: true,
+    body: html`<div class="dialog">
+      <h1>Archive “${campaign.name}”?</h1>
+      <p>
+        It sends nothing more, now and later: an archived campaign cannot be started again. Its leads, messages and replies are kept, and you can still read
+        them here.
+      </p>
+      <form method="post" action="/app/campaigns/${campaign.id}/archive">
+        <input type="hidden" name="_csrf" value="${view.csrf}" />
+        <div class="actions">
+          <button type="submit" class="danger">Archive campaign</button>
+          <a class="button secondary" href="/app/campaigns/${campaign.id}">Cancel</a>
+        </div>
+      </form>
+    </div>`,
   });
 }

@@ -37,7 +37,10 @@ const CAMPAIGN_COLUMNS: readonly Column<CampaignRow>[] = [
 ];
 
 const CONVERSATION_COLUMNS: readonly Column<ConversationRow>[] = [
-  ['Lead', (c) => html`${c.lead_name ?? '—'}${c.lead_company && html`<div class="hint">${c.lead_company}</div>`}`],
+  [
+    'Lead',
+    (c) => html`<a href="/app/conversations/${c.id}">${c.lead_name ?? 'Conversation'}</a>${c.lead_company && html`<div class="hint">${c.lead_company}</div>`}`,
+  ],
   ['Campaign', (c) => c.campaign_name ?? '—'],
   ['Messages', (c) => c.message_count],
   ['Last', (c) => when(c.last_message_at)],
@@ -51,7 +54,7 @@ export function dashboardPage(view: DashboardView): string {
     csrf: view.csrf,
     section: 'dashboard',
     body: html`<h1>Dashboard</h1>
-      <p class="lede">What your AI assistant did through ${view.appName}. To change anything, ask the assistant: these pages only show.</p>
+      <p class="lede">What your AI assistant did through ${view.appName}. Open a campaign to pause, resume or archive it, and to see what went out.</p>
       ${!view.authorized && html`<p class="alert info">No AI client is connected yet. <a href="/app/mcp">Open the MCP dialog</a> to authorize one.</p>`}
       <section class="card" aria-labelledby="profiles-title">
         <h2 id="profiles-title">Sender profiles</h2>

@@ -1,0 +1,147 @@
+/**
+ * A campaign's page, its conversations, and what a person may do there: pause, resume and
+ * archive (archive asks first). Each action goes through the same store transition as the tools, so it takes effect in
+ * the sequencer at once (it sends only for active campaigns, checked in the transaction that
+ * claims a lead), and is recorded in the activity list as done on the web, not by an assistant.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CannotStartError, DomainError } from '../domain/errors.ts';
+import { ActivityStore } from '../store/activity.ts';
+import { signedIn, viewerOf, type User, type WebContext } from './context.ts';
+import { archiveConfirmPage, campaignPage } from './pages/campaign.ts';
+import { conversationPage } from './pages/conversation.ts';
+import { messagePage } from './pages/message.ts';
+
+const CAMPAIGN_LEADS = 100;
+
+/** What a person can do to a campaign on the web, the store's transition for it, and its name in the activity list. */
+const ACTIONS = {
+  pause: { transition: 'pause', tool: 'pause_campaign', done: 'Paused: nothing more is sent until you resume it.' },
+  resume: { transition: 'start', tool: 'start_campaign', done: 'Resumed: due messages go out within its schedule.' },
+  archive: { transition: 'archive', tool: 'archive_campaign', done: 'Archived: it sends nothing more, and its leads and messages are kept.' },
+} as const;
+type WebAction = keyof typeof ACTIONS;
+
+const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
+
+export async function campaignRoutes(app: FastifyInstance, ctx: WebContext): Promise<void> {
+  const guard = signedIn(ctx);
+  const activity = new ActivityStore(ctx.db);
+
+  /** The user's campaign and its profile id, or a 404 page sent. */
+  async function findCampaign(user: User, id: string, reply: FastifyReply) {
+    const found = await ctx.dashboard.campaignProfile(user.account_id, id);
+    const campaign = found && (await ctx.campaigns.get(user.account_id, found.profile_id, found.id));
+    if (found && campaign) return { profileId: found.profile_id, campaign };
+    await notFound(reply, user, 'Campaign not found', 'No campaign of your account has this id.');
+    return undefined;
+  }
+
+  function notFound(reply: FastifyReply, user: User, title: string, text: string): FastifyReply {
+    const link = { href: '/app', label: 'Back to the dashboard' };
+    return html(reply.code(404), messagePage({ appName: ctx.appName, title, text, link, viewer: viewerOf(user), csrf: reply.generateCsrf() }));
+  }
+
+  app.get<{ Params: { id: string } }>('/app/campaigns/:id', { preHandler: guard }, async (req, reply) => {
+    const user = req.user!;
+    const found = await findCampaign(user, req.params.id, reply);
+    if (!found) return reply;
+    const { campaign, profileId } = found;
+    const [leads, profile, stats] = await Promise.all([
+      ctx.leads.list(user.account_id, profileId, campaign.id, { limit: CAMPAIGN_LEADS }),
+      ctx.accounts.getProfile(user.account_id, profileId),
+      ctx.stats.campaign(user.account_id, profileId, campaign.id),
+    ]);
+    const notice = req.session.notice;
+    if (notice) delete req.session.notice;
+    return html(
+      reply,
+      campaignPage({
+        appName: ctx.appName,
+        viewer: viewerOf(user),
+        csrf: reply.generateCsrf(),
+        campaign,
+        stats,
+        ...(profile && { profile: { name: profile.name, channel: profile.channel, timezone: profile.timezone, daily_limit: profile.daily_limit } }),
+        leads: leads.leads,
+        moreLeads: leads.next_cursor !== undefined,
+        ...(notice && { notice }),
+      }),
+    );
+  });
+
+  app.get<{ Params: { id: string } }>('/app/campaigns/:id/archive', { preHandler: guard }, async (req, reply) => {
+    const found = await findCampaign(req.user!, req.params.id, reply);
+    if (!found) return reply;
+    return html(reply, archiveConfirmPage({ appName: ctx.appName, viewer: viewerOf(req.user!), csrf: reply.generateCsrf(), campaign: found.campaign }));
+  });
+
+  app.get<{ Params: { id: string } }>('/app/conversations/:id', { preHandler: guard }, async (req, reply) => {
+    const user = req.user!;
+    const heading = await ctx.dashboard.conversationHeading(user.account_id, req.params.id);
+    const conversation = heading && (await ctx.messages.getConversation(user.account_id, heading.profile_id, heading.id));
+    if (!heading || !conversation) return notFound(reply, user, 'Conversation not found', 'No conversation of your account has this id.');
+    const campaign = heading.campaign_id ? await ctx.campaigns.get(user.account_id, heading.profile_id, heading.campaign_id) : undefined;
+    const steps = new Map((campaign?.steps ?? []).map((s) => [s.id, { position: s.position, name: s.name }]));
+    const view = { appName: ctx.appName, viewer: viewerOf(user), csrf: reply.generateCsrf(), heading, messages: conversation.messages, steps };
+    return html(reply, conversationPage(view));
+  });
+
+  // A lead's row links here: its conversation, once a message went to or came from the lead.
+  app.get<{ Params: { id: string; lead: string } }>('/app/campaigns/:id/leads/:lead', { preHandler: guard }, async (req, reply) => {
+    const user = req.user!;
+    const conversationId = await ctx.dashboard.conversationOfLead(user.account_id, req.params.lead);
+    if (conversationId) return reply.redirect(`/app/conversations/${encodeURIComponent(conversationId)}`, 303);
+    const back = { href: `/app/campaigns/${encodeURIComponent(req.params.id)}`, label: 'Back to the campaign' };
+    const text = 'Nothing has been sent to this lead yet, and no reply came from them.';
+    return html(reply, messagePage({ appName: ctx.appName, title: 'No messages yet', text, link: back, viewer: viewerOf(user), csrf: reply.generateCsrf() }));
+  });
+
+  for (const action of Object.keys(ACTIONS) as WebAction[]) {
+    app.post<{ Params: { id: string } }>(`/app/campaigns/:id/${action}`, { preHandler: [guard, app.csrfProtection] }, async (req, reply) =>
+      act(req, reply, action),
+    );
+  }
+
+  async function act(req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, action: WebAction): Promise<FastifyReply> {
+    const user = req.user!;
+    const found = await findCampaign(user, req.params.id, reply);
+    if (!found) return reply;
+    const { campaign, profileId } = found;
+    const started = performance.now();
+    const { transition, tool, done } = ACTIONS[action];
+    let failure: DomainError | undefined;
+    try {
+      await ctx.campaigns.transition(user.account_id, profileId, campaign.id, transition);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      failure = err;
+    }
+    await activity.insert([
+      {
+        id: `tc_web_${crypto.randomUUID()}`,
+        account_id: user.account_id,
+        user_id: user.id,
+        grant_id: null,
+        client_id: null,
+        tool,
+        outcome: failure ? 'error' : 'ok',
+        error_code: failure ? catalogCode(failure) : null,
+        duration_ms: Math.round(performance.now() - started),
+        created_at: new Date().toISOString(),
+        actor: 'web',
+        campaign_id: campaign.id,
+        lead_id: null,
+        error_message: failure ? failure.message : null,
+      },
+    ]);
+    req.session.notice = failure ? { kind: 'error', text: `Nothing changed: ${failure.message}.` } : { kind: 'success', text: done };
+    return reply.redirect(`/app/campaigns/${encodeURIComponent(campaign.id)}`, 303);
+  }
+}
+
+/** The catalog code the matching tool answers with for the same failure. */
+function catalogCode(err: DomainError): string {
+  if (err instanceof CannotStartError) return err.reason === 'no_steps' ? 'CAMPAIGN_HAS_NO_STEPS' : 'CAMPAIGN_HAS_NO_LEADS';
+  return 'ILLEGAL_TRANSITION';
+}

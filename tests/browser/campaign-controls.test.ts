@@ -1,0 +1,196 @@
+/**
+ * A person in control of a campaign the assistant runs, in Chromium against `npm start`, on both
+ * stores: Pause on the campaign page stops the sequencer for it at once (its leads stay unsent
+ * while another campaign's go out), Resume lets it send, Archive asks first (Cancel keeps it).
+ * Each action is listed in the activity as done on the web. The campaign page shows its figures
+ * and sending settings; a lead's row leads to the conversation with the messages as they went
+ * out. Keyboard only for the new buttons, no console errors or CSP violations, and screenshots
+ * at a phone's and a laptop's width without sideways scrolling.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { Schedule } from '../../generated/types.gen.ts';
+import {
+  andWaitForPage,
+  assertNoHorizontalOverflow,
+  chromiumSkip,
+  launchChromium,
+  openContext,
+  ProblemLog,
+  screenshot,
+  submitSignIn,
+  tabTo,
+  VIEWPORTS,
+} from '../helpers/browser.ts';
+import { eventually, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { serverBackends } from '../e2e/outreach-support.ts';
+import { closedSchedule } from '../e2e/support.ts';
+
+const path = (page: Page) => new URL(page.url()).pathname;
+
+for (const backend of await serverBackends()) {
+  describe(`campaign controls in Chromium, on ${backend.kind}`, { skip: chromiumSkip() ?? backend.skip, timeout: 120_000 }, () => {
+    let server: TestServer;
+    let browser: Browser;
+    const log = new ProblemLog();
+
+    before(async () => {
+      [server, browser] = await Promise.all([backend.start(), launchChromium()]);
+    });
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+
+    /** An account whose profile has a started campaign of two leads, one step each, and the sending window given. */
+    async function startedCampaign(name: string, schedule?: Schedule) {
+      const account = await server.createAccount();
+      const profileId = account.profileIds[0]!;
+      const { campaigns, leads } = server.admin;
+      const campaign = await campaigns.create({
+        accountId: account.accountId,
+        profileId,
+        name,
+        steps: [{ name: 'Hello', type: 'email', text: 'Hello {first_name}, a short note.', auto_fallback: true, delay_days: 0 }],
+        ...(schedule && { schedule }),
+      });
+      await leads.add(account.accountId, profileId, campaign.id, [
+        { first_name: 'Ada', email: 'ada@example.com' },
+        { first_name: 'Grace', email: 'grace@example.com' },
+      ]);
+      await campaigns.transition(account.accountId, profileId, campaign.id, 'start');
+      return { ...account, profileId, campaignId: campaign.id };
+    }
+
+    /** Outbound messages of a campaign's leads, from the store. */
+    async function sentFor(campaignId: string): Promise<number> {
+      const rows = await server.admin.db
+        .selectFrom('messages')
+        .innerJoin('leads', 'leads.id', 'messages.lead_id')
+        .select('messages.id')
+        .where('leads.campaign_id', '=', campaignId)
+        .where('messages.direction', '=', 'outbound')
+        .execute();
+      return rows.length;
+    }
+
+    async function signedIn(email: string, viewport: { width: number; height: number } = VIEWPORTS.wide): Promise<Page> {
+      const context = await openContext(browser, log, { viewport });
+      const page = await context.newPage();
+      await page.goto(`${server.baseUrl}/signin`);
+      await submitSignIn(page, email, TEST_PASSWORD);
+      assert.equal(path(page), '/app');
+      return page;
+    }
+
+    test('Pause stops the sequencer for the campaign at once, Resume lets it send, and both are in the activity as done on the web', async () => {
+      // The campaign waits for its sending window, so nothing has gone out when the person pauses it.
+      const run = await startedCampaign('Spring launch', closedSchedule() as Schedule);
+      const page = await signedIn(run.email);
+      try {
+        await page.goto(`${server.baseUrl}/app/campaigns/${run.campaignId}`);
+        assert.equal((await page.locator('h1 .badge').textContent())?.trim(), 'active');
+        // Keyboard only: Tab reaches Pause, Enter presses it.
+        await tabTo(page, 'button "Pause"');
+        await andWaitForPage(page, () => page.keyboard.press('Enter'));
+        assert.equal((await page.locator('.alert').textContent())?.trim(), 'Paused: nothing more is sent until you resume it.');
+        assert.equal((await page.locator('h1 .badge').textContent())?.trim(), 'paused');
+
+        // Its window opens now (edits are allowed while paused); a campaign started after that,
+        // on the same profile, sending at any time, is the barrier: once its messages are out,
+        // the sequencer has passed over the paused campaign's due leads and sent nothing for them.
+        await server.admin.campaigns.update(run.accountId, run.profileId, run.campaignId, { schedule: null });
+        const control = await startedCampaign('Control');
+        await eventually(async () => (await sentFor(control.campaignId)) === 2, 'the control campaign sent its two messages', { timeoutMs: 20_000 });
+        assert.equal(await sentFor(run.campaignId), 0, 'the paused campaign sent nothing');
+
+        await tabTo(page, 'button "Resume"');
+        await andWaitForPage(page, () => page.keyboard.press('Enter'));
+        assert.equal((await page.locator('h1 .badge').textContent())?.trim(), 'active');
+        await eventually(async () => (await sentFor(run.campaignId)) === 2, 'the resumed campaign sent its two messages', { timeoutMs: 20_000 });
+
+        await page.goto(`${server.baseUrl}/app/activity`);
+        const rows = page.locator('tbody tr', { hasText: 'You, on the web' });
+        assert.deepEqual(
+          (await rows.locator('td[data-label="Tool"]').allTextContents()).map((t) => t.trim()),
+          ['start_campaign', 'pause_campaign'],
+          'newest first',
+        );
+        for (const link of await rows.locator('td[data-label="Touched"] a').all()) assert.equal(await link.textContent(), 'Spring launch');
+      } finally {
+        await page.context().close();
+      }
+    });
+
+    test('Archive asks first: Cancel keeps the campaign, confirming archives it and removes the buttons', async () => {
+      const run = await startedCampaign('To archive', closedSchedule() as Schedule);
+      const page = await signedIn(run.email);
+      try {
+        await page.goto(`${server.baseUrl}/app/campaigns/${run.campaignId}`);
+        await andWaitForPage(page, () => page.getByRole('link', { name: 'Archive' }).click());
+        assert.equal(path(page), `/app/campaigns/${run.campaignId}/archive`);
+        assert.equal((await page.locator('h1').textContent())?.trim(), 'Archive “To archive”?');
+        await andWaitForPage(page, () => page.getByRole('link', { name: 'Cancel' }).click());
+        assert.equal((await page.locator('h1 .badge').textContent())?.trim(), 'active', 'Cancel changed nothing');
+
+        await andWaitForPage(page, () => page.getByRole('link', { name: 'Archive' }).click());
+        await tabTo(page, 'button "Archive campaign"');
+        await andWaitForPage(page, () => page.keyboard.press('Enter'));
+        assert.equal((await page.locator('h1 .badge').textContent())?.trim(), 'archived');
+        assert.equal(await page.locator('main .actions button, main .actions a').count(), 0, 'an archived campaign offers no action');
+        const stored = await server.admin.campaigns.get(run.accountId, run.profileId, run.campaignId);
+        assert.equal(stored?.status, 'archived');
+      } finally {
+        await page.context().close();
+      }
+    });
+
+    test('the campaign page shows its figures and how it sends, with counts that add up; a lead leads to the messages as sent', async () => {
+      const run = await startedCampaign('Figures');
+      await eventually(async () => (await sentFor(run.campaignId)) === 2, 'the campaign sent its two messages', { timeoutMs: 20_000 });
+      for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+        const page = await signedIn(run.email, viewport);
+        try {
+          await page.goto(`${server.baseUrl}/app/campaigns/${run.campaignId}`);
+          const lede = (await page.locator('.lede').textContent())!.replace(/\s+/g, ' ');
+          const counts = /(\d+) leads: (\d+) not started, (\d+) waiting, (\d+) finished, (\d+) replied, (\d+) failed/.exec(lede);
+          assert.ok(counts, lede);
+          const [total, ...parts] = counts.slice(1).map(Number);
+          assert.equal(
+            parts.reduce((a, b) => a + b, 0),
+            total,
+            `the counts add up: ${lede}`,
+          );
+          const figure = async (label: string) =>
+            (
+              await page
+                .locator('.figure', { has: page.locator(`dt:text-is("${label}")`) })
+                .locator('dd')
+                .textContent()
+            )?.trim();
+          assert.equal(await figure('Messages sent'), '2');
+          assert.equal(await figure('Contacted'), '2');
+          assert.match((await page.locator('.facts').textContent()) ?? '', /any day, any hour/);
+          await assertNoHorizontalOverflow(page);
+          await screenshot(page, `campaign-${size}`);
+
+          await andWaitForPage(page, () => page.getByRole('link', { name: 'Ada' }).click());
+          assert.match(path(page), /^\/app\/conversations\//);
+          assert.equal((await page.locator('h1').textContent())?.trim(), 'Ada');
+          const item = page.locator('.timeline li').first();
+          assert.match((await item.textContent()) ?? '', /Step 1: Hello/);
+          assert.match((await item.locator('.message-text').textContent()) ?? '', /^Hello Ada, a short note\.$/);
+          await assertNoHorizontalOverflow(page);
+          await screenshot(page, `conversation-${size}`);
+        } finally {
+          await page.context().close();
+        }
+      }
+    });
+
+    test('no page logged a console error, threw, broke the Content-Security-Policy or failed to load a file', () => {
+      log.assertNone();
+    });
+  });
+}

@@ -26,6 +26,16 @@ export interface ConversationRow {
   last_message_at: string;
 }
 
+/** How the pages name a lead: its name, else its email, else its profile URL. */
+export function leadDisplayName(lead: {
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  profile_url: string | null;
+}): string | null {
+  return [lead.first_name, lead.last_name].filter(Boolean).join(' ') || lead.email || lead.profile_url || null;
+}
+
 export interface ConversationHeading {
   id: string;
   profile_id: string;
@@ -118,7 +128,7 @@ export class DashboardStore {
       .execute();
     return rows.map(({ first_name, last_name, email, profile_url, ...r }) => ({
       ...r,
-      lead_name: [first_name, last_name].filter(Boolean).join(' ') || email || profile_url || null,
+      lead_name: leadDisplayName({ first_name, last_name, email, profile_url }),
       message_count: Number(r.message_count ?? 0),
     }));
   }
@@ -147,7 +157,7 @@ export class DashboardStore {
       .executeTakeFirst();
     if (!row) return undefined;
     const { first_name, last_name, email, profile_url, ...rest } = row;
-    return { ...rest, lead_name: [first_name, last_name].filter(Boolean).join(' ') || email || profile_url || null };
+    return { ...rest, lead_name: leadDisplayName({ first_name, last_name, email, profile_url }) };
   }
 
   /** The latest conversation with a lead of the account, if any message went to or came from them. */

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CannotStartError, DomainError } from '../domain/errors.ts';
 import { ActivityStore } from '../store/activity.ts';
-import { signedIn, viewerOf, type User, type WebContext } from './context.ts';
+import { signedIn, takeNotice, viewerOf, type User, type WebContext } from './context.ts';
 import { archiveConfirmPage, campaignPage } from './pages/campaign.ts';
 import { conversationPage } from './pages/conversation.ts';
 import { messagePage } from './pages/message.ts';
@@ -52,8 +52,7 @@ export async function campaignRoutes(app: FastifyInstance, ctx: WebContext): Pro
       ctx.accounts.getProfile(user.account_id, profileId),
       ctx.stats.campaign(user.account_id, profileId, campaign.id),
     ]);
-    const notice = req.session.notice;
-    if (notice) delete req.session.notice;
+    const notice = takeNotice(req);
     return html(
       reply,
       campaignPage({

@@ -86,6 +86,13 @@ export async function signedInFrame(ctx: WebContext, req: FastifyRequest, reply:
   return user ? { viewer: viewerOf(user), csrf: reply.generateCsrf() } : {};
 }
 
+/** The one-time message the previous request left for this page, taken (shown once). */
+export function takeNotice(req: FastifyRequest): FastifyRequest['session']['notice'] {
+  const notice = req.session.notice;
+  if (notice) delete req.session.notice;
+  return notice;
+}
+
 /** A local path to return to after signing in, or undefined when `next` is not one of ours. */
 export function safeNext(next: unknown): string | undefined {
   if (typeof next !== 'string' || next.length > 500) return undefined;

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { clientConfigs, signInConfigs } from '../../runtime/index.ts';
-import { chosenScopes, signedIn, viewerOf, type WebContext } from './context.ts';
+import { chosenScopes, signedIn, takeNotice, viewerOf, type WebContext } from './context.ts';
 import { confirmRemovalPage } from './pages/confirm-removal.ts';
 import { consentPage } from './pages/consent.ts';
 import { mcpDialogPage, type ShownToken } from './pages/mcp-dialog.ts';
@@ -35,8 +35,7 @@ export async function mcpDialogRoutes(app: FastifyInstance, ctx: WebContext): Pr
     } else if (shown) {
       delete req.session.dialogToken;
     }
-    const notice = req.session.notice;
-    if (notice) delete req.session.notice;
+    const notice = takeNotice(req);
     return html(
       reply,
       mcpDialogPage({

@@ -6,6 +6,7 @@
 import type { CampaignStats } from '../../store/stats.ts';
 import type { Campaign, Step } from '../../store/campaigns.ts';
 import type { Lead } from '../../store/leads.ts';
+import { leadDisplayName } from '../../store/dashboard.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { page, when, type Viewer } from './layout.ts';
 import { badge, dataTable, type Column } from './table.ts';
@@ -31,9 +32,8 @@ const STEP_COLUMNS: readonly Column<Step>[] = [
   ['Fallback', (s) => s.fallback_text ?? (s.auto_fallback ? 'automatic' : '—')],
 ];
 
-/** How a lead is named on the web pages: name, else email, else profile URL. */
-export const leadName = (l: Pick<Lead, 'first_name' | 'last_name' | 'email' | 'profile_url'>): string =>
-  [l.first_name, l.last_name].filter(Boolean).join(' ') || l.email || l.profile_url || '—';
+const leadName = (l: Lead): string =>
+  leadDisplayName({ first_name: l.first_name ?? null, last_name: l.last_name ?? null, email: l.email ?? null, profile_url: l.profile_url ?? null }) ?? '—';
 
 const LEAD_COLUMNS: readonly Column<Lead>[] = [
   ['Name', (l) => html`<a href="/app/campaigns/${l.campaign_id}/leads/${l.id}">${leadName(l)}</a>`],

@@ -2,7 +2,7 @@
  * Domain failures raised by the store and the rules, independent of MCP. Tool handlers turn them
  * into the catalog errors their tools declare (app/tool-support/domain-errors.ts).
  */
-import type { CampaignStatus } from '../store/schema.ts';
+import type { CampaignStatus } from '../../generated/types.gen.ts';
 
 export class DomainError extends Error {
   override name = 'DomainError';

@@ -4,12 +4,11 @@
  * IMMEDIATE), so concurrent writers queue instead of losing updates or breaking step order.
  */
 import { sql, type Transaction } from 'kysely';
-import { NotFoundError } from '../domain/errors.ts';
+import { CannotStartError, NotFoundError } from '../domain/errors.ts';
 import { EDIT_STATES, requireState, STEP_EDIT_STATES, transition } from '../domain/lifecycle.ts';
-import { CannotStartError } from '../domain/errors.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
-import { realignLeads } from './sequencing.ts';
+import { realignLeads } from './realign-leads.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { CampaignsTable, CampaignStatus, Database, SequenceStatus, StepsTable } from './schema.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';

@@ -1,6 +1,7 @@
 /** Leads of a campaign: bulk add with duplicate detection, filtered listing, removal. */
 import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
 import { NotFoundError } from '../domain/errors.ts';
+import { dedupeKey, LEAD_FIELDS, type NewLead } from '../domain/leads.ts';
 import { ADD_LEADS_STATES, requireState } from '../domain/lifecycle.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { assertCampaign } from './ownership.ts';
@@ -8,9 +9,6 @@ import { preparedShapes } from './prepared.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
 import type { Database, LeadsTable } from './schema.ts';
-
-export const LEAD_FIELDS = ['first_name', 'last_name', 'company', 'position', 'title', 'location', 'industry', 'email', 'profile_url'] as const;
-export type LeadField = (typeof LEAD_FIELDS)[number];
 
 /** Which optional filters a page of leads has: `status/search/cursor`, each part empty when absent. */
 type LeadPageShape = `${'' | 'status'}/${'' | 'search'}/${'' | 'cursor'}`;
@@ -23,31 +21,12 @@ interface LeadPageParams {
   limit: number;
 }
 
-export type NewLead = Partial<Record<LeadField, string>> & { custom_fields?: Record<string, string | undefined> };
-
 // A lead's steps_sent counts the steps behind it: sent, or (for a step inserted behind it while paused) skipped.
 import type { Lead, LeadSequence } from '../../generated/types.gen.ts';
 
-export type { Lead, LeadSequence };
+export type { Lead, LeadSequence, NewLead };
 
 export type AddLeadResult = { index: number; status: 'added'; lead_id: string } | { index: number; status: 'duplicate'; lead_id: string; matched_on: string };
-
-/** A lead's identity within a campaign: its email, else its profile URL, else name and company. */
-export function dedupeKey(lead: NewLead): { key: string; on: string } | undefined {
-  const email = lead.email?.trim().toLowerCase();
-  if (email) return { key: `email:${email}`, on: 'email' };
-  const url = lead.profile_url
-    ?.trim()
-    .toLowerCase()
-    .replace(/^https?:\/\/(www\.)?/, '')
-    .replace(/[?#].*$/, '')
-    .replace(/\/+$/, '');
-  if (url) return { key: `url:${url}`, on: 'profile_url' };
-  // Without email or profile URL, the first name is what identifies a person (last name and company alone do not).
-  if (!lead.first_name?.trim()) return undefined;
-  const name = [lead.first_name, lead.last_name, lead.company].map((v) => v?.trim().toLowerCase() ?? '').join('|');
-  return { key: `name:${name}`, on: 'name and company' };
-}
 
 function toSequence(row: Selectable<LeadsTable>): LeadSequence {
   const status = row.sequence_status === 'removed' ? 'finished' : row.sequence_status;
@@ -68,14 +47,6 @@ export function toLead(row: Selectable<LeadsTable>): Lead {
   for (const f of LEAD_FIELDS) if (row[f] !== null) lead[f] = row[f];
   if (row.custom_fields) lead.custom_fields = JSON.parse(row.custom_fields) as Record<string, string>;
   return lead;
-}
-
-/** The placeholder values of a lead: built-in fields, `name` as the first name, and custom.<field>. */
-export function leadValues(lead: Lead | NewLead): Record<string, string | undefined> {
-  const values: Record<string, string | undefined> = { name: lead.first_name };
-  for (const f of LEAD_FIELDS) values[f] = lead[f];
-  for (const [k, v] of Object.entries(lead.custom_fields ?? {})) values[`custom.${k}`] = v;
-  return values;
 }
 
 type Trx = Transaction<Database>;

@@ -4,7 +4,7 @@
  */
 import type { Transaction } from 'kysely';
 import { DomainError, NotFoundError } from '../domain/errors.ts';
-import { localDay } from './accounts.ts';
+import { localDay, nextLocalMidnight } from '../domain/schedule.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import type { Db, DbKind } from './database.ts';
 import { systemClock, type Clock } from '../clock.ts';
@@ -46,15 +46,6 @@ export function toMessage(row: MessagesTable): Message {
     ...(row.delivered_at !== null && { delivered_at: row.delivered_at }),
     ...(row.error !== null && { error: row.error }),
   };
-}
-
-/** The next local midnight of a time zone, as an ISO instant: when the daily usage resets. */
-export function nextLocalMidnight(timezone: string, at = new Date()): string {
-  const today = localDay(timezone, at);
-  // Walk forward in 15-minute steps until the local date changes (handles any UTC offset and DST).
-  let t = new Date(Math.ceil(at.getTime() / 900_000) * 900_000);
-  while (localDay(timezone, t) === today) t = new Date(t.getTime() + 900_000);
-  return t.toISOString();
 }
 
 type Trx = Transaction<Database>;

@@ -8,17 +8,15 @@
  */
 import { sql, type Selectable, type Transaction } from 'kysely';
 import { renderStep } from '../domain/placeholders.ts';
-import { localTime } from '../domain/schedule.ts';
-import { localDay } from './accounts.ts';
+import { leadValues } from '../domain/leads.ts';
+import { dueAfter, localDay, localTime } from '../domain/schedule.ts';
 import { toStep, type Schedule, type Settings, type Step } from './campaigns.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
-import { leadValues, toLead } from './leads.ts';
+import { toLead } from './leads.ts';
 import type { Database, LeadsTable, MessagesTable } from './schema.ts';
 
 type Trx = Transaction<Database>;
-
-const DAY_MS = 86_400_000;
 
 export interface RunningCampaign {
   id: string;
@@ -42,48 +40,8 @@ export interface BatchResult {
   busy: boolean;
 }
 
-export const dueAfter = (from: Date, step: Pick<Step, 'delay_days'> | undefined) => new Date(from.getTime() + (step?.delay_days ?? 0) * DAY_MS);
-
 /** The idempotency key of a step sent to a lead: the unique index refuses a second one, whatever happens. */
 export const sequenceKey = (leadId: string, stepId: string) => `sequence:${leadId}:${stepId}`;
-
-/**
- * After a change to a campaign's steps (only while draft or paused): leads keep their place in
- * the sequence (steps inserted or deleted behind them move their pointer along), and waiting
- * leads are due after the delay of the step they now wait for.
- */
-export async function realignLeads(trx: Trx, campaignId: string, now: Date, shifted?: { from: number; delta: 1 | -1 }): Promise<void> {
-  const open = ['pending', 'waiting'] as const;
-  if (shifted)
-    await trx
-      .updateTable('leads')
-      .set({ next_step: sql<number>`next_step + ${shifted.delta}` })
-      .where('campaign_id', '=', campaignId)
-      .where('sequence_status', 'in', open)
-      .where('next_step', '>', shifted.from)
-      .execute();
-  const steps = await trx.selectFrom('steps').select(['position', 'delay_days']).where('campaign_id', '=', campaignId).execute();
-  const delays = new Map(steps.map((s) => [Number(s.position), Number(s.delay_days)]));
-  const waiting = await trx
-    .selectFrom('leads')
-    .select(['id', 'next_step', 'last_sent_at'])
-    .where('campaign_id', '=', campaignId)
-    .where('sequence_status', '=', 'waiting')
-    .execute();
-  const groups = new Map<string, string[]>();
-  for (const lead of waiting) {
-    const from = lead.last_sent_at === null ? now : new Date(lead.last_sent_at);
-    const due = dueAfter(from, { delay_days: delays.get(Number(lead.next_step)) ?? 0 }).toISOString();
-    groups.set(due, [...(groups.get(due) ?? []), lead.id]);
-  }
-  for (const [due, ids] of groups)
-    for (let i = 0; i < ids.length; i += 500)
-      await trx
-        .updateTable('leads')
-        .set({ next_due_at: due })
-        .where('id', 'in', ids.slice(i, i + 500))
-        .execute();
-}
 
 export class SequencingStore {
   constructor(

@@ -32,8 +32,6 @@ export class EmailTakenError extends Error {
   override name = 'EmailTakenError';
 }
 
-const now = () => new Date().toISOString();
-
 let dummy: Promise<string> | undefined;
 /** A hash of a random password, verified against when the email is unknown (made once). */
 const dummyHash = () => (dummy ??= hashPassword(`dummy-${Math.random()}`));
@@ -74,7 +72,7 @@ export class AccountStore {
       if (await trx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()) throw taken();
       const accountId = newId('acc');
       const userId = newId('usr');
-      const created = now();
+      const created = this.clock().toISOString();
       await trx.insertInto('accounts').values({ id: accountId, name: input.name, status: 'active', created_at: created }).execute();
       await trx
         .insertInto('users')

@@ -97,7 +97,6 @@ const STEP_COLUMNS = [
   'fallback_text',
   'auto_fallback',
 ] as const satisfies readonly (keyof StepsTable)[];
-const now = () => new Date().toISOString();
 
 export class CampaignStore {
   constructor(
@@ -114,7 +113,7 @@ export class CampaignStore {
     schedule?: Schedule;
     settings?: Settings;
   }): Promise<Campaign> {
-    const at = now();
+    const at = this.clock().toISOString();
     const row: CampaignsTable = {
       id: newId('cmp'),
       account_id: input.accountId,
@@ -222,7 +221,7 @@ export class CampaignStore {
       await work(trx, row);
       await trx
         .updateTable('campaigns')
-        .set({ updated_at: now(), version: Number(row.version) + 1 })
+        .set({ updated_at: this.clock().toISOString(), version: Number(row.version) + 1 })
         .where('id', '=', id)
         .execute();
       return (await this.get(accountId, profileId, id, trx))!;

@@ -1,6 +1,7 @@
 /** Accounts, their users, sender profiles and authorization grants. */
 import type { Db } from './database.ts';
 import { systemClock, type Clock } from '../clock.ts';
+import { EmailTakenError } from '../domain/errors.ts';
 import { localDay } from '../domain/schedule.ts';
 import { newId } from './ids.ts';
 import { prepared } from './prepared.ts';
@@ -26,10 +27,6 @@ export interface CreatedAccount {
   accountId: string;
   userId: string;
   profileIds: string[];
-}
-
-export class EmailTakenError extends Error {
-  override name = 'EmailTakenError';
 }
 
 let dummy: Promise<string> | undefined;

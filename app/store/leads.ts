@@ -1,6 +1,6 @@
 /** Leads of a campaign: bulk add with duplicate detection, filtered listing, removal. */
 import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
-import { NotFoundError } from '../domain/errors.ts';
+import { NotFoundError, type Fallible } from '../domain/errors.ts';
 import { dedupeKey, LEAD_FIELDS, type NewLead } from '../domain/leads.ts';
 import { ADD_LEADS_STATES, requireState } from '../domain/lifecycle.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -51,6 +51,13 @@ export function toLead(row: Selectable<LeadsTable>): Lead {
 
 type Trx = Transaction<Database>;
 
+interface LeadListOptions {
+  status?: 'active' | 'replied';
+  search?: string;
+  limit: number;
+  cursor?: string;
+}
+
 const SEARCHED = ['leads.first_name', 'leads.last_name', 'leads.company', 'leads.email'] as const;
 
 export class LeadStore {
@@ -74,7 +81,12 @@ export class LeadStore {
   }
 
   /** Adds leads in one transaction; a lead already in the campaign (or twice in the batch) is reported, not added. */
-  async add(accountId: string, profileId: string, campaignId: string, leads: readonly NewLead[]): Promise<AddLeadResult[]> {
+  add(
+    accountId: string,
+    profileId: string,
+    campaignId: string,
+    leads: readonly NewLead[],
+  ): Fallible<AddLeadResult[], 'CAMPAIGN_NOT_FOUND' | 'LEADS_NOT_ACCEPTED'> {
     return this.db.transaction().execute(async (trx) => {
       const campaign = await this.lockCampaign(trx, accountId, profileId, campaignId);
       requireState(campaign.status, 'add_leads', ADD_LEADS_STATES);
@@ -149,12 +161,16 @@ export class LeadStore {
     return q.orderBy('created_at').orderBy('id').limit(p.limit);
   });
 
-  async list(
+  list(
     accountId: string,
     profileId: string,
     campaignId: string,
-    options: { status?: 'active' | 'replied'; search?: string; limit: number; cursor?: string },
-  ): Promise<{ leads: Lead[]; next_cursor?: string }> {
+    options: LeadListOptions,
+  ): Fallible<{ leads: Lead[]; next_cursor?: string }, 'CAMPAIGN_NOT_FOUND' | 'INVALID_CURSOR'> {
+    return this.page(accountId, profileId, campaignId, options);
+  }
+
+  private async page(accountId: string, profileId: string, campaignId: string, options: LeadListOptions): Promise<{ leads: Lead[]; next_cursor?: string }> {
     await assertCampaign(this.db, accountId, profileId, campaignId);
     // Folded and escaped the same way on both back-ends (see leadPage).
     const like = options.search ? `%${options.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
@@ -188,7 +204,11 @@ export class LeadStore {
   }
 
   /** Removes a lead, under its campaign's lock (so that it cannot race start_campaign's lead check). */
-  async remove(accountId: string, profileId: string, leadId: string): Promise<void> {
+  remove(accountId: string, profileId: string, leadId: string): Fallible<void, 'LEAD_NOT_FOUND'> {
+    return this.removeLead(accountId, profileId, leadId);
+  }
+
+  private async removeLead(accountId: string, profileId: string, leadId: string): Promise<void> {
     const lead = await this.get(accountId, profileId, leadId);
     if (!lead) throw new NotFoundError('lead', leadId);
     await this.db.transaction().execute(async (trx) => {

@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { DeliveryAdapter, OutgoingMessage } from '../../app/delivery/adapter.ts';
 import { OutboxWorker } from '../../app/delivery/outbox-worker.ts';
-import { IllegalStateError, NotFoundError } from '../../app/domain/errors.ts';
+import { DailyLimitError, IllegalStateError, NotFoundError } from '../../app/domain/errors.ts';
 import { AccountStore } from '../../app/store/accounts.ts';
 import { CampaignStore } from '../../app/store/campaigns.ts';
 import { LeadStore } from '../../app/store/leads.ts';
 import { nextLocalMidnight } from '../../app/domain/schedule.ts';
-import { DailyLimitError, MessageStore } from '../../app/store/messages.ts';
+import { MessageStore } from '../../app/store/messages.ts';
 import { StatsStore } from '../../app/store/stats.ts';
 import { backends, type TestDatabase } from '../helpers/databases.ts';
 

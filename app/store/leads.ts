@@ -4,6 +4,7 @@ import { NotFoundError, type Fallible } from '../domain/errors.ts';
 import { dedupeKey, LEAD_FIELDS, type NewLead } from '../domain/leads.ts';
 import { ADD_LEADS_STATES, requireState } from '../domain/lifecycle.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { inChunks } from './chunks.ts';
 import { assertCampaign } from './ownership.ts';
 import { preparedShapes } from './prepared.ts';
 import type { Db, DbKind } from './database.ts';
@@ -93,15 +94,15 @@ export class LeadStore {
       const keyed = leads.map((lead, index) => ({ lead, index, identity: dedupeKey(lead)! }));
       const keys = [...new Set(keyed.map((k) => k.identity.key))];
       const existing = new Map<string, string>();
-      for (let i = 0; i < keys.length; i += 500) {
+      await inChunks(keys, 500, async (chunk) => {
         const rows = await trx
           .selectFrom('leads')
           .select(['id', 'dedupe_key'])
           .where('campaign_id', '=', campaignId)
-          .where('dedupe_key', 'in', keys.slice(i, i + 500))
+          .where('dedupe_key', 'in', chunk)
           .execute();
         for (const r of rows) existing.set(r.dedupe_key!, r.id);
-      }
+      });
       const results: AddLeadResult[] = [];
       const rows: Insertable<LeadsTable>[] = [];
       const at = new Date().toISOString();
@@ -135,11 +136,7 @@ export class LeadStore {
         });
         results.push({ index, status: 'added', lead_id: id });
       }
-      for (let i = 0; i < rows.length; i += 200)
-        await trx
-          .insertInto('leads')
-          .values(rows.slice(i, i + 200))
-          .execute();
+      await inChunks(rows, 200, (chunk) => trx.insertInto('leads').values(chunk).execute());
       if (rows.length) await trx.updateTable('campaigns').set({ updated_at: at }).where('id', '=', campaignId).execute();
       return results;
     });

@@ -4,6 +4,7 @@
  */
 import { sql, type Transaction } from 'kysely';
 import { dueAfter } from '../domain/schedule.ts';
+import { inChunks } from './chunks.ts';
 import type { Database } from './schema.ts';
 
 type Trx = Transaction<Database>;
@@ -37,11 +38,5 @@ export async function realignLeads(trx: Trx, campaignId: string, now: Date, shif
     const due = dueAfter(from, { delay_days: delays.get(Number(lead.next_step)) ?? 0 }).toISOString();
     groups.set(due, [...(groups.get(due) ?? []), lead.id]);
   }
-  for (const [due, ids] of groups)
-    for (let i = 0; i < ids.length; i += 500)
-      await trx
-        .updateTable('leads')
-        .set({ next_due_at: due })
-        .where('id', 'in', ids.slice(i, i + 500))
-        .execute();
+  for (const [due, ids] of groups) await inChunks(ids, 500, (chunk) => trx.updateTable('leads').set({ next_due_at: due }).where('id', 'in', chunk).execute());
 }

@@ -11,6 +11,7 @@ import { renderStep } from '../domain/placeholders.ts';
 import { leadValues } from '../domain/leads.ts';
 import { dueAfter, localDay, localTime } from '../domain/schedule.ts';
 import { toStep, type Schedule, type Settings, type Step } from './campaigns.ts';
+import { inChunks } from './chunks.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
 import { toLead } from './leads.ts';
@@ -153,14 +154,13 @@ export class SequencingStore {
           error: null,
         };
       });
-      for (let i = 0; i < messages.length; i += 200) {
-        const chunk = messages.slice(i, i + 200);
+      await inChunks(messages, 200, async (chunk) => {
         await trx.insertInto('messages').values(chunk).execute();
         await trx
           .insertInto('outbox')
           .values(chunk.map((m) => ({ message_id: m.id, state: 'pending' as const, attempts: 0, next_attempt_at: at, locked_until: null, last_error: null })))
           .execute();
-      }
+      });
       const finished = await this.advance(trx, leads, steps, now);
       if (messages.length) {
         await this.touchConversations(trx, [...new Set(messages.map((m) => m.conversation_id))], at);
@@ -231,11 +231,7 @@ export class SequencingStore {
         created_at: at,
         last_message_at: at,
       }));
-    for (let i = 0; i < missing.length; i += 200)
-      await trx
-        .insertInto('conversations')
-        .values(missing.slice(i, i + 200))
-        .execute();
+    await inChunks(missing, 200, (chunk) => trx.insertInto('conversations').values(chunk).execute());
     for (const c of missing) byLead.set(c.lead_id, c.id);
     return byLead;
   }
@@ -268,12 +264,7 @@ export class SequencingStore {
   }
 
   private async touchConversations(trx: Trx, ids: readonly string[], at: string): Promise<void> {
-    for (let i = 0; i < ids.length; i += 500)
-      await trx
-        .updateTable('conversations')
-        .set({ last_message_at: at })
-        .where('id', 'in', ids.slice(i, i + 500))
-        .execute();
+    await inChunks(ids, 500, (chunk) => trx.updateTable('conversations').set({ last_message_at: at }).where('id', 'in', chunk).execute());
   }
 
   private async count(trx: Trx, campaign: RunningCampaign, profileDay: string, campaignDay: string, sent: number): Promise<void> {

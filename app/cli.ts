@@ -19,7 +19,6 @@ import { ACCESS_TOKEN_TTL_SECONDS } from './auth/tokens.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openService } from './server.ts';
 import { DomainError } from './domain/errors.ts';
-import { EmailTakenError } from './store/accounts.ts';
 import { backupSqlite } from './store/database.ts';
 import { randomPassword } from './seed.ts';
 import { destroyUserSessions } from './web/session-store.ts';
@@ -217,8 +216,7 @@ run(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof UsageError) console.error(`${err.message}\n${USAGE}`);
-    else if (err instanceof ConfigError || err instanceof EmailTakenError || err instanceof DomainError || err instanceof PromptCancelledError)
-      console.error(err.message);
+    else if (err instanceof ConfigError || err instanceof DomainError || err instanceof PromptCancelledError) console.error(err.message);
     else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
       console.error(`${plainParseError(err)}; \`npm run cli -- help\` lists the commands and their options`);
     else console.error(err);

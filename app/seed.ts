@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { AppConfig } from './config.ts';
-import { EmailTakenError, type AccountStore } from './store/accounts.ts';
+import { EmailTakenError } from './domain/errors.ts';
+import type { AccountStore } from './store/accounts.ts';
 import type { Db } from './store/database.ts';
 import { verifyPassword } from './store/passwords.ts';
 import { destroyUserSessions } from './web/session-store.ts';

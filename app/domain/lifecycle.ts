@@ -2,7 +2,7 @@
  * Campaign lifecycle: draft -> active <-> paused -> completed, and any state -> archived.
  * Steps may change only while the campaign is draft or paused.
  */
-import type { CampaignStatus } from '../store/schema.ts';
+import type { CampaignStatus } from '../../generated/types.gen.ts';
 import { IllegalStateError, type CampaignAction } from './errors.ts';
 
 const FROM: Record<'start' | 'pause' | 'archive' | 'complete', readonly CampaignStatus[]> = {

@@ -1,8 +1,10 @@
 /**
- * A campaign's sending window: the days of the week and the hours, in a time zone, when its
- * sequence may send. Unset parts mean "any": no schedule at all sends at any time.
+ * When things may be sent, and when they are due. A campaign's sending window: the days of the
+ * week and the hours, in a time zone, when its sequence may send (unset parts mean "any": no
+ * schedule at all sends at any time); a profile's local day, against which its daily limit counts
+ * and at whose midnight it resets; and when a lead's next step falls due.
  */
-import type { Schedule, Weekday } from '../store/campaigns.ts';
+import type { Schedule, Step, Weekday } from '../../generated/types.gen.ts';
 
 const WEEKDAYS: readonly Weekday[] = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 
@@ -32,10 +34,10 @@ export function sendingWindow(schedule: Schedule | undefined, profileTimezone: s
   };
 }
 
+/** One formatter per time zone: building one costs ~80 µs, formatting ~1 µs. */
 const formats = new Map<string, Intl.DateTimeFormat>();
 
-/** The local date, weekday and time of an instant in a time zone. */
-export function localTime(at: Date, timezone: string): LocalTime {
+function formatIn(timezone: string): Intl.DateTimeFormat {
   let format = formats.get(timezone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
@@ -50,8 +52,13 @@ export function localTime(at: Date, timezone: string): LocalTime {
     });
     formats.set(timezone, format);
   }
+  return format;
+}
+
+/** The local date, weekday and time of an instant in a time zone. */
+export function localTime(at: Date, timezone: string): LocalTime {
   const parts: Record<string, string> = {};
-  for (const p of format.formatToParts(at)) parts[p.type] = p.value;
+  for (const p of formatIn(timezone).formatToParts(at)) parts[p.type] = p.value;
   return {
     day: `${parts.year}-${parts.month}-${parts.day}`,
     weekday: parts.weekday!.toLowerCase() as Weekday,
@@ -60,20 +67,26 @@ export function localTime(at: Date, timezone: string): LocalTime {
   };
 }
 
+/** The date (YYYY-MM-DD) of an instant in a time zone: usage counters reset at the profile's local midnight. */
+export function localDay(timezone: string, at: Date): string {
+  return localTime(at, timezone).day;
+}
+
+/** The next local midnight of a time zone, as an ISO instant: when the daily usage resets. */
+export function nextLocalMidnight(timezone: string, at: Date): string {
+  const today = localDay(timezone, at);
+  // Walk forward in 15-minute steps until the local date changes (handles any UTC offset and DST).
+  let t = new Date(Math.ceil(at.getTime() / 900_000) * 900_000);
+  while (localDay(timezone, t) === today) t = new Date(t.getTime() + 900_000);
+  return t.toISOString();
+}
+
 export function isOpen(window: SendingWindow, at: Date): boolean {
   const local = localTime(at, window.timezone);
   return window.days.has(local.weekday) && local.hour >= window.startHour && local.hour < window.endHour;
 }
 
-const STEP_MS = 15 * 60_000;
+const DAY_MS = 86_400_000;
 
-/**
- * The first instant at or after `at` when the window is open (to a quarter hour, which every
- * time zone's offsets are multiples of), or undefined if it never opens (no day allowed).
- */
-export function nextOpening(window: SendingWindow, at: Date): Date | undefined {
-  if (isOpen(window, at)) return at;
-  let t = Math.ceil(at.getTime() / STEP_MS) * STEP_MS;
-  for (let i = 0; i < (8 * 24 * 60 * 60_000) / STEP_MS; i++, t += STEP_MS) if (isOpen(window, new Date(t))) return new Date(t);
-  return undefined;
-}
+/** When a step falls due: its delay in days after `from` (the previous send, or the start). */
+export const dueAfter = (from: Date, step: Pick<Step, 'delay_days'> | undefined): Date => new Date(from.getTime() + (step?.delay_days ?? 0) * DAY_MS);

@@ -1,6 +1,8 @@
 /** Accounts, their users, sender profiles and authorization grants. */
 import type { Db } from './database.ts';
 import { systemClock, type Clock } from '../clock.ts';
+import { EmailTakenError } from '../domain/errors.ts';
+import { localDay } from '../domain/schedule.ts';
 import { newId } from './ids.ts';
 import { prepared } from './prepared.ts';
 import { isUniqueViolation } from './db-errors.ts';
@@ -18,37 +20,21 @@ import type { Profile } from '../../generated/types.gen.ts';
 
 export type { Profile };
 
+// bench/servers/floor-db.ts reads the day where the store does.
+export { localDay };
+
 export interface CreatedAccount {
   accountId: string;
   userId: string;
   profileIds: string[];
 }
 
-export class EmailTakenError extends Error {
-  override name = 'EmailTakenError';
-}
-
-const now = () => new Date().toISOString();
-
 let dummy: Promise<string> | undefined;
 /** A hash of a random password, verified against when the email is unknown (made once). */
 const dummyHash = () => (dummy ??= hashPassword(`dummy-${Math.random()}`));
 
-/** Today's date (YYYY-MM-DD) in a time zone; usage counters reset at the profile's local midnight. */
-export function localDay(timezone: string, at = new Date()): string {
-  let format = dayFormats.get(timezone);
-  if (!format) {
-    // Building a formatter costs ~80 µs, formatting ~1 µs: keep one per time zone.
-    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    dayFormats.set(timezone, format);
-  }
-  return format.format(at);
-}
-
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
-
 /** The UTC dates around `at`: every time zone's local date is one of them. */
-export function candidateDays(at = new Date()): string[] {
+export function candidateDays(at: Date): string[] {
   return [-1, 0, 1].map((d) => new Date(at.getTime() + d * 86_400_000).toISOString().slice(0, 10));
 }
 
@@ -83,7 +69,7 @@ export class AccountStore {
       if (await trx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()) throw taken();
       const accountId = newId('acc');
       const userId = newId('usr');
-      const created = now();
+      const created = this.clock().toISOString();
       await trx.insertInto('accounts').values({ id: accountId, name: input.name, status: 'active', created_at: created }).execute();
       await trx
         .insertInto('users')

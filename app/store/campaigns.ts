@@ -4,12 +4,11 @@
  * IMMEDIATE), so concurrent writers queue instead of losing updates or breaking step order.
  */
 import { sql, type Transaction } from 'kysely';
-import { NotFoundError } from '../domain/errors.ts';
+import { CannotStartError, NotFoundError, type Fallible } from '../domain/errors.ts';
 import { EDIT_STATES, requireState, STEP_EDIT_STATES, transition } from '../domain/lifecycle.ts';
-import { CannotStartError } from '../domain/errors.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
-import { realignLeads } from './sequencing.ts';
+import { realignLeads } from './realign-leads.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { CampaignsTable, CampaignStatus, Database, SequenceStatus, StepsTable } from './schema.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -86,6 +85,9 @@ export function stepRow(campaignId: string, position: number, s: NewStep): Steps
 
 type Trx = Transaction<Database>;
 
+/** What a change to a campaign's steps may fail with (editing is refused only when archived, steps also when active or completed). */
+type StepEditFailure = 'CAMPAIGN_NOT_FOUND' | 'CAMPAIGN_ARCHIVED' | 'STEPS_LOCKED';
+
 const STEP_COLUMNS = [
   'id',
   'campaign_id',
@@ -98,7 +100,6 @@ const STEP_COLUMNS = [
   'fallback_text',
   'auto_fallback',
 ] as const satisfies readonly (keyof StepsTable)[];
-const now = () => new Date().toISOString();
 
 export class CampaignStore {
   constructor(
@@ -115,7 +116,7 @@ export class CampaignStore {
     schedule?: Schedule;
     settings?: Settings;
   }): Promise<Campaign> {
-    const at = now();
+    const at = this.clock().toISOString();
     const row: CampaignsTable = {
       id: newId('cmp'),
       account_id: input.accountId,
@@ -192,7 +193,15 @@ export class CampaignStore {
   }
 
   /** Campaigns of a profile, newest first, optionally of some states; cursor-paginated. */
-  async list(accountId: string, profileId: string, options: { statuses?: CampaignStatus[]; limit: number; cursor?: string }) {
+  list(
+    accountId: string,
+    profileId: string,
+    options: { statuses?: CampaignStatus[]; limit: number; cursor?: string },
+  ): Fallible<{ campaigns: CampaignSummary[]; next_cursor?: string }, 'INVALID_CURSOR'> {
+    return this.page(accountId, profileId, options);
+  }
+
+  private async page(accountId: string, profileId: string, options: { statuses?: CampaignStatus[]; limit: number; cursor?: string }) {
     let q = this.db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('profile_id', '=', profileId);
     if (options.statuses?.length) q = q.where('status', 'in', options.statuses);
     if (options.cursor !== undefined) {
@@ -223,7 +232,7 @@ export class CampaignStore {
       await work(trx, row);
       await trx
         .updateTable('campaigns')
-        .set({ updated_at: now(), version: Number(row.version) + 1 })
+        .set({ updated_at: this.clock().toISOString(), version: Number(row.version) + 1 })
         .where('id', '=', id)
         .execute();
       return (await this.get(accountId, profileId, id, trx))!;
@@ -231,12 +240,12 @@ export class CampaignStore {
   }
 
   /** Changes name, schedule, settings and/or replaces the whole step list (steps only while draft or paused). */
-  async update(
+  update(
     accountId: string,
     profileId: string,
     id: string,
     patch: { name?: string; schedule?: Schedule | null; settings?: Settings | null; steps?: readonly NewStep[] },
-  ): Promise<Campaign> {
+  ): Fallible<Campaign, StepEditFailure> {
     return this.locked(accountId, profileId, id, async (trx, row) => {
       requireState(row.status, 'edit', EDIT_STATES);
       if (patch.steps) requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
@@ -259,7 +268,12 @@ export class CampaignStore {
   }
 
   /** start / pause / archive, with the lifecycle rules; starting needs a step and a lead. */
-  async transition(accountId: string, profileId: string, id: string, action: 'start' | 'pause' | 'archive'): Promise<Campaign> {
+  transition<A extends 'start' | 'pause' | 'archive'>(
+    accountId: string,
+    profileId: string,
+    id: string,
+    action: A,
+  ): Fallible<Campaign, 'CAMPAIGN_NOT_FOUND' | 'ILLEGAL_TRANSITION' | (A extends 'start' ? 'CAMPAIGN_HAS_NO_STEPS' | 'CAMPAIGN_HAS_NO_LEADS' : never)> {
     return this.locked(accountId, profileId, id, async (trx, row) => {
       const next = transition(row.status, action);
       if (action === 'start') {
@@ -285,14 +299,14 @@ export class CampaignStore {
    * Inserts a step at a position (1-based; default: last), shifting later steps. `check` sees
    * the step list as it will be, inside the lock, and may throw to refuse the change.
    */
-  async addStep(
+  addStep(
     accountId: string,
     profileId: string,
     id: string,
     step: NewStep,
     position: number | undefined,
     check: (steps: readonly NewStep[], position: number) => void,
-  ): Promise<Campaign> {
+  ): Fallible<Campaign, StepEditFailure> {
     return this.locked(accountId, profileId, id, async (trx, row) => {
       requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
       const steps = await this.stepsOf(trx, id);
@@ -309,14 +323,14 @@ export class CampaignStore {
     });
   }
 
-  async updateStep(
+  updateStep(
     accountId: string,
     profileId: string,
     id: string,
     stepId: string,
     patch: StepPatch,
     check: (steps: readonly NewStep[], position: number) => void,
-  ): Promise<Campaign> {
+  ): Fallible<Campaign, StepEditFailure | 'STEP_NOT_FOUND'> {
     return this.locked(accountId, profileId, id, async (trx, row) => {
       requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
       const steps = await this.stepsOf(trx, id);
@@ -342,7 +356,7 @@ export class CampaignStore {
     });
   }
 
-  async deleteStep(accountId: string, profileId: string, id: string, stepId: string): Promise<Campaign> {
+  deleteStep(accountId: string, profileId: string, id: string, stepId: string): Fallible<Campaign, StepEditFailure | 'STEP_NOT_FOUND'> {
     return this.locked(accountId, profileId, id, async (trx, row) => {
       requireState(row.status, 'edit_steps', STEP_EDIT_STATES);
       const step = await trx.selectFrom('steps').select(['position']).where('id', '=', stepId).where('campaign_id', '=', id).executeTakeFirst();

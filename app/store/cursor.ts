@@ -1,11 +1,5 @@
 /** Opaque pagination cursors: the sort key of the last row, base64url-encoded. */
-import { DomainError } from '../domain/errors.ts';
-
-export class InvalidCursorError extends DomainError {
-  constructor() {
-    super('invalid cursor');
-  }
-}
+import { InvalidCursorError } from '../domain/errors.ts';
 
 export function encodeCursor(parts: readonly string[]): string {
   return Buffer.from(JSON.stringify(parts)).toString('base64url');

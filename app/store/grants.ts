@@ -4,6 +4,7 @@
  * A revocation also drops the OAuth server's codes and refresh tokens of the grant, and on
  * PostgreSQL notifies every instance in the same transaction (see auth/revocation-feed.ts).
  */
+import { systemClock, type Clock } from '../clock.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
 import type { GrantKind, GrantsTable } from './schema.ts';
@@ -36,9 +37,7 @@ export interface NewGrant {
   scope: string;
 }
 
-const now = () => new Date().toISOString();
-
-function grantRow(input: NewGrant): Grant {
+function grantRow(input: NewGrant, createdAt: string): Grant {
   return {
     id: input.id ?? newId('grt'),
     user_id: input.userId,
@@ -47,7 +46,7 @@ function grantRow(input: NewGrant): Grant {
     client_id: input.clientId,
     client_name: input.clientName ?? null,
     scope: input.scope,
-    created_at: now(),
+    created_at: createdAt,
     revoked_at: null,
     revoked_reason: null,
     token_expires_at: null,
@@ -58,10 +57,11 @@ export class GrantStore {
   constructor(
     private readonly db: Db,
     private readonly kind: DbKind,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async create(input: NewGrant): Promise<Grant> {
-    const row = grantRow(input);
+    const row = grantRow(input, this.clock().toISOString());
     await this.db.insertInto('grants').values(row).execute();
     return row;
   }
@@ -82,7 +82,7 @@ export class GrantStore {
         .execute();
       const superseded = previous.map((r) => r.id);
       await this.markRevoked(trx, superseded, 'superseded');
-      const grant = grantRow({ ...input, kind: 'dialog' });
+      const grant = grantRow({ ...input, kind: 'dialog' }, this.clock().toISOString());
       await trx.insertInto('grants').values(grant).execute();
       return { grant, superseded };
     });
@@ -150,7 +150,7 @@ export class GrantStore {
     if (!ids.length) return [];
     const revoked = await trx
       .updateTable('grants')
-      .set({ revoked_at: now(), revoked_reason: reason })
+      .set({ revoked_at: this.clock().toISOString(), revoked_reason: reason })
       .where('id', 'in', ids)
       .where('revoked_at', 'is', null)
       .returning('id')

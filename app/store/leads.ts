@@ -1,16 +1,15 @@
 /** Leads of a campaign: bulk add with duplicate detection, filtered listing, removal. */
 import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
-import { NotFoundError } from '../domain/errors.ts';
+import { NotFoundError, type Fallible } from '../domain/errors.ts';
+import { dedupeKey, LEAD_FIELDS, type NewLead } from '../domain/leads.ts';
 import { ADD_LEADS_STATES, requireState } from '../domain/lifecycle.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { inChunks } from './chunks.ts';
 import { assertCampaign } from './ownership.ts';
 import { preparedShapes } from './prepared.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
 import type { Database, LeadsTable } from './schema.ts';
-
-export const LEAD_FIELDS = ['first_name', 'last_name', 'company', 'position', 'title', 'location', 'industry', 'email', 'profile_url'] as const;
-export type LeadField = (typeof LEAD_FIELDS)[number];
 
 /** Which optional filters a page of leads has: `status/search/cursor`, each part empty when absent. */
 type LeadPageShape = `${'' | 'status'}/${'' | 'search'}/${'' | 'cursor'}`;
@@ -23,31 +22,12 @@ interface LeadPageParams {
   limit: number;
 }
 
-export type NewLead = Partial<Record<LeadField, string>> & { custom_fields?: Record<string, string | undefined> };
-
 // A lead's steps_sent counts the steps behind it: sent, or (for a step inserted behind it while paused) skipped.
 import type { Lead, LeadSequence } from '../../generated/types.gen.ts';
 
-export type { Lead, LeadSequence };
+export type { Lead, LeadSequence, NewLead };
 
 export type AddLeadResult = { index: number; status: 'added'; lead_id: string } | { index: number; status: 'duplicate'; lead_id: string; matched_on: string };
-
-/** A lead's identity within a campaign: its email, else its profile URL, else name and company. */
-export function dedupeKey(lead: NewLead): { key: string; on: string } | undefined {
-  const email = lead.email?.trim().toLowerCase();
-  if (email) return { key: `email:${email}`, on: 'email' };
-  const url = lead.profile_url
-    ?.trim()
-    .toLowerCase()
-    .replace(/^https?:\/\/(www\.)?/, '')
-    .replace(/[?#].*$/, '')
-    .replace(/\/+$/, '');
-  if (url) return { key: `url:${url}`, on: 'profile_url' };
-  // Without email or profile URL, the first name is what identifies a person (last name and company alone do not).
-  if (!lead.first_name?.trim()) return undefined;
-  const name = [lead.first_name, lead.last_name, lead.company].map((v) => v?.trim().toLowerCase() ?? '').join('|');
-  return { key: `name:${name}`, on: 'name and company' };
-}
 
 function toSequence(row: Selectable<LeadsTable>): LeadSequence {
   const status = row.sequence_status === 'removed' ? 'finished' : row.sequence_status;
@@ -70,15 +50,14 @@ export function toLead(row: Selectable<LeadsTable>): Lead {
   return lead;
 }
 
-/** The placeholder values of a lead: built-in fields, `name` as the first name, and custom.<field>. */
-export function leadValues(lead: Lead | NewLead): Record<string, string | undefined> {
-  const values: Record<string, string | undefined> = { name: lead.first_name };
-  for (const f of LEAD_FIELDS) values[f] = lead[f];
-  for (const [k, v] of Object.entries(lead.custom_fields ?? {})) values[`custom.${k}`] = v;
-  return values;
-}
-
 type Trx = Transaction<Database>;
+
+interface LeadListOptions {
+  status?: 'active' | 'replied';
+  search?: string;
+  limit: number;
+  cursor?: string;
+}
 
 const SEARCHED = ['leads.first_name', 'leads.last_name', 'leads.company', 'leads.email'] as const;
 
@@ -103,22 +82,27 @@ export class LeadStore {
   }
 
   /** Adds leads in one transaction; a lead already in the campaign (or twice in the batch) is reported, not added. */
-  async add(accountId: string, profileId: string, campaignId: string, leads: readonly NewLead[]): Promise<AddLeadResult[]> {
+  add(
+    accountId: string,
+    profileId: string,
+    campaignId: string,
+    leads: readonly NewLead[],
+  ): Fallible<AddLeadResult[], 'CAMPAIGN_NOT_FOUND' | 'LEADS_NOT_ACCEPTED'> {
     return this.db.transaction().execute(async (trx) => {
       const campaign = await this.lockCampaign(trx, accountId, profileId, campaignId);
       requireState(campaign.status, 'add_leads', ADD_LEADS_STATES);
       const keyed = leads.map((lead, index) => ({ lead, index, identity: dedupeKey(lead)! }));
       const keys = [...new Set(keyed.map((k) => k.identity.key))];
       const existing = new Map<string, string>();
-      for (let i = 0; i < keys.length; i += 500) {
+      await inChunks(keys, 500, async (chunk) => {
         const rows = await trx
           .selectFrom('leads')
           .select(['id', 'dedupe_key'])
           .where('campaign_id', '=', campaignId)
-          .where('dedupe_key', 'in', keys.slice(i, i + 500))
+          .where('dedupe_key', 'in', chunk)
           .execute();
         for (const r of rows) existing.set(r.dedupe_key!, r.id);
-      }
+      });
       const results: AddLeadResult[] = [];
       const rows: Insertable<LeadsTable>[] = [];
       const at = new Date().toISOString();
@@ -152,11 +136,7 @@ export class LeadStore {
         });
         results.push({ index, status: 'added', lead_id: id });
       }
-      for (let i = 0; i < rows.length; i += 200)
-        await trx
-          .insertInto('leads')
-          .values(rows.slice(i, i + 200))
-          .execute();
+      await inChunks(rows, 200, (chunk) => trx.insertInto('leads').values(chunk).execute());
       if (rows.length) await trx.updateTable('campaigns').set({ updated_at: at }).where('id', '=', campaignId).execute();
       return results;
     });
@@ -178,12 +158,16 @@ export class LeadStore {
     return q.orderBy('created_at').orderBy('id').limit(p.limit);
   });
 
-  async list(
+  list(
     accountId: string,
     profileId: string,
     campaignId: string,
-    options: { status?: 'active' | 'replied'; search?: string; limit: number; cursor?: string },
-  ): Promise<{ leads: Lead[]; next_cursor?: string }> {
+    options: LeadListOptions,
+  ): Fallible<{ leads: Lead[]; next_cursor?: string }, 'CAMPAIGN_NOT_FOUND' | 'INVALID_CURSOR'> {
+    return this.page(accountId, profileId, campaignId, options);
+  }
+
+  private async page(accountId: string, profileId: string, campaignId: string, options: LeadListOptions): Promise<{ leads: Lead[]; next_cursor?: string }> {
     await assertCampaign(this.db, accountId, profileId, campaignId);
     // Folded and escaped the same way on both back-ends (see leadPage).
     const like = options.search ? `%${options.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
@@ -217,7 +201,11 @@ export class LeadStore {
   }
 
   /** Removes a lead, under its campaign's lock (so that it cannot race start_campaign's lead check). */
-  async remove(accountId: string, profileId: string, leadId: string): Promise<void> {
+  remove(accountId: string, profileId: string, leadId: string): Fallible<void, 'LEAD_NOT_FOUND'> {
+    return this.removeLead(accountId, profileId, leadId);
+  }
+
+  private async removeLead(accountId: string, profileId: string, leadId: string): Promise<void> {
     const lead = await this.get(accountId, profileId, leadId);
     if (!lead) throw new NotFoundError('lead', leadId);
     await this.db.transaction().execute(async (trx) => {

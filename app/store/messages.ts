@@ -3,29 +3,13 @@
  * daily usage in one transaction; delivery happens after commit (app/delivery), never inside it.
  */
 import type { Transaction } from 'kysely';
-import { DomainError, NotFoundError } from '../domain/errors.ts';
-import { localDay } from './accounts.ts';
+import { DailyLimitError, NotFoundError, ProfileNotActiveError, type Fallible } from '../domain/errors.ts';
+import { localDay, nextLocalMidnight } from '../domain/schedule.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import type { Db, DbKind } from './database.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { newId } from './ids.ts';
 import type { Database, MessagesTable } from './schema.ts';
-
-export class DailyLimitError extends DomainError {
-  constructor(
-    readonly limit: number,
-    readonly resetsAt: string,
-    readonly timezone: string,
-  ) {
-    super(`daily limit of ${limit} reached`);
-  }
-}
-
-export class ProfileNotActiveError extends DomainError {
-  constructor(readonly status: string) {
-    super(`profile is ${status}`);
-  }
-}
 
 import type { ConversationSummary, Message } from '../../generated/types.gen.ts';
 
@@ -48,16 +32,14 @@ export function toMessage(row: MessagesTable): Message {
   };
 }
 
-/** The next local midnight of a time zone, as an ISO instant: when the daily usage resets. */
-export function nextLocalMidnight(timezone: string, at = new Date()): string {
-  const today = localDay(timezone, at);
-  // Walk forward in 15-minute steps until the local date changes (handles any UTC offset and DST).
-  let t = new Date(Math.ceil(at.getTime() / 900_000) * 900_000);
-  while (localDay(timezone, t) === today) t = new Date(t.getTime() + 900_000);
-  return t.toISOString();
-}
-
 type Trx = Transaction<Database>;
+
+interface ConversationListOptions {
+  campaignId?: string;
+  leadId?: string;
+  limit: number;
+  cursor?: string;
+}
 
 export interface SendInput {
   accountId: string;
@@ -81,7 +63,12 @@ export class MessageStore {
    * Queues a message: idempotent by (profile, key), capped per profile and local day.
    * Returns the message and whether it was a replay of an earlier call with the same key.
    */
-  async queue(input: SendInput): Promise<{ message: Message; replayed: boolean }> {
+  queue(
+    input: SendInput,
+  ): Fallible<
+    { message: Message; replayed: boolean },
+    'PROFILE_NOT_FOUND' | 'PROFILE_NOT_ACTIVE' | 'DAILY_LIMIT_REACHED' | 'CONVERSATION_NOT_FOUND' | 'LEAD_NOT_FOUND'
+  > {
     return this.db.transaction().execute(async (trx) => {
       let pq = trx.selectFrom('profiles').selectAll().where('id', '=', input.profileId).where('account_id', '=', input.accountId);
       if (this.kind === 'postgres') pq = pq.forUpdate();
@@ -243,10 +230,18 @@ export class MessageStore {
     return row ? toMessage(row) : undefined;
   }
 
-  async listConversations(
+  listConversations(
     accountId: string,
     profileId: string,
-    options: { campaignId?: string; leadId?: string; limit: number; cursor?: string },
+    options: ConversationListOptions,
+  ): Fallible<{ conversations: ConversationSummary[]; next_cursor?: string }, 'INVALID_CURSOR'> {
+    return this.conversationPage(accountId, profileId, options);
+  }
+
+  private async conversationPage(
+    accountId: string,
+    profileId: string,
+    options: ConversationListOptions,
   ): Promise<{ conversations: ConversationSummary[]; next_cursor?: string }> {
     let q = this.db
       .selectFrom('conversations')

@@ -1,6 +1,9 @@
 /** The database tables, as Kysely sees them. Timestamps are ISO-8601 text on both back-ends. */
 import type { Generated } from 'kysely';
-import type { StepType } from '../../generated/types.gen.ts';
+import type { CampaignStatus, StepType } from '../../generated/types.gen.ts';
+
+// A campaign's states are the tools' (tools.yaml's CampaignStatus): one declaration.
+export type { CampaignStatus };
 
 export interface AccountsTable {
   id: string;
@@ -143,8 +146,6 @@ export interface SigningKeysTable {
   /** Set when a newer key replaced it; it still verifies tokens until they have all expired. */
   retired_at: string | null;
 }
-
-export type CampaignStatus = 'draft' | 'active' | 'paused' | 'completed' | 'archived';
 
 export interface CampaignsTable {
   id: string;

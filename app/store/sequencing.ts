@@ -8,17 +8,16 @@
  */
 import { sql, type Selectable, type Transaction } from 'kysely';
 import { renderStep } from '../domain/placeholders.ts';
-import { localTime } from '../domain/schedule.ts';
-import { localDay } from './accounts.ts';
+import { leadValues } from '../domain/leads.ts';
+import { dueAfter, localDay, localTime } from '../domain/schedule.ts';
 import { toStep, type Schedule, type Settings, type Step } from './campaigns.ts';
+import { inChunks } from './chunks.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
-import { leadValues, toLead } from './leads.ts';
+import { toLead } from './leads.ts';
 import type { Database, LeadsTable, MessagesTable } from './schema.ts';
 
 type Trx = Transaction<Database>;
-
-const DAY_MS = 86_400_000;
 
 export interface RunningCampaign {
   id: string;
@@ -42,48 +41,8 @@ export interface BatchResult {
   busy: boolean;
 }
 
-export const dueAfter = (from: Date, step: Pick<Step, 'delay_days'> | undefined) => new Date(from.getTime() + (step?.delay_days ?? 0) * DAY_MS);
-
 /** The idempotency key of a step sent to a lead: the unique index refuses a second one, whatever happens. */
 export const sequenceKey = (leadId: string, stepId: string) => `sequence:${leadId}:${stepId}`;
-
-/**
- * After a change to a campaign's steps (only while draft or paused): leads keep their place in
- * the sequence (steps inserted or deleted behind them move their pointer along), and waiting
- * leads are due after the delay of the step they now wait for.
- */
-export async function realignLeads(trx: Trx, campaignId: string, now: Date, shifted?: { from: number; delta: 1 | -1 }): Promise<void> {
-  const open = ['pending', 'waiting'] as const;
-  if (shifted)
-    await trx
-      .updateTable('leads')
-      .set({ next_step: sql<number>`next_step + ${shifted.delta}` })
-      .where('campaign_id', '=', campaignId)
-      .where('sequence_status', 'in', open)
-      .where('next_step', '>', shifted.from)
-      .execute();
-  const steps = await trx.selectFrom('steps').select(['position', 'delay_days']).where('campaign_id', '=', campaignId).execute();
-  const delays = new Map(steps.map((s) => [Number(s.position), Number(s.delay_days)]));
-  const waiting = await trx
-    .selectFrom('leads')
-    .select(['id', 'next_step', 'last_sent_at'])
-    .where('campaign_id', '=', campaignId)
-    .where('sequence_status', '=', 'waiting')
-    .execute();
-  const groups = new Map<string, string[]>();
-  for (const lead of waiting) {
-    const from = lead.last_sent_at === null ? now : new Date(lead.last_sent_at);
-    const due = dueAfter(from, { delay_days: delays.get(Number(lead.next_step)) ?? 0 }).toISOString();
-    groups.set(due, [...(groups.get(due) ?? []), lead.id]);
-  }
-  for (const [due, ids] of groups)
-    for (let i = 0; i < ids.length; i += 500)
-      await trx
-        .updateTable('leads')
-        .set({ next_due_at: due })
-        .where('id', 'in', ids.slice(i, i + 500))
-        .execute();
-}
 
 export class SequencingStore {
   constructor(
@@ -195,14 +154,13 @@ export class SequencingStore {
           error: null,
         };
       });
-      for (let i = 0; i < messages.length; i += 200) {
-        const chunk = messages.slice(i, i + 200);
+      await inChunks(messages, 200, async (chunk) => {
         await trx.insertInto('messages').values(chunk).execute();
         await trx
           .insertInto('outbox')
           .values(chunk.map((m) => ({ message_id: m.id, state: 'pending' as const, attempts: 0, next_attempt_at: at, locked_until: null, last_error: null })))
           .execute();
-      }
+      });
       const finished = await this.advance(trx, leads, steps, now);
       if (messages.length) {
         await this.touchConversations(trx, [...new Set(messages.map((m) => m.conversation_id))], at);
@@ -273,11 +231,7 @@ export class SequencingStore {
         created_at: at,
         last_message_at: at,
       }));
-    for (let i = 0; i < missing.length; i += 200)
-      await trx
-        .insertInto('conversations')
-        .values(missing.slice(i, i + 200))
-        .execute();
+    await inChunks(missing, 200, (chunk) => trx.insertInto('conversations').values(chunk).execute());
     for (const c of missing) byLead.set(c.lead_id, c.id);
     return byLead;
   }
@@ -310,12 +264,7 @@ export class SequencingStore {
   }
 
   private async touchConversations(trx: Trx, ids: readonly string[], at: string): Promise<void> {
-    for (let i = 0; i < ids.length; i += 500)
-      await trx
-        .updateTable('conversations')
-        .set({ last_message_at: at })
-        .where('id', 'in', ids.slice(i, i + 500))
-        .execute();
+    await inChunks(ids, 500, (chunk) => trx.updateTable('conversations').set({ last_message_at: at }).where('id', 'in', chunk).execute());
   }
 
   private async count(trx: Trx, campaign: RunningCampaign, profileDay: string, campaignDay: string, sent: number): Promise<void> {

@@ -1,4 +1,5 @@
 /** Campaign statistics: totals and per-day counts, computed from leads and messages. */
+import type { Fallible } from '../domain/errors.ts';
 import { assertCampaign } from './ownership.ts';
 import type { Db } from './database.ts';
 
@@ -10,7 +11,16 @@ export class StatsStore {
   constructor(private readonly db: Db) {}
 
   /** Stats of a campaign of this profile; days are UTC dates, optionally limited to [from, to]. */
-  async campaign(accountId: string, profileId: string, campaignId: string, range: { from?: string; to?: string } = {}): Promise<CampaignStats> {
+  campaign(
+    accountId: string,
+    profileId: string,
+    campaignId: string,
+    range: { from?: string; to?: string } = {},
+  ): Fallible<CampaignStats, 'CAMPAIGN_NOT_FOUND'> {
+    return this.campaignStats(accountId, profileId, campaignId, range);
+  }
+
+  private async campaignStats(accountId: string, profileId: string, campaignId: string, range: { from?: string; to?: string }): Promise<CampaignStats> {
     await assertCampaign(this.db, accountId, profileId, campaignId);
     const leads = await this.db
       .selectFrom('leads')

@@ -1,14 +1,24 @@
 /**
- * Maps domain failures (app/domain/errors.ts, store errors) to the catalog errors a tool
- * declares, filling in the ids the caller passed so that each message says what to do next.
- * A domain failure whose code the tool does not declare is a bug: it surfaces as an internal error.
+ * Raises domain failures (app/domain/errors.ts) as the catalog errors a tool declares, filling in
+ * the ids the caller passed so that each message says what to do next.
+ *
+ * Typed against the generated ToolErrors: the codes a store operation may raise travel in its
+ * return type (`Fallible`), and a tool whose errors lack one of them fails type-check. A domain
+ * failure the operation did not declare, and the tool does not either, is a bug: it surfaces as an
+ * internal error.
  */
-import { CatalogError } from '../../runtime/index.ts';
-import { CannotStartError, IllegalStateError, NotFoundError } from '../domain/errors.ts';
-import { InvalidCursorError } from '../store/cursor.ts';
-import { DailyLimitError, ProfileNotActiveError } from '../store/messages.ts';
-
-type Constructor = (params?: Record<string, string | number>) => CatalogError;
+import type { ErrorParams } from '../../generated/errors.gen.ts';
+import type { CatalogError, ToolErrors } from '../../runtime/index.ts';
+import {
+  CannotStartError,
+  DailyLimitError,
+  DomainError,
+  IllegalStateError,
+  InvalidCursorError,
+  NotFoundError,
+  ProfileNotActiveError,
+} from '../domain/errors.ts';
+import type { DomainCode, Fallible } from '../domain/errors.ts';
 
 export interface Ids {
   tool: string;
@@ -19,30 +29,45 @@ export interface Ids {
   conversation_id?: string;
 }
 
-const NOT_FOUND_CODE = {
-  campaign: 'CAMPAIGN_NOT_FOUND',
-  step: 'STEP_NOT_FOUND',
-  lead: 'LEAD_NOT_FOUND',
-  conversation: 'CONVERSATION_NOT_FOUND',
-  profile: 'PROFILE_NOT_FOUND',
-} as const;
+/** A catalog code with its parameters, typed together. */
+type Raised = { [C in DomainCode]: { code: C; params: ErrorParams[C] } }[DomainCode];
 
-function catalogErrorFor(err: unknown, ids: Ids): [string, Record<string, string | number>] | undefined {
+/** The catalog error of a domain failure, with its parameters, or undefined for any other error. */
+export function catalogErrorFor(err: unknown, ids: Ids): Raised | undefined {
+  if (!(err instanceof DomainError)) return undefined;
+  const { service_profile_id } = ids;
   const campaign_id = ids.campaign_id ?? '';
   if (err instanceof NotFoundError) {
-    return [NOT_FOUND_CODE[err.kind], { ...ids, [`${err.kind === 'profile' ? 'service_profile' : err.kind}_id`]: err.id, campaign_id }];
+    switch (err.code) {
+      // The campaign the caller named, as before: every store operation that raises it was given that id.
+      case 'CAMPAIGN_NOT_FOUND':
+        return { code: err.code, params: { campaign_id, service_profile_id } };
+      case 'STEP_NOT_FOUND':
+        return { code: err.code, params: { step_id: err.id, campaign_id } };
+      case 'LEAD_NOT_FOUND':
+        return { code: err.code, params: { lead_id: err.id, service_profile_id } };
+      case 'CONVERSATION_NOT_FOUND':
+        return { code: err.code, params: { conversation_id: err.id, service_profile_id } };
+      case 'PROFILE_NOT_FOUND':
+        return { code: err.code, params: { service_profile_id: err.id } };
+    }
   }
   if (err instanceof IllegalStateError) {
-    if (err.current === 'archived' && (err.action === 'edit' || err.action === 'edit_steps')) return ['CAMPAIGN_ARCHIVED', { campaign_id }];
-    if (err.action === 'edit_steps') return ['STEPS_LOCKED', { campaign_id, current: err.current }];
-    if (err.action === 'add_leads') return ['LEADS_NOT_ACCEPTED', { campaign_id, current: err.current }];
-    return ['ILLEGAL_TRANSITION', { action: err.action, campaign_id, current: err.current, allowed: orList(err.allowed) }];
+    switch (err.code) {
+      case 'CAMPAIGN_ARCHIVED':
+        return { code: err.code, params: { campaign_id } };
+      case 'STEPS_LOCKED':
+      case 'LEADS_NOT_ACCEPTED':
+        return { code: err.code, params: { campaign_id, current: err.current } };
+      case 'ILLEGAL_TRANSITION':
+        return { code: err.code, params: { action: err.action, campaign_id, current: err.current, allowed: orList(err.allowed) } };
+    }
   }
-  if (err instanceof CannotStartError) return [err.reason === 'no_steps' ? 'CAMPAIGN_HAS_NO_STEPS' : 'CAMPAIGN_HAS_NO_LEADS', { campaign_id }];
-  if (err instanceof InvalidCursorError) return ['INVALID_CURSOR', { tool: ids.tool }];
+  if (err instanceof CannotStartError) return { code: err.code, params: { campaign_id } };
+  if (err instanceof InvalidCursorError) return { code: err.code, params: { tool: ids.tool } };
   if (err instanceof DailyLimitError)
-    return ['DAILY_LIMIT_REACHED', { service_profile_id: ids.service_profile_id, limit: err.limit, resets_at: err.resetsAt, timezone: err.timezone }];
-  if (err instanceof ProfileNotActiveError) return ['PROFILE_NOT_ACTIVE', { service_profile_id: ids.service_profile_id, status: err.status }];
+    return { code: err.code, params: { service_profile_id, limit: err.limit, resets_at: err.resetsAt, timezone: err.timezone } };
+  if (err instanceof ProfileNotActiveError) return { code: err.code, params: { service_profile_id, status: err.status } };
   return undefined;
 }
 
@@ -51,16 +76,23 @@ function orList(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 }
 
-/** Runs store work, turning domain failures into the tool's catalog errors. */
-export async function withDomainErrors<T>(errors: object, ids: Ids, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs store work, turning domain failures into the tool's catalog errors. `errors` is the tool's
+ * `ctx.errors`: it must have a constructor for every code `work` declares it may raise.
+ */
+export async function withDomainErrors<T, C extends DomainCode = never>(
+  errors: NoInfer<ToolErrors<ErrorParams, C>>,
+  ids: Ids,
+  work: () => Fallible<T, C>,
+): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    const mapped = catalogErrorFor(err, ids);
-    if (!mapped) throw err;
-    const [code, params] = mapped;
-    const make = (errors as Record<string, Constructor | undefined>)[code];
-    if (!make) throw new Error(`Tool ${ids.tool} raised ${code}, which it does not declare in tools.yaml`, { cause: err });
-    throw make(params);
+    const raised = catalogErrorFor(err, ids);
+    if (!raised) throw err;
+    // The type check covers what `work` declares; a failure it did not declare is checked here.
+    const make = (errors as Partial<Record<DomainCode, (params: object) => CatalogError>>)[raised.code];
+    if (!make) throw new Error(`Tool ${ids.tool} raised ${raised.code}, which it does not declare in tools.yaml`, { cause: err });
+    throw make(raised.params);
   }
 }

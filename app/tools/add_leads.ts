@@ -1,5 +1,5 @@
 import type { AddLeadsHandler } from '../../generated/tools/add_leads.gen.ts';
-import { dedupeKey } from '../store/leads.ts';
+import { dedupeKey } from '../domain/leads.ts';
 import { withDomainErrors } from '../tool-support/domain-errors.ts';
 import { requireProfile } from '../tool-support/profile.ts';
 

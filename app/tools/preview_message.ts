@@ -1,6 +1,6 @@
 import type { PreviewMessageHandler } from '../../generated/tools/preview_message.gen.ts';
 import { renderStep, type StepText } from '../domain/placeholders.ts';
-import { leadValues } from '../store/leads.ts';
+import { leadValues } from '../domain/leads.ts';
 import { requireProfile } from '../tool-support/profile.ts';
 import { checkedMessageDraft } from '../tool-support/step-violations.ts';
 

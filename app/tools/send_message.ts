@@ -1,6 +1,6 @@
 import type { SendMessageHandler } from '../../generated/tools/send_message.gen.ts';
 import { renderStep, type LeadValues } from '../domain/placeholders.ts';
-import { leadValues } from '../store/leads.ts';
+import { leadValues } from '../domain/leads.ts';
 import { withDomainErrors } from '../tool-support/domain-errors.ts';
 import { requireProfile } from '../tool-support/profile.ts';
 import { checkedMessageDraft } from '../tool-support/step-violations.ts';

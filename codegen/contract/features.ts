@@ -5,19 +5,9 @@
  */
 import type { PromptModel, ResourceModel } from '../model.ts';
 import { own } from './json.ts';
-import { compareText, sortedUnique, type Break } from './snapshot.ts';
+import { compareText, sortedUnique, type Break, type PromptContract, type ResourceContract } from './snapshot.ts';
 
-export interface ResourceContract {
-  /** The fixed URI, or the URI template. */
-  address: string;
-  mimeType?: string;
-  scopes: string[];
-}
-
-export interface PromptContract {
-  arguments: Record<string, { required: boolean }>;
-  scopes: string[];
-}
+export type { PromptContract, ResourceContract };
 
 const byName = <T extends { name: string }>(items: readonly T[]) => [...items].sort((a, b) => compareText(a.name, b.name));
 

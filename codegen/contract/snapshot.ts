@@ -14,7 +14,6 @@ import { canonical, isObject, sortKeys, type Json } from './json.ts';
 import type { JSONSchema } from '../json-schema.ts';
 import { withLocalDefsInlined } from '../defs.ts';
 import { MCP_HEADER } from '../mcp-header.ts';
-import type { PromptContract, ResourceContract } from './features.ts';
 
 export interface ContractSource {
   server: { name: string; version: string };
@@ -47,6 +46,20 @@ export interface Contract {
   /** Present when the server declares any (snapshots written before resources and prompts lack them). */
   resources?: Record<string, ResourceContract>;
   prompts?: Record<string, PromptContract>;
+}
+
+/** A resource as clients rely on it (compared in features.ts). */
+export interface ResourceContract {
+  /** The fixed URI, or the URI template. */
+  address: string;
+  mimeType?: string;
+  scopes: string[];
+}
+
+/** A prompt as clients rely on it (compared in features.ts). */
+export interface PromptContract {
+  arguments: Record<string, { required: boolean }>;
+  scopes: string[];
 }
 
 export interface Break {

@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { DeliveryAdapter, OutgoingMessage } from '../../app/delivery/adapter.ts';
 import { OutboxWorker } from '../../app/delivery/outbox-worker.ts';
-import { IllegalStateError, NotFoundError } from '../../app/domain/errors.ts';
+import { DailyLimitError, IllegalStateError, NotFoundError } from '../../app/domain/errors.ts';
 import { AccountStore } from '../../app/store/accounts.ts';
 import { CampaignStore } from '../../app/store/campaigns.ts';
 import { LeadStore } from '../../app/store/leads.ts';
-import { DailyLimitError, MessageStore, nextLocalMidnight } from '../../app/store/messages.ts';
+import { nextLocalMidnight } from '../../app/domain/schedule.ts';
+import { MessageStore } from '../../app/store/messages.ts';
 import { StatsStore } from '../../app/store/stats.ts';
 import { backends, type TestDatabase } from '../helpers/databases.ts';
 
@@ -155,7 +156,7 @@ for (const backend of await backends()) {
       await assert.rejects(messages.queue({ accountId, profileId, target: { leadId: lead.id }, text: 'Fourth' }), (e) => {
         assert.ok(e instanceof DailyLimitError);
         assert.equal(e.limit, 3);
-        assert.equal(e.resetsAt, nextLocalMidnight('Asia/Tokyo'));
+        assert.equal(e.resetsAt, nextLocalMidnight('Asia/Tokyo', new Date()));
         return true;
       });
       const [profile] = await new AccountStore(database.db).listProfiles(accountId);

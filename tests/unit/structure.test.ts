@@ -1,0 +1,64 @@
+/**
+ * The layering the code keeps, checked on every run (issue 18): no import cycle between files
+ * anywhere in the project's code, and inside app/ the domain at the bottom (tools -> domain <-
+ * store). Read with the same analysis `npm run structure` prints.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { analyse } from '../../scripts/structure.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const structure = analyse(root);
+const cycleText = (cycles: string[][]) => cycles.map((c) => c.join(' -> ')).join('\n');
+
+test('no value-import cycle between files in runtime/, codegen/, app/, scripts/, bench/ or examples/', () => {
+  assert.equal(structure.valueCycles.length, 0, `value-import cycles:\n${cycleText(structure.valueCycles)}`);
+});
+
+test('no cycle either once type-only imports count: no two files depend on each other at all', () => {
+  assert.equal(structure.typeCycles.length, 0, `cycles through type-only imports:\n${cycleText(structure.typeCycles)}`);
+});
+
+test("app's domain rules import nothing of the app but themselves (the store and the tools depend on them, not the reverse)", () => {
+  const outward = structure.arrows.filter((a) => a.from === 'app/domain' && a.to !== 'generated');
+  assert.deepEqual(outward, []);
+  // The tools' shapes it may use are types only.
+  for (const a of structure.arrows.filter((x) => x.from === 'app/domain')) assert.equal(a.value + a.dynamic, 0, `app/domain -> ${a.to} must be type-only`);
+});
+
+test('the store knows nothing of the tools, their support code or the web pages', () => {
+  const upward = structure.arrows.filter(
+    (a) => a.from === 'app/store' && ['app/tools', 'app/tool-support', 'app/resources', 'app/prompts', 'app/web'].includes(a.to),
+  );
+  assert.deepEqual(upward, []);
+});
+
+test('the analysis sees a cycle when there is one, and tells type-only imports apart', async () => {
+  const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(path.join(tmpdir(), 'structure-'));
+  try {
+    mkdirSync(path.join(dir, 'app', 'store'), { recursive: true });
+    mkdirSync(path.join(dir, 'app', 'domain'), { recursive: true });
+    writeFileSync(path.join(dir, 'app/store/a.ts'), "import { b } from './b.ts';\nexport const a = () => b;\n");
+    writeFileSync(path.join(dir, 'app/store/b.ts'), "import { a } from './a.ts';\nexport const b = () => a;\n");
+    writeFileSync(path.join(dir, 'app/domain/c.ts'), "import type { D } from '../store/d.ts';\nexport type C = D;\n");
+    writeFileSync(path.join(dir, 'app/store/d.ts'), "// comment only\n\nimport { type C } from '../domain/c.ts';\nexport type D = { c?: C };\n");
+    const s = analyse(dir);
+    assert.deepEqual(s.valueCycles, [['app/store/a.ts', 'app/store/b.ts', 'app/store/a.ts']]);
+    // `import { type C }` still loads c.ts at run time (verbatimModuleSyntax), so d -> c is a value arrow; c -> d is type-only.
+    assert.deepEqual(s.typeCycles, [['app/domain/c.ts', 'app/store/d.ts', 'app/domain/c.ts']]);
+    assert.deepEqual(
+      s.arrows.map((a) => [a.from, a.to, a.value, a.type]),
+      [
+        ['app/domain', 'app/store', 0, 1],
+        ['app/store', 'app/domain', 1, 0],
+      ],
+    );
+    assert.equal(s.lines.find((l) => l.folder === 'app/store')!.code, 6, 'blank and comment-only lines do not count');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

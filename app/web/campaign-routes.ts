@@ -5,7 +5,7 @@
  * claims a lead), and is recorded in the activity list as done on the web, not by an assistant.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CannotStartError, DomainError } from '../domain/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { ActivityStore } from '../store/activity.ts';
 import { signedIn, takeNotice, viewerOf, type User, type WebContext } from './context.ts';
 import { archiveConfirmPage, campaignPage } from './pages/campaign.ts';
@@ -125,7 +125,7 @@ export async function campaignRoutes(app: FastifyInstance, ctx: WebContext): Pro
         client_id: null,
         tool,
         outcome: failure ? 'error' : 'ok',
-        error_code: failure ? catalogCode(failure) : null,
+        error_code: failure ? (failure.code ?? null) : null,
         duration_ms: Math.round(performance.now() - started),
         created_at: new Date().toISOString(),
         actor: 'web',
@@ -137,10 +137,4 @@ export async function campaignRoutes(app: FastifyInstance, ctx: WebContext): Pro
     req.session.notice = failure ? { kind: 'error', text: `Nothing changed: ${failure.message}.` } : { kind: 'success', text: done };
     return reply.redirect(`/app/campaigns/${encodeURIComponent(campaign.id)}`, 303);
   }
-}
-
-/** The catalog code the matching tool answers with for the same failure. */
-function catalogCode(err: DomainError): string {
-  if (err instanceof CannotStartError) return err.reason === 'no_steps' ? 'CAMPAIGN_HAS_NO_STEPS' : 'CAMPAIGN_HAS_NO_LEADS';
-  return 'ILLEGAL_TRANSITION';
 }

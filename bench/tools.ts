@@ -59,8 +59,8 @@ export const SETUP_CAMPAIGN = {
     { name: 'Intro', type: 'message', text: "Hi {name}, congrats on {company}'s launch!", fallback_text: 'Hi there, congrats on the launch!' },
     { name: 'Follow-up 1', type: 'message', text: 'Any thoughts on this, {name}?', auto_fallback: true, delay_days: 3 },
     {
-      name: 'Email',
-      type: 'email',
+      name: 'InMail',
+      type: 'inmail',
       subject: 'A quick question',
       text: 'Hello {name}, would a short call next week work for {company}?',
       fallback_text: 'Hello, would a short call next week work for you?',

@@ -278,6 +278,11 @@ export const errorCatalog: ErrorCatalog = {
     surface: 'tool',
     params: ['step_id', 'campaign_id'],
   },
+  STEP_TYPE_NOT_FOR_CHANNEL: {
+    message: "Step {{step}} ('{{step_name}}') has type {{type}}, which {{channel}} profiles cannot send; use one of: {{allowed}}",
+    surface: 'tool',
+    params: ['step', 'step_name', 'type', 'channel', 'allowed'],
+  },
   TASK_NOT_FOUND: {
     message: 'Task not found: {{task}}',
     surface: 'protocol',
@@ -388,6 +393,7 @@ export interface ErrorParams {
   STEPS_LOCKED: { campaign_id: string; current: string };
   STEP_FALLBACK_MISSING: { step: number; step_name: string };
   STEP_NOT_FOUND: { step_id: string; campaign_id: string };
+  STEP_TYPE_NOT_FOR_CHANNEL: { step: number; step_name: string; type: string; channel: string; allowed: string };
   TASK_NOT_FOUND: { task: string };
   TOKEN_REJECTED: { detail: string };
   TOO_MANY_AUTH_FAILURES: { seconds: number };
@@ -448,6 +454,7 @@ export type ErrorCode =
   | 'STEPS_LOCKED'
   | 'STEP_FALLBACK_MISSING'
   | 'STEP_NOT_FOUND'
+  | 'STEP_TYPE_NOT_FOR_CHANNEL'
   | 'TASK_NOT_FOUND'
   | 'TOKEN_REJECTED'
   | 'TOO_MANY_AUTH_FAILURES'

@@ -53,15 +53,6 @@ export function checkStep(step: StepText, position: number): StepViolation | und
   return undefined;
 }
 
-/** The first violation among a campaign's steps, in order. */
-export function checkSteps(steps: readonly StepText[], firstPosition = 1): StepViolation | undefined {
-  for (let i = 0; i < steps.length; i++) {
-    const violation = checkStep(steps[i]!, firstPosition + i);
-    if (violation) return violation;
-  }
-  return undefined;
-}
-
 export type LeadValues = Readonly<Record<string, string | null | undefined>>;
 
 /**

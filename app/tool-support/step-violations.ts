@@ -1,5 +1,7 @@
-/** Turns a placeholder-rule violation into the catalog error the interface names. */
+/** Turns a step rule's violation (its type for the channel, the placeholder rule) into the catalog error the interface names. */
 import type { CatalogError } from '../../runtime/index.ts';
+import type { StepType } from '../../generated/types.gen.ts';
+import { stepTypeViolation, type Channel } from '../domain/channels.ts';
 import { checkStep, type StepText, type StepViolation } from '../domain/placeholders.ts';
 import { KNOWN_PLACEHOLDERS } from '../domain/placeholders.ts';
 
@@ -7,6 +9,27 @@ export interface StepErrors {
   STEP_FALLBACK_MISSING(p: { step: number; step_name: string }): CatalogError;
   UNKNOWN_PLACEHOLDER(p: { step: number; step_name: string; placeholder: string; known: string }): CatalogError;
   FALLBACK_HAS_PLACEHOLDER(p: { step: number; step_name: string; placeholders: string }): CatalogError;
+  STEP_TYPE_NOT_FOR_CHANNEL(p: { step: number; step_name: string; type: string; channel: string; allowed: string }): CatalogError;
+}
+
+/**
+ * The first rule a campaign's steps break, in order, as its catalog error: each step's type must
+ * be one the profile's channel sends, and its text must follow the placeholder rule.
+ */
+export function stepsError(
+  errors: StepErrors,
+  channel: Channel,
+  steps: readonly (StepText & { type: StepType })[],
+  firstPosition = 1,
+): CatalogError | undefined {
+  for (let i = 0; i < steps.length; i++) {
+    const position = firstPosition + i;
+    const wrongType = stepTypeViolation(channel, steps[i]!, position);
+    if (wrongType) return errors.STEP_TYPE_NOT_FOR_CHANNEL({ ...wrongType, allowed: wrongType.allowed.join(', ') });
+    const violation = checkStep(steps[i]!, position);
+    if (violation) return stepViolationError(errors, violation);
+  }
+  return undefined;
 }
 
 export function stepViolationError(errors: StepErrors, v: StepViolation): CatalogError {

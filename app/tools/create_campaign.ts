@@ -1,14 +1,13 @@
 import type { CreateCampaignHandler } from '../../generated/tools/create_campaign.gen.ts';
-import { checkSteps } from '../domain/placeholders.ts';
 import { requireProfile } from '../tool-support/profile.ts';
-import { stepViolationError } from '../tool-support/step-violations.ts';
+import { stepsError } from '../tool-support/step-violations.ts';
 
-/** Create a campaign: a draft for one of the account's profiles, its steps checked first. */
+/** Create a campaign: a draft for one of the account's profiles, its steps checked first (their types against the profile's channel, their placeholders). */
 export const handler: CreateCampaignHandler = async (args, ctx) => {
-  await requireProfile(ctx, args.service_profile_id);
+  const profile = await requireProfile(ctx, args.service_profile_id);
   const steps = args.steps ?? [];
-  const violation = checkSteps(steps);
-  if (violation) throw stepViolationError(ctx.errors, violation);
+  const refused = stepsError(ctx.errors, profile.channel, steps);
+  if (refused) throw refused;
   const campaign = await ctx.services.campaigns.create({
     accountId: ctx.principal.accountId,
     profileId: args.service_profile_id,

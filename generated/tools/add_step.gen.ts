@@ -25,6 +25,7 @@ export type AddStepErrorCode =
   | 'PROFILE_NOT_FOUND'
   | 'STEPS_LOCKED'
   | 'STEP_FALLBACK_MISSING'
+  | 'STEP_TYPE_NOT_FOR_CHANNEL'
   | 'UNKNOWN_PLACEHOLDER';
 /** The handler of tool add_step; export it as `handler` from its handler file. */
 export type AddStepHandler = ToolHandler<AddStepArguments, AddStepResult, ToolErrors<ErrorParams, AddStepErrorCode>, Services>;

@@ -35,6 +35,7 @@ export type UpdateCampaignErrorCode =
   | 'PROFILE_NOT_FOUND'
   | 'STEPS_LOCKED'
   | 'STEP_FALLBACK_MISSING'
+  | 'STEP_TYPE_NOT_FOR_CHANNEL'
   | 'UNKNOWN_PLACEHOLDER';
 /** The handler of tool update_campaign; export it as `handler` from its handler file. */
 export type UpdateCampaignHandler = ToolHandler<UpdateCampaignArguments, UpdateCampaignResult, ToolErrors<ErrorParams, UpdateCampaignErrorCode>, Services>;

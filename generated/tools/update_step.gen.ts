@@ -38,6 +38,7 @@ export type UpdateStepErrorCode =
   | 'STEPS_LOCKED'
   | 'STEP_FALLBACK_MISSING'
   | 'STEP_NOT_FOUND'
+  | 'STEP_TYPE_NOT_FOR_CHANNEL'
   | 'UNKNOWN_PLACEHOLDER';
 /** The handler of tool update_step; export it as `handler` from its handler file. */
 export type UpdateStepHandler = ToolHandler<UpdateStepArguments, UpdateStepResult, ToolErrors<ErrorParams, UpdateStepErrorCode>, Services>;

@@ -312,6 +312,43 @@ for (const backend of await serverBackends()) {
       });
     });
 
+    describe("step types and the profile's channel", () => {
+      test('a step the channel cannot send is refused by every tool that writes steps, naming the channel and the types it sends', async () => {
+        const p = { service_profile_id: a.profileIds[0] };
+        const c = await campaignOf(a, { steps: [plain('One'), plain('Two')] });
+        const ca = { ...p, campaign_id: c.id };
+        const wrongType = (n: number, name: string, type: string) =>
+          `Step ${n} ('${name}') has type ${type}, which linkedin profiles cannot send; use one of: message, connection_request, inmail, follow_up`;
+        const mail = { name: NAME_3, type: 'email', subject: 'Hello', text: 'Hello from us.' };
+        assert.equal(await refused(a.token, 'create_campaign', { ...p, name: 'X', steps: [plain('One'), plain('Two'), mail] }), wrongType(3, NAME_3, 'email'));
+        assert.equal(await refused(a.token, 'update_campaign', { ...ca, steps: [mail] }), wrongType(1, NAME_3, 'email'));
+        assert.equal(await refused(a.token, 'add_step', { ...ca, step: mail, position: 2 }), wrongType(2, NAME_3, 'email'));
+        assert.equal(await refused(a.token, 'update_step', { ...ca, step_id: c.stepIds[1], type: 'email' }), wrongType(2, 'Two', 'email'));
+
+        // And the case of the report: a LinkedIn connection request on an email profile.
+        const owner = await server.admin.accounts.createAccount({
+          name: 'Mail only',
+          email: `mail-only.${Date.now()}@example.com`,
+          password: 'password-123',
+          profiles: [{ name: 'Newsletter', channel: 'email', timezone: 'UTC', daily_limit: 100 }],
+        });
+        const token = await server.token(owner);
+        assert.equal(
+          await refused(token, 'create_campaign', {
+            service_profile_id: owner.profileIds[0],
+            name: 'Connect',
+            steps: [{ name: 'Connect', type: 'connection_request', text: 'Hello!' }],
+          }),
+          "Step 1 ('Connect') has type connection_request, which email profiles cannot send; use one of: email, follow_up",
+        );
+        await ok(token, 'create_campaign', {
+          service_profile_id: owner.profileIds[0],
+          name: 'Mail',
+          steps: [mail, { name: 'Nudge', type: 'follow_up', text: 'Any thoughts?' }],
+        });
+      });
+    });
+
     describe('sending', () => {
       test('send_message: no fallback; both or neither of lead_id and conversation_id; preview target', async () => {
         const p = { service_profile_id: a.profileIds[0] };

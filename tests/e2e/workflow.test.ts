@@ -19,7 +19,7 @@ const STEPS = [
     fallback_text: 'Hi, I loved what your team is doing.',
   },
   { name: 'Follow-up', type: 'message', text: 'Thanks for connecting, {name}! How is {company}?', auto_fallback: true, delay_days: 3 },
-  { name: 'Last call', type: 'email', subject: 'One more thing', text: 'A last note before I stop writing.', delay_days: 7 },
+  { name: 'Last call', type: 'inmail', subject: 'One more thing', text: 'A last note before I stop writing.', delay_days: 7 },
 ];
 
 const LEADS = [

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AUTO_REPLACEMENTS, checkStep, checkSteps, isKnownPlaceholder, KNOWN_PLACEHOLDERS, placeholdersIn, renderStep } from '../../app/domain/placeholders.ts';
+import { AUTO_REPLACEMENTS, checkStep, isKnownPlaceholder, KNOWN_PLACEHOLDERS, placeholdersIn, renderStep } from '../../app/domain/placeholders.ts';
 
 describe('placeholdersIn', () => {
   test('lists each placeholder once, in order of first appearance', () => {
@@ -84,28 +84,6 @@ describe('checkStep', () => {
       'fallback_has_placeholder',
       'even when the text itself uses none',
     );
-  });
-});
-
-describe('checkSteps', () => {
-  test('numbers steps from 1 and returns the first offending step', () => {
-    const steps = [
-      { name: 'Ok', text: 'Hello' },
-      { name: 'Ok too', text: 'Hi {name}', fallback_text: 'Hi' },
-      { name: 'Third', text: 'Hi {company}' },
-      { name: 'Fourth', text: 'Hi {nope}' },
-    ];
-    assert.deepEqual(checkSteps(steps), { kind: 'fallback_missing', step: 3, step_name: 'Third' });
-    assert.deepEqual(checkSteps([steps[0]!, steps[3]!, steps[2]!]), { kind: 'unknown_placeholder', step: 2, step_name: 'Fourth', placeholder: '{nope}' });
-  });
-
-  test('counts from a given first position (steps appended to a campaign)', () => {
-    assert.deepEqual(checkSteps([{ name: 'New', text: 'Hi {name}' }], 6), { kind: 'fallback_missing', step: 6, step_name: 'New' });
-  });
-
-  test('no steps or no violations -> undefined', () => {
-    assert.equal(checkSteps([]), undefined);
-    assert.equal(checkSteps([{ name: 'A', text: 'Hi {name}', auto_fallback: true }]), undefined);
   });
 });
 

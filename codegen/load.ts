@@ -14,6 +14,8 @@ import { loadPrompts, loadResources } from './features.ts';
 import { byCodePoint, isObject, section, strings } from './raw-values.ts';
 import { checkDefs, checkHeaders, compileSchema, compileShared, reportUnknownKeywords, unescapePointer } from './schema-checks.ts';
 import { SchemaCompiler, toolSchemaId } from './schemas.ts';
+import { EntryCache } from './entry-cache.ts';
+import { ValidatorModules, type CompiledPart } from './validator-modules.ts';
 import type { ErrorModel, LintOptions, Model, ParamType, ToolModel } from './model.ts';
 import { projectFolders } from './project-paths.ts';
 import { ToolsYamlError, type Problem } from './problems.ts';
@@ -76,13 +78,19 @@ export function pascalCase(name: string): string {
     .join('');
 }
 
-/** Loads and validates a tools.yaml file; throws ToolsYamlError listing every problem. */
-export function loadToolsYaml(file: string): Model {
-  return validateToolsYaml(parseToolsYamlFile(file));
+/** How a load may reuse the work of earlier runs. */
+export interface LoadOptions {
+  /** Keep each tool's compiled validators between runs (entry-cache.ts): what `npm run gen` and `npm run dev` do. */
+  cache?: boolean;
 }
 
-export function parseToolsYaml(text: string, file: string): Model {
-  return validateToolsYaml(parseToolsYamlText(text, file));
+/** Loads and validates a tools.yaml file; throws ToolsYamlError listing every problem. */
+export function loadToolsYaml(file: string, options: LoadOptions = {}): Model {
+  return validateToolsYaml(parseToolsYamlFile(file), options);
+}
+
+export function parseToolsYaml(text: string, file: string, options: LoadOptions = {}): Model {
+  return validateToolsYaml(parseToolsYamlText(text, file), options);
 }
 
 /** A tools.yaml parsed (YAML only), for validateToolsYaml; problems found so far are kept. */
@@ -118,7 +126,7 @@ export function parseToolsYamlText(text: string, file: string): ParsedToolsYaml 
 }
 
 /** Stage 1b: the file's own schema, references, templates, the tools' schemas and examples -> the model. */
-export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
+export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions = {}): Model {
   const { file, display, raw } = parsed;
   const problems = [...parsed.problems];
   const warnings: Problem[] = [];
@@ -142,10 +150,23 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
   const scopeNames = new Set(Object.keys(data.scopes));
   const defs: Defs = data.$defs;
 
-  const schemas = new SchemaCompiler();
+  const validators = new ValidatorModules(options.cache ? new EntryCache<CompiledPart>('validators', file) : undefined);
+  for (const [name, def] of Object.entries(defs)) validators.addDef(name, def, defs);
+  for (const [name, tool] of Object.entries(data.tools)) validators.addTool(name, pascalCase(name), tool, defs);
+  // Every module cached: nothing to compile, and no compiler to make. Otherwise the shapes are
+  // compiled (the tools' schemas call them) and so is every tool that is not cached.
+  const schemas = validators.allCached() ? undefined : new SchemaCompiler();
+  validators.schemas = schemas;
+  /** Warnings of a compilation: reported, and kept with the part's module for the runs that find it cached. */
+  const warnCompiled = (p: Path, message: string) => {
+    validators.noteWarning(p, message);
+    warnAt(p, message);
+  };
+  const replay = (cached: CompiledPart | undefined) => cached?.warnings.forEach((w) => warnAt(w.path, w.message));
   const defsUsable = checkDefs(schemas, defs, data.tools, atPath);
   // The tools' schemas call the shapes' validators: they compile only when every shape did.
-  const defsCompiled = defsUsable && compileShared(schemas, defs, atPath, warnAt);
+  const defsCompiled = defsUsable && (schemas ? compileShared(schemas, defs, atPath, warnCompiled) : true);
+  if (!schemas) for (const name of Object.keys(defs)) replay(validators.cached(`$defs:${name}`));
   for (const [name, def] of Object.entries(defs)) warnUndescribed(def, ['$defs', name], defs, warnAt);
   const tools: ToolModel[] = [];
   const typeNames = new Map<string, string>();
@@ -180,18 +201,21 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
     warnUndescribed(tool.input, [...base, 'input'], defs, warnAt);
     if (tool.output) warnUndescribed(tool.output, [...base, 'output'], defs, warnAt);
     if (defsUsable) checkHeaders(name, tool, base, defs, atPath, warnAt);
+    // A cached tool compiled without a problem from the same schemas and examples: its checks are done.
+    const cached = validators.cached(`tools:${name}`);
+    replay(cached);
     // Keyword typos are found even when references are broken; a schema with one is not compiled.
     const compile = (schema: JSONSchema, kind: 'input' | 'output') =>
-      reportUnknownKeywords(schemas, schema, [...base, kind], atPath) && defsCompiled
-        ? compileSchema(schemas, schema, sharedRefs(schema), toolSchemaId(name, kind), [...base, kind], atPath, warnAt)
+      !cached && schemas && reportUnknownKeywords(schemas, schema, [...base, kind], atPath) && defsCompiled
+        ? compileSchema(schemas, schema, sharedRefs(schema), toolSchemaId(name, kind), [...base, kind], atPath, warnCompiled)
         : undefined;
     const input = compile(tool.input, 'input');
     const output = tool.output ? compile(tool.output, 'output') : undefined;
     (tool.examples ?? []).forEach((ex, i) => {
       if (input && !input(ex.arguments))
-        atPath([...base, 'examples', i, 'arguments'], `example arguments do not match the input schema: ${schemas.ajv.errorsText(input.errors)}`);
+        atPath([...base, 'examples', i, 'arguments'], `example arguments do not match the input schema: ${schemas!.ajv.errorsText(input.errors)}`);
       if (output && ex.result !== undefined && !output(ex.result))
-        atPath([...base, 'examples', i, 'result'], `example result does not match the output schema: ${schemas.ajv.errorsText(output.errors)}`);
+        atPath([...base, 'examples', i, 'result'], `example result does not match the output schema: ${schemas!.ajv.errorsText(output.errors)}`);
       if (ex.error !== undefined && !(tool.errors ?? []).includes(ex.error))
         atPath([...base, 'examples', i, 'error'], `example error ${ex.error} is not among the tool's errors`);
       const declared = ex.error === undefined ? undefined : errorByCode.get(ex.error);
@@ -261,7 +285,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
     tools: tools.sort((a, b) => byCodePoint(a.name, b.name)),
     resources,
     prompts,
-    schemas,
+    validators,
     warnings: lintDescriptions ? warnings.sort((a, b) => a.line - b.line || a.col - b.col) : [],
   };
 }

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { frameworkErrors } from '../runtime/framework-errors.ts';
 import { inlineRefs, refName, sharedRefs, type Defs } from './defs.ts';
@@ -19,7 +19,7 @@ import { ValidatorModules, type CompiledPart } from './validator-modules.ts';
 import type { ErrorModel, LintOptions, Model, ParamType, ToolModel } from './model.ts';
 import { projectFolders } from './project-paths.ts';
 import { ToolsYamlError, type Problem } from './problems.ts';
-import fileSchema from './tools-yaml.schema.json' with { type: 'json' };
+import { validateToolsYamlFile } from './tools-yaml-validator.ts';
 import type { JSONSchema } from './json-schema.ts';
 
 type Path = (string | number)[];
@@ -137,8 +137,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions 
   const atPath = (p: Path, message: string, key = false) => problems.push({ ...position(p, key), message });
   const warnAt = (p: Path, message: string) => warnings.push({ ...position(p, true), message });
 
-  const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
-  const validateFile = ajv.compile(fileSchema);
+  const validateFile = validateToolsYamlFile;
   if (!validateFile(raw)) for (const e of validateFile.errors ?? []) reportSchemaError(e, atPath);
 
   // The reference checks run even when the shape checks failed, so that one run reports every

@@ -16,7 +16,7 @@
  * runs. Plain JavaScript, so that it runs before anything is built.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { enableCompileCache } from 'node:module';
+import { createRequire, enableCompileCache } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -51,6 +51,40 @@ export function isFresh() {
   });
 }
 
+const VALIDATOR_MODULE = 'codegen/tools-yaml-validator.ts';
+
+/**
+ * The validator of tools.yaml's own schema, compiled now by ajv's standalone mode (with the options
+ * codegen/tools-yaml-validator.ts compiles it with at run time, read from that file), in place of
+ * that module: the bundle compiles no schema for it. Its sources are the module and the schema.
+ */
+export function toolsYamlValidatorCode() {
+  const require = createRequire(import.meta.url);
+  const { Ajv2020 } = require('ajv/dist/2020.js');
+  const standaloneCode = require('ajv/dist/standalone/index.js').default;
+  const source = readFileSync(path.join(ROOT, VALIDATOR_MODULE), 'utf8');
+  const options = /TOOLS_YAML_AJV_OPTIONS = (\{[^}]*\})/.exec(source)?.[1];
+  if (!options) throw new Error(`${VALIDATOR_MODULE} no longer declares TOOLS_YAML_AJV_OPTIONS = { ... }`);
+  const schema = JSON.parse(readFileSync(path.join(ROOT, 'codegen/tools-yaml.schema.json'), 'utf8'));
+  const ajv = new Ajv2020({ ...new Function(`return (${options})`)(), code: { source: true, esm: true } });
+  ajv.addSchema(schema);
+  // Its ESM output requires ajv's runtime helpers: esbuild bundles them (require() gives module.exports, as ajv expects).
+  return standaloneCode(ajv, { validateToolsYamlFile: schema.$id });
+}
+
+/** The esbuild plugin that puts toolsYamlValidatorCode() in the bundle. */
+const precompiledToolsYamlValidator = {
+  name: 'precompiled-tools-yaml-validator',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]codegen[\\/]tools-yaml-validator\.ts$/ }, () => ({
+      contents: toolsYamlValidatorCode(),
+      loader: 'js',
+      resolveDir: path.join(ROOT, 'codegen'),
+      watchFiles: [path.join(ROOT, 'codegen/tools-yaml.schema.json')],
+    }));
+  },
+};
+
 /** Bundles the generator into dist/; returns how long it took (ms). */
 export async function build() {
   const started = performance.now();
@@ -77,6 +111,7 @@ export async function build() {
     keepNames: true,
     metafile: true,
     logLevel: 'warning',
+    plugins: [precompiledToolsYamlValidator],
   });
   const outputs = Object.keys(result.metafile.outputs).map((file) => path.relative(next, path.join(ROOT, file)));
   const entries = new Set(Object.keys(ENTRIES).map((name) => `${name}.js`));
@@ -87,7 +122,7 @@ export async function build() {
   for (const file of readdirSync(DIST)) if (file.startsWith(CHUNK_PREFIX) && !outputs.includes(file)) rmSync(path.join(DIST, file));
   const sources = Object.keys(result.metafile.inputs).filter((file) => !file.split('/').includes('node_modules'));
   // The build's own options are a source too, and package-lock.json stands for the bundled packages.
-  sources.push('package-lock.json', 'package.json', 'scripts/gen-bundle.mjs');
+  sources.push('package-lock.json', 'package.json', 'scripts/gen-bundle.mjs', 'codegen/tools-yaml.schema.json');
   writeFileSync(RECORD, `${JSON.stringify({ outputs: outputs.sort(), sources: Object.fromEntries(sources.sort().map((f) => [f, stamp(f)])) }, null, 2)}\n`);
   return Math.round(performance.now() - started);
 }

@@ -15,6 +15,7 @@ import { byCodePoint, isObject, section, strings } from './raw-values.ts';
 import { checkDefs, checkHeaders, compileSchema, compileShared, reportUnknownKeywords, unescapePointer } from './schema-checks.ts';
 import { SchemaCompiler, toolSchemaId } from './schemas.ts';
 import { EntryCache } from './entry-cache.ts';
+import { parseInPieces } from './yaml-pieces.ts';
 import { ValidatorModules, type CompiledPart } from './validator-modules.ts';
 import type { ErrorModel, LintOptions, Model, ParamType, ToolModel } from './model.ts';
 import { projectFolders } from './project-paths.ts';
@@ -86,7 +87,7 @@ export interface LoadOptions {
 
 /** Loads and validates a tools.yaml file; throws ToolsYamlError listing every problem. */
 export function loadToolsYaml(file: string, options: LoadOptions = {}): Model {
-  return validateToolsYaml(parseToolsYamlFile(file), options);
+  return validateToolsYaml(parseToolsYamlFile(file, options), options);
 }
 
 export function parseToolsYaml(text: string, file: string, options: LoadOptions = {}): Model {
@@ -104,16 +105,33 @@ export interface ParsedToolsYaml {
   positions(): { doc: Document; lineCounter: LineCounter };
 }
 
-export function parseToolsYamlFile(file: string): ParsedToolsYaml {
-  return parseToolsYamlText(readFileSync(file, 'utf8'), file);
+export function parseToolsYamlFile(file: string, options: LoadOptions = {}): ParsedToolsYaml {
+  return parseToolsYamlText(readFileSync(file, 'utf8'), file, options);
 }
 
 /**
  * Stage 1a: YAML syntax, with the `yaml` parser (YAML 1.2), which keeps the position of every node
  * for the problems found later. Throws when the file does not parse, since it has no structure to check.
  */
-export function parseToolsYamlText(text: string, file: string): ParsedToolsYaml {
+export function parseToolsYamlText(text: string, file: string, options: LoadOptions = {}): ParsedToolsYaml {
   const display = path.relative(process.cwd(), file) || file;
+  if (options.cache) {
+    // Piece by piece, each piece's parse cached (yaml-pieces.ts); the whole file is parsed only to locate a problem.
+    const pieces = new EntryCache<unknown>('yaml', file);
+    const raw = parseInPieces(text, pieces);
+    if (raw) {
+      pieces.save();
+      let whole: { doc: Document; lineCounter: LineCounter } | undefined;
+      const positions = () => {
+        if (!whole) {
+          const lineCounter = new LineCounter();
+          whole = { doc: parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false }), lineCounter };
+        }
+        return whole;
+      };
+      return { file, display, text, raw, problems: [], positions };
+    }
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const problems: Problem[] = doc.errors.map((err) => {

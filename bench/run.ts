@@ -17,7 +17,8 @@
  * the exit code is non-zero only when a server failed verification or a load run had errors.
  *
  * Environment: BENCH_SECONDS (5) measured seconds per run, BENCH_WARMUP_SECONDS (2),
- * BENCH_CONNECTIONS ("1,50"), BENCH_START_SAMPLES (3), BENCH_ONLY (servers,tools,sequencer,start,generator),
+ * BENCH_CONNECTIONS ("1,50"), BENCH_START_SAMPLES (3), BENCH_GEN_SAMPLES (5, the edit loop of (d): bench/gen-loop.ts),
+ * BENCH_ONLY (servers,tools,sequencer,start,generator),
  * BENCH_TOOL_SECONDS (3), BENCH_TOOL_WARMUP_SECONDS (1), BENCH_TOOL_CONNECTIONS ("1,50"), BENCH_TOOLS,
  * BENCH_BACKENDS (sqlite,postgres), TEST_POSTGRES_URL (the PostgreSQL server (f) creates its database on),
  * BENCH_PROFILE=1 to CPU-profile npm start in (b) and (f), each in an extra run on a second npm start
@@ -38,6 +39,7 @@ import { BACKEND_KINDS, benchTools, postgresUnavailable, reportTools, TOOL_NAMES
 import { createPostgresDatabase } from '../tests/helpers/databases.ts';
 import { FIXTURE_TOOL_COUNT, tools200Yaml } from './fixtures/tools-200.ts';
 import { summarizeProfile } from './profile-summary.ts';
+import { benchEditLoop } from './gen-loop.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(BENCH_DIR);
@@ -352,11 +354,11 @@ async function benchGenerator(): Promise<{
   return { cold, check: checked, recording, unchanged, repoCheck, yamlBytes: Buffer.byteLength(yaml) };
 }
 
-/** Wall time of `npm run gen` (the CLI under tsx, from the project root), spawn to exit. */
+/** Wall time of `npm run gen` (scripts/gen.mjs: the generator's bundle, from the project root), spawn to exit. */
 async function cliWallMs(args: string[], cache?: string): Promise<number> {
   step(`(d) npm run gen ${args.map((a) => path.relative(ROOT, a) || a).join(' ')}`);
   const started = performance.now();
-  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'codegen/cli.ts'), ...args], {
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/gen.mjs'), ...args], {
     cwd: ROOT,
     stdio: 'ignore',
     env: { ...process.env, ...(cache && { TOOLS_GEN_CACHE: cache }) },
@@ -451,6 +453,7 @@ async function main(): Promise<void> {
   const productionStart = ONLY.has('start') ? await benchProductionStart() : undefined;
   const start = ONLY.has('start') ? await benchStart() : undefined;
   const gen = ONLY.has('generator') ? await benchGenerator() : undefined;
+  const loop = ONLY.has('generator') ? await benchEditLoop(tmp, Math.round(envNumber('BENCH_GEN_SAMPLES', 5))) : undefined;
   const met = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
   const json: Record<string, unknown> = {
     date: started.toISOString(),
@@ -572,6 +575,26 @@ async function main(): Promise<void> {
       `  target < ${TARGETS.generatorWarmMs} ms for npm run gen on this fixture with a warm cache: ${met(gen.unchanged < TARGETS.generatorWarmMs)} (${fmt.int(gen.unchanged)} ms, when nothing changed; a change to one tool reruns the whole generator)`,
     );
     log(`  target < ${TARGETS.repoCheckMs} ms for this project's gen --check: ${met(gen.repoCheck < TARGETS.repoCheckMs)} (${fmt.int(gen.repoCheck)} ms)`);
+    if (loop) {
+      log();
+      log(`(d) the edit loop (issue 16's goals), ${loop.rows[0]?.samples.length ?? 0} samples each, load average ${loadavg()[0]!.toFixed(2)} at the end:`);
+      log(
+        table(
+          ['run', 'min ms', 'median ms', 'max ms', 'target ms', 'met'],
+          loop.rows.map((r) => [
+            r.name,
+            fmt.int(Math.min(...r.samples)),
+            fmt.int(median(r.samples)),
+            fmt.int(Math.max(...r.samples)),
+            fmt.int(r.targetMs),
+            median(r.samples) <= r.targetMs ? 'yes' : `no (+${fmt.int(median(r.samples) - r.targetMs)} ms)`,
+          ]),
+        ),
+      );
+      for (const r of loop.rows) if (r.note) log(`  ${r.name}: ${r.note}`);
+      for (const note of loop.notes) log(`  note: ${note}`);
+      json.generatorLoop = loop;
+    }
     json.generator = {
       ...gen,
       targetMs: TARGETS.generatorMs,

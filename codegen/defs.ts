@@ -37,17 +37,23 @@ function mapSchema(node: unknown, visit: (schema: Record<string, unknown>, path:
   return visit(out, at);
 }
 
+/** Visits every subschema as mapSchema does (after its own subschemas), without rebuilding anything. */
+function visitSchema(node: unknown, visit: (schema: Record<string, unknown>, path: Path) => void, at: Path): void {
+  if (Array.isArray(node)) return node.forEach((item, i) => visitSchema(item, visit, [...at, i]));
+  if (!isObject(node)) return;
+  for (const key in node) {
+    const value = node[key];
+    if (DATA_KEYWORDS.has(key)) continue;
+    if (NAME_MAPS.has(key) && isObject(value)) for (const name in value) visitSchema(value[name], visit, [...at, key, name]);
+    else visitSchema(value, visit, [...at, key]);
+  }
+  visit(node, at);
+}
+
 /** Every `$ref` inside a schema, with where it is (relative to the schema). */
 export function refsIn(schema: unknown, at: Path = []): { ref: unknown; path: Path }[] {
   const found: { ref: unknown; path: Path }[] = [];
-  mapSchema(
-    schema,
-    (node, p) => {
-      if ('$ref' in node) found.push({ ref: node.$ref, path: [...p, '$ref'] });
-      return node;
-    },
-    at,
-  );
+  visitSchema(schema, (node, p) => '$ref' in node && found.push({ ref: node.$ref, path: [...p, '$ref'] }), at);
   return found;
 }
 

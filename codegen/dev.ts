@@ -116,7 +116,8 @@ let spare: ChildProcess | undefined;
 /** Servers we asked to stop: their exit is not a crash to report. */
 const stopping = new WeakSet<ChildProcess>();
 
-const DEV_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'dev-server.ts');
+// From codegen/, or from dist/ when this runs as the generator's bundle (scripts/gen-bundle.mjs): the server runs the TypeScript.
+const DEV_SERVER = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), 'codegen', 'dev-server.ts');
 
 /** What a waiting server printed (a dependency's warning): shown when it starts, as its start's output. */
 const heldOutput = new WeakMap<ChildProcess, { stream: NodeJS.WriteStream; chunk: Buffer }[]>();

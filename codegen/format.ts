@@ -8,9 +8,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import * as prettier from 'prettier';
+import type * as Prettier from 'prettier';
 import type { OutputFile } from './emit/output.ts';
-import { generatorCacheDir } from './run-cache.ts';
+import { generatorCacheDir, generatorFingerprint } from './run-cache.ts';
 
 const FORMATTED = /\.(ts|json)$/;
 /**
@@ -19,6 +19,51 @@ const FORMATTED = /\.(ts|json)$/;
  */
 const PARSERS: Record<string, string> = { '.ts': 'babel-ts' };
 const CACHE_DIR = path.join(generatorCacheDir(), 'prettier');
+/**
+ * Where prettier finds its settings for a file, in the file's folder or above it (package.json's
+ * `prettier` key among them): their content keys the cache, so that prettier itself (a fifth of a
+ * second to load) is loaded only when something is not in the cache.
+ */
+const CONFIG_FILES = [
+  'package.json',
+  '.prettierrc',
+  '.prettierrc.json',
+  '.prettierrc.yaml',
+  '.prettierrc.yml',
+  '.prettierrc.json5',
+  '.prettierrc.js',
+  '.prettierrc.mjs',
+  '.prettierrc.cjs',
+  '.prettierrc.ts',
+  '.prettierrc.mts',
+  '.prettierrc.cts',
+  '.prettierrc.toml',
+  'prettier.config.js',
+  'prettier.config.mjs',
+  'prettier.config.cjs',
+  'prettier.config.ts',
+  'prettier.config.mts',
+  'prettier.config.cts',
+  '.editorconfig',
+];
+
+/** The content of every settings file prettier could read for a file in `dir` (each folder up to the root). */
+function settingsOf(dir: string): string {
+  const hash = createHash('sha256');
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    for (const name of CONFIG_FILES) {
+      let text: Buffer;
+      try {
+        text = readFileSync(path.join(at, name));
+      } catch {
+        continue;
+      }
+      hash.update(path.join(at, name)).update('\0').update(text).update('\0');
+    }
+    if (path.dirname(at) === at) break;
+  }
+  return hash.digest('hex');
+}
 
 function cached(key: string): string | undefined {
   try {
@@ -42,22 +87,26 @@ function remember(key: string, text: string): void {
  * `skip` names (a handler stub that exists already is never written, so need not be formatted).
  */
 export async function formatOutputs(files: OutputFile[], skip: (file: OutputFile) => boolean = () => false): Promise<OutputFile[]> {
-  const configs = new Map<string, prettier.Options | null>();
+  const settings = new Map<string, string>();
+  let prettier: Promise<typeof Prettier> | undefined;
+  const configs = new Map<string, Promise<Prettier.Options | null>>();
   return Promise.all(
     files.map(async (file) => {
       if (!FORMATTED.test(file.path) || file.formatted || skip(file)) return file;
       const dir = path.dirname(file.path);
-      if (!configs.has(dir)) configs.set(dir, await prettier.resolveConfig(file.path));
+      if (!settings.has(dir)) settings.set(dir, settingsOf(dir));
       const parser = PARSERS[path.extname(file.path)];
-      const options = { ...configs.get(dir), filepath: file.path, ...(parser && { parser }) };
-      // Keyed by the settings and the kind of file, not its place: the same code formats alike anywhere.
+      // Keyed by prettier (the installed packages, in the generator's fingerprint), its settings and
+      // the kind of file, not its place: the same code formats alike anywhere with the same settings.
       const key = createHash('sha256')
-        .update(JSON.stringify([prettier.version, configs.get(dir), path.extname(file.path), parser ?? null]))
+        .update(JSON.stringify([generatorFingerprint(), settings.get(dir), path.extname(file.path), parser ?? null]))
         .update(file.content)
         .digest('hex');
       let content = cached(key);
       if (content === undefined) {
-        content = await prettier.format(file.content, options);
+        const loaded = await (prettier ??= import('prettier'));
+        if (!configs.has(dir)) configs.set(dir, loaded.resolveConfig(file.path));
+        content = await loaded.format(file.content, { ...(await configs.get(dir)), filepath: file.path, ...(parser && { parser }) });
         remember(key, content);
       }
       return { ...file, content };

@@ -1,6 +1,7 @@
 /** The generator pipeline: tools.yaml -> model -> rendered files (in memory) -> write or check. */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { EntryCache } from './entry-cache.ts';
 import { loadToolsYaml } from './load.ts';
 import type { Model, ToolModel } from './model.ts';
 import { compileTypes, type CompiledTypes, type TypeJob } from './type-compiler.ts';
@@ -102,8 +103,11 @@ export interface GenerateResult extends SyncResult {
  * memory, then write or check. Throws ToolsYamlError or BreakingChangeError, writing nothing.
  */
 export async function generate(toolsYaml: string, check: boolean): Promise<GenerateResult> {
-  const model = loadToolsYaml(toolsYaml);
+  // Each tool's validators and types are compiled only when their inputs changed since an earlier run (entry-cache.ts).
+  const model = loadToolsYaml(toolsYaml, { cache: true });
   const accepted = checkContract(model);
-  const files = await render(model, undefined, 'skip');
+  const types = await compileTypes(typeJobs(model.tools), model.defs, new EntryCache<string>('types', toolsYaml));
+  const files = await render(model, types, 'skip');
+  model.validators.save();
   return { model, outputs: files, ...sync(model, files, check), accepted, warnings: generatorWarnings(model) };
 }

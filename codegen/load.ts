@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { frameworkErrors } from '../runtime/framework-errors.ts';
 import { inlineRefs, refName, sharedRefs, type Defs } from './defs.ts';
@@ -14,10 +14,13 @@ import { loadPrompts, loadResources } from './features.ts';
 import { byCodePoint, isObject, section, strings } from './raw-values.ts';
 import { checkDefs, checkHeaders, compileSchema, compileShared, reportUnknownKeywords, unescapePointer } from './schema-checks.ts';
 import { SchemaCompiler, toolSchemaId } from './schemas.ts';
+import { EntryCache } from './entry-cache.ts';
+import { parseInPieces } from './yaml-pieces.ts';
+import { ValidatorModules, type CompiledPart } from './validator-modules.ts';
 import type { ErrorModel, LintOptions, Model, ParamType, ToolModel } from './model.ts';
 import { projectFolders } from './project-paths.ts';
 import { ToolsYamlError, type Problem } from './problems.ts';
-import fileSchema from './tools-yaml.schema.json' with { type: 'json' };
+import { validateToolsYamlFile } from './tools-yaml-validator.ts';
 import type { JSONSchema } from './json-schema.ts';
 
 type Path = (string | number)[];
@@ -76,13 +79,19 @@ export function pascalCase(name: string): string {
     .join('');
 }
 
-/** Loads and validates a tools.yaml file; throws ToolsYamlError listing every problem. */
-export function loadToolsYaml(file: string): Model {
-  return validateToolsYaml(parseToolsYamlFile(file));
+/** How a load may reuse the work of earlier runs. */
+export interface LoadOptions {
+  /** Keep each tool's compiled validators between runs (entry-cache.ts): what `npm run gen` and `npm run dev` do. */
+  cache?: boolean;
 }
 
-export function parseToolsYaml(text: string, file: string): Model {
-  return validateToolsYaml(parseToolsYamlText(text, file));
+/** Loads and validates a tools.yaml file; throws ToolsYamlError listing every problem. */
+export function loadToolsYaml(file: string, options: LoadOptions = {}): Model {
+  return validateToolsYaml(parseToolsYamlFile(file, options), options);
+}
+
+export function parseToolsYaml(text: string, file: string, options: LoadOptions = {}): Model {
+  return validateToolsYaml(parseToolsYamlText(text, file), options);
 }
 
 /** A tools.yaml parsed (YAML only), for validateToolsYaml; problems found so far are kept. */
@@ -96,16 +105,33 @@ export interface ParsedToolsYaml {
   positions(): { doc: Document; lineCounter: LineCounter };
 }
 
-export function parseToolsYamlFile(file: string): ParsedToolsYaml {
-  return parseToolsYamlText(readFileSync(file, 'utf8'), file);
+export function parseToolsYamlFile(file: string, options: LoadOptions = {}): ParsedToolsYaml {
+  return parseToolsYamlText(readFileSync(file, 'utf8'), file, options);
 }
 
 /**
  * Stage 1a: YAML syntax, with the `yaml` parser (YAML 1.2), which keeps the position of every node
  * for the problems found later. Throws when the file does not parse, since it has no structure to check.
  */
-export function parseToolsYamlText(text: string, file: string): ParsedToolsYaml {
+export function parseToolsYamlText(text: string, file: string, options: LoadOptions = {}): ParsedToolsYaml {
   const display = path.relative(process.cwd(), file) || file;
+  if (options.cache) {
+    // Piece by piece, each piece's parse cached (yaml-pieces.ts); the whole file is parsed only to locate a problem.
+    const pieces = new EntryCache<unknown>('yaml', file);
+    const raw = parseInPieces(text, pieces);
+    if (raw) {
+      pieces.save();
+      let whole: { doc: Document; lineCounter: LineCounter } | undefined;
+      const positions = () => {
+        if (!whole) {
+          const lineCounter = new LineCounter();
+          whole = { doc: parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false }), lineCounter };
+        }
+        return whole;
+      };
+      return { file, display, text, raw, problems: [], positions };
+    }
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const problems: Problem[] = doc.errors.map((err) => {
@@ -118,7 +144,7 @@ export function parseToolsYamlText(text: string, file: string): ParsedToolsYaml 
 }
 
 /** Stage 1b: the file's own schema, references, templates, the tools' schemas and examples -> the model. */
-export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
+export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions = {}): Model {
   const { file, display, raw } = parsed;
   const problems = [...parsed.problems];
   const warnings: Problem[] = [];
@@ -129,8 +155,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
   const atPath = (p: Path, message: string, key = false) => problems.push({ ...position(p, key), message });
   const warnAt = (p: Path, message: string) => warnings.push({ ...position(p, true), message });
 
-  const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
-  const validateFile = ajv.compile(fileSchema);
+  const validateFile = validateToolsYamlFile;
   if (!validateFile(raw)) for (const e of validateFile.errors ?? []) reportSchemaError(e, atPath);
 
   // The reference checks run even when the shape checks failed, so that one run reports every
@@ -142,10 +167,23 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
   const scopeNames = new Set(Object.keys(data.scopes));
   const defs: Defs = data.$defs;
 
-  const schemas = new SchemaCompiler();
+  const validators = new ValidatorModules(options.cache ? new EntryCache<CompiledPart>('validators', file) : undefined);
+  for (const [name, def] of Object.entries(defs)) validators.addDef(name, def, defs);
+  for (const [name, tool] of Object.entries(data.tools)) validators.addTool(name, pascalCase(name), tool, defs);
+  // Every module cached: nothing to compile, and no compiler to make. Otherwise the shapes are
+  // compiled (the tools' schemas call them) and so is every tool that is not cached.
+  const schemas = validators.allCached() ? undefined : new SchemaCompiler();
+  validators.schemas = schemas;
+  /** Warnings of a compilation: reported, and kept with the part's module for the runs that find it cached. */
+  const warnCompiled = (p: Path, message: string) => {
+    validators.noteWarning(p, message);
+    warnAt(p, message);
+  };
+  const replay = (cached: CompiledPart | undefined) => cached?.warnings.forEach((w) => warnAt(w.path, w.message));
   const defsUsable = checkDefs(schemas, defs, data.tools, atPath);
   // The tools' schemas call the shapes' validators: they compile only when every shape did.
-  const defsCompiled = defsUsable && compileShared(schemas, defs, atPath, warnAt);
+  const defsCompiled = defsUsable && (schemas ? compileShared(schemas, defs, atPath, warnCompiled) : true);
+  if (!schemas) for (const name of Object.keys(defs)) replay(validators.cached(`$defs:${name}`));
   for (const [name, def] of Object.entries(defs)) warnUndescribed(def, ['$defs', name], defs, warnAt);
   const tools: ToolModel[] = [];
   const typeNames = new Map<string, string>();
@@ -180,18 +218,21 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
     warnUndescribed(tool.input, [...base, 'input'], defs, warnAt);
     if (tool.output) warnUndescribed(tool.output, [...base, 'output'], defs, warnAt);
     if (defsUsable) checkHeaders(name, tool, base, defs, atPath, warnAt);
+    // A cached tool compiled without a problem from the same schemas and examples: its checks are done.
+    const cached = validators.cached(`tools:${name}`);
+    replay(cached);
     // Keyword typos are found even when references are broken; a schema with one is not compiled.
     const compile = (schema: JSONSchema, kind: 'input' | 'output') =>
-      reportUnknownKeywords(schemas, schema, [...base, kind], atPath) && defsCompiled
-        ? compileSchema(schemas, schema, sharedRefs(schema), toolSchemaId(name, kind), [...base, kind], atPath, warnAt)
+      !cached && schemas && reportUnknownKeywords(schemas, schema, [...base, kind], atPath) && defsCompiled
+        ? compileSchema(schemas, schema, sharedRefs(schema), toolSchemaId(name, kind), [...base, kind], atPath, warnCompiled)
         : undefined;
     const input = compile(tool.input, 'input');
     const output = tool.output ? compile(tool.output, 'output') : undefined;
     (tool.examples ?? []).forEach((ex, i) => {
       if (input && !input(ex.arguments))
-        atPath([...base, 'examples', i, 'arguments'], `example arguments do not match the input schema: ${schemas.ajv.errorsText(input.errors)}`);
+        atPath([...base, 'examples', i, 'arguments'], `example arguments do not match the input schema: ${schemas!.ajv.errorsText(input.errors)}`);
       if (output && ex.result !== undefined && !output(ex.result))
-        atPath([...base, 'examples', i, 'result'], `example result does not match the output schema: ${schemas.ajv.errorsText(output.errors)}`);
+        atPath([...base, 'examples', i, 'result'], `example result does not match the output schema: ${schemas!.ajv.errorsText(output.errors)}`);
       if (ex.error !== undefined && !(tool.errors ?? []).includes(ex.error))
         atPath([...base, 'examples', i, 'error'], `example error ${ex.error} is not among the tool's errors`);
       const declared = ex.error === undefined ? undefined : errorByCode.get(ex.error);
@@ -261,7 +302,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
     tools: tools.sort((a, b) => byCodePoint(a.name, b.name)),
     resources,
     prompts,
-    schemas,
+    validators,
     warnings: lintDescriptions ? warnings.sort((a, b) => a.line - b.line || a.col - b.col) : [],
   };
 }

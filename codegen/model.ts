@@ -1,7 +1,7 @@
 /** The plain intermediate model the emitters work from: everything resolved, sorted and validated. */
 import type { JSONSchema } from './json-schema.ts';
 import type { Problem } from './problems.ts';
-import type { SchemaCompiler } from './schemas.ts';
+import type { ValidatorModules } from './validator-modules.ts';
 import type { ErrorSurface } from '../runtime/definition.ts';
 import type { ParamType } from '../runtime/framework-errors.ts';
 
@@ -160,8 +160,8 @@ export interface Model {
   /** Sorted by name. */
   resources: ResourceModel[];
   prompts: PromptModel[];
-  /** The tools' schemas as the loader compiled them; the validators emitter reuses them. */
-  schemas: SchemaCompiler;
+  /** The validator modules, as the loader compiled them (or found them in the cache); the validators emitter writes them. */
+  validators: ValidatorModules;
   /** What the loader found questionable but not wrong (e.g. a field without a description). */
   warnings: Problem[];
 }

@@ -55,8 +55,8 @@ function filesUnder(dir: string): string[] {
 
 let generatorHash: string | undefined;
 
-/** The generator's fingerprint: the content of every file that makes it (computed once per process). */
-function generatorFingerprint(): string {
+/** The generator's fingerprint: the content of every file that makes it, and the installed packages (computed once per process). */
+export function generatorFingerprint(): string {
   if (generatorHash) return generatorHash;
   const hash = createHash('sha256');
   const files = [...GENERATOR_DIRS.flatMap((d) => filesUnder(path.join(ROOT, d))), ...GENERATOR_FILES.map((f) => path.join(ROOT, f)).filter(existsSync)];

@@ -93,11 +93,19 @@ function refProblem(ref: unknown, defs: Defs, schema: unknown, inShared: boolean
  * Checks the shared $defs and every reference (in them and in the tools' schemas); true when
  * the tools' schemas can be compiled (every reference resolves, nothing shared is recursive).
  */
-export function checkDefs(schemas: SchemaCompiler, defs: Defs, tools: Record<string, { input: JSONSchema; output?: JSONSchema }>, atPath: Report): boolean {
+export function checkDefs(
+  schemas: SchemaCompiler | undefined,
+  defs: Defs,
+  tools: Record<string, { input: JSONSchema; output?: JSONSchema }>,
+  atPath: Report,
+): boolean {
   let usable = true;
   for (const [name, def] of Object.entries(defs)) {
-    usable = reportInvalidSchema(schemas, def, ['$defs', name], atPath) && usable;
-    reportUnknownKeywords(schemas, def, ['$defs', name], atPath);
+    // Without a compiler every shape is cached (validator-modules.ts): checked by an earlier run that found no problem.
+    if (schemas) {
+      usable = reportInvalidSchema(schemas, def, ['$defs', name], atPath) && usable;
+      reportUnknownKeywords(schemas, def, ['$defs', name], atPath);
+    }
     walkSchema(def, (node, at) => {
       for (const key of PLACE_KEYWORDS)
         if (key in node) {

@@ -1,9 +1,11 @@
 /**
  * JSON Schema -> TypeScript declarations, with json-schema-to-typescript. A `$ref` to a shared
  * shape becomes its named type (declared once, in types.gen.ts), not a copy of its structure.
+ * With a cache (`npm run gen`, `npm run dev`), each declaration is compiled only when its schema or
+ * name changed (entry-cache.ts), and json-schema-to-typescript is loaded only then.
  */
-import { compile } from 'json-schema-to-typescript';
 import { replaceRefs } from './defs.ts';
+import { EntryCache } from './entry-cache.ts';
 import type { JSONSchema } from './json-schema.ts';
 import { isSchemaNode, walkSchema, type SchemaNode } from './schema-walk.ts';
 
@@ -98,6 +100,9 @@ function forTypes(schema: JSONSchema): JSONSchema {
 }
 
 export async function schemaToType(schema: JSONSchema, name: string): Promise<string> {
+  // A CommonJS package: its functions are named exports under Node, and the default export's in a bundle.
+  const jstt = await import('json-schema-to-typescript');
+  const compile = jstt.compile ?? (jstt as unknown as { default: typeof jstt }).default.compile;
   const ts = await compile({ ...forTypes(namedRefs(schema)), title: undefined } as never, name, {
     bannerComment: '',
     format: false,
@@ -112,15 +117,32 @@ export async function schemaToType(schema: JSONSchema, name: string): Promise<st
   return ts.trim();
 }
 
-export async function compileTypes(jobs: readonly TypeJob[], defs: readonly { name: string; schema: JSONSchema }[]): Promise<CompiledTypes> {
+/**
+ * The declarations of every tool and shared shape. A declaration depends on its schema and its
+ * name only (a `$ref` becomes the shape's name, whatever the shape is): that is its cache key.
+ */
+export async function compileTypes(
+  jobs: readonly TypeJob[],
+  defs: readonly { name: string; schema: JSONSchema }[],
+  cache?: EntryCache<string>,
+): Promise<CompiledTypes> {
+  const declare = async (schema: JSONSchema, name: string) => {
+    const key = cache && EntryCache.key('type', name, JSON.stringify(schema));
+    const known = key === undefined ? undefined : cache!.get(key);
+    if (known !== undefined) return known;
+    const ts = await schemaToType(schema, name);
+    if (key !== undefined) cache!.set(key, ts);
+    return ts;
+  };
   const tools: Record<string, ToolTypes> = {};
   for (const job of jobs) {
     tools[job.name] = {
-      args: await schemaToType(job.input, `${job.typeName}Arguments`),
-      ...(job.output && { result: await schemaToType(job.output, `${job.typeName}Result`) }),
+      args: await declare(job.input, `${job.typeName}Arguments`),
+      ...(job.output && { result: await declare(job.output, `${job.typeName}Result`) }),
     };
   }
   const compiledDefs: Record<string, string> = {};
-  for (const def of defs) compiledDefs[def.name] = await schemaToType(def.schema, def.name);
+  for (const def of defs) compiledDefs[def.name] = await declare(def.schema, def.name);
+  cache?.save();
   return { tools, defs: compiledDefs };
 }

@@ -23,7 +23,7 @@ function step(title: string, cmd: string, args: string[], failure = `${title} fa
 
 if (!quick && !filters.length) {
   step('type-check', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
-  step('generated files are up to date', process.execPath, ['--import', 'tsx', 'codegen/cli.ts', '--check']);
+  step('generated files are up to date', process.execPath, ['scripts/gen.mjs', '--check']);
 }
 
 // The black-box tests start the server as `npm start` does, from dist/: build it once here, so

@@ -6,7 +6,7 @@
  *   its result validator, importing the validators of the shapes they use.
  */
 import path from 'node:path';
-import { sharedId } from '../defs.ts';
+import { sharedId, usedDefs, type Defs } from '../defs.ts';
 import type { Model, ToolModel } from '../model.ts';
 import { sharedValidatorName, toolSchemaId, validatorName } from '../schemas.ts';
 import type { ImportedValidator } from '../standalone.ts';
@@ -27,22 +27,19 @@ export function toolValidators(tool: ToolModel): string[] {
 }
 
 export function emitValidators(model: Model): OutputFile[] {
-  /** The shared shapes' validators, as a module in `dir` imports them. */
-  const shared = (dir: string, except?: string): ImportedValidator[] =>
-    model.defs
-      .filter((d) => d.name !== except)
-      .map((d) => ({
-        name: sharedValidatorName(d.name),
-        id: sharedId(d.name),
-        from: `./${path.relative(dir, sharedPath(model, d.name)).split(path.sep).join('/')}`,
-      }));
-  const js = (code: string) => `${tsBanner}// @ts-nocheck\n${code}\n`;
+  const byName: Defs = Object.fromEntries(model.defs.map((d) => [d.name, d.schema]));
+  /** The shared shapes' validators the schemas reach, as a module in `dir` imports them (it imports those it calls). */
+  const shared = (dir: string, schemas: readonly unknown[]): ImportedValidator[] =>
+    [...new Set(schemas.flatMap((s) => usedDefs(s, byName)))].sort().map((name) => ({
+      name: sharedValidatorName(name),
+      id: sharedId(name),
+      from: `./${path.relative(dir, sharedPath(model, name)).split(path.sep).join('/')}`,
+    }));
+  const js = (code: string) => `${tsBanner}// @ts-nocheck\n${code}`;
   const defs = model.defs.map((d): OutputFile => {
     const file = sharedPath(model, d.name);
-    return {
-      path: file,
-      content: js(model.schemas.moduleCode([{ name: sharedValidatorName(d.name), id: sharedId(d.name) }], shared(path.dirname(file), d.name))),
-    };
+    const exports = [{ name: sharedValidatorName(d.name), id: sharedId(d.name) }];
+    return { path: file, content: js(model.validators.module(`$defs:${d.name}`, exports, shared(path.dirname(file), [d.schema]))) };
   });
   const tools = model.tools.flatMap((tool) => {
     const file = validatorsPath(model, tool);
@@ -54,7 +51,7 @@ export function emitValidators(model: Model): OutputFile[] {
       `${tsBanner}import type { Validator } from '../${model.paths.runtimeImport}/index.ts';\n\n` +
       exports.map((e) => `export declare const ${e.name}: Validator;\n`).join('');
     return [
-      { path: file, content: js(model.schemas.moduleCode(exports, shared(path.dirname(file)))) },
+      { path: file, content: js(model.validators.module(`tools:${tool.name}`, exports, shared(path.dirname(file), [tool.input, tool.output ?? {}]))) },
       { path: validatorsPath(model, tool, 'd.ts'), content: dts },
     ];
   });

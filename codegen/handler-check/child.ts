@@ -46,7 +46,9 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const config = JSON.parse(process.argv[2]!) as ChildConfig;
 
 /** The check's own code: a change to it must not be answered from an older check's record. */
-const OWN_CODE = [...readdirSync(HERE).map((f) => path.join(HERE, f)), path.join(HERE, '..', 'project-paths.ts')];
+const OWN_CODE = import.meta.url.endsWith('.js')
+  ? [fileURLToPath(import.meta.url)] // the bundle (scripts/gen-bundle.mjs)
+  : [...readdirSync(HERE).map((f) => path.join(HERE, f)), path.join(HERE, '..', 'project-paths.ts')];
 
 /** The folders the tools.yaml files name (only their `codegen:` sections are read). */
 async function readScope(): Promise<CheckScope> {

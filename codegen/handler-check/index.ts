@@ -38,7 +38,9 @@ export interface CheckResult {
   skipped?: string;
 }
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'child.ts');
+/** The check's process: child.ts, or its bundle beside the generator's (scripts/gen-bundle.mjs). */
+const BUNDLED = import.meta.url.endsWith('.js');
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), BUNDLED ? 'gen-check.js' : 'child.ts');
 
 export interface HandlerCheckOptions {
   /** The tools.yaml files whose handlers are checked. */
@@ -118,7 +120,7 @@ export class HandlerCheck {
       cwd: this.config.root,
       // Not the parent's flags (a profiler, the server's heap settings): its own. Node 22.18+ and 24
       // run TypeScript themselves (a third of a second sooner than through tsx); older ones use tsx.
-      execArgv: (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx'],
+      execArgv: BUNDLED || (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx'],
       // Node 22 keeps the compiled code of TypeScript's 9 MB here: a tenth of a second per start.
       env: { ...process.env, NODE_COMPILE_CACHE: path.join(path.dirname(this.config.buildInfoFile), 'node-compile-cache') },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

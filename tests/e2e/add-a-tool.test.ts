@@ -100,7 +100,7 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
     const prompts = /^prompts:\n/m.exec(withTool)!;
     writeFileSync(yamlPath, withTool.slice(0, prompts.index + prompts[0].length) + PROMPT + withTool.slice(prompts.index + prompts[0].length));
 
-    const { stdout, stderr } = await inCopy('codegen/cli.ts');
+    const { stdout, stderr } = await inCopy('scripts/gen.mjs');
     assert.match(stdout, /^created app\/tools\/count_profiles\.ts: a stub handler to fill in$/m);
     assert.match(stdout, /^wrote generated\/tools\/count_profiles\.gen\.ts$/m);
     assert.match(stdout, /^wrote docs\/reference\.md$/m);
@@ -118,7 +118,7 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
     writeFileSync(path.join(copy.dir, 'app/tools/count_profiles.ts'), HANDLER);
     assert.match(readFileSync(path.join(copy.dir, 'app/prompts/greet.ts'), 'utf8'), /export const handler: GreetPromptHandler = \{/);
     writeFileSync(path.join(copy.dir, 'app/prompts/greet.ts'), PROMPT_HANDLER);
-    assert.match((await inCopy('codegen/cli.ts')).stdout, /tools\.yaml: 21 tools, 4 resources, 3 prompts; 0 file\(s\) written, 0 removed/);
+    assert.match((await inCopy('scripts/gen.mjs')).stdout, /tools\.yaml: 21 tools, 4 resources, 3 prompts; 0 file\(s\) written, 0 removed/);
     assert.equal(readFileSync(path.join(copy.dir, 'app/tools/count_profiles.ts'), 'utf8'), HANDLER);
   });
 
@@ -187,7 +187,7 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
     const yamlPath = path.join(copy.dir, 'tools.yaml');
     const withTool = readFileSync(yamlPath, 'utf8');
     writeFileSync(yamlPath, withTool.replace(TOOL, ''));
-    const refused = await inCopy('codegen/cli.ts').then(
+    const refused = await inCopy('scripts/gen.mjs').then(
       () => assert.fail('gen accepted a removed tool'),
       (err: { code: number; stdout: string; stderr: string }) => err,
     );
@@ -198,7 +198,7 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
     assert.ok(existsSync(path.join(copy.dir, 'generated/tools/count_profiles.gen.ts')), 'a refused run writes nothing');
 
     writeFileSync(yamlPath, withTool.replace(TOOL, '').replace(/^( {2}version: )0\.1\.0$/m, '$10.2.0'));
-    const { stdout } = await inCopy('codegen/cli.ts');
+    const { stdout } = await inCopy('scripts/gen.mjs');
     assert.match(stdout, /^server\.version 0\.2\.0 publishes 1 breaking change\(s\)/m);
     assert.match(stdout, /^removed generated\/tools\/count_profiles\.gen\.ts$/m);
     assert.match(stdout, /^note: app\/tools\/count_profiles\.ts handles no tool declared in tools\.yaml; delete it, or declare its tool again$/m);

@@ -91,7 +91,7 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
     delete env.PUBLIC_URL;
     yamlPath = path.join(copy.dir, 'tools.yaml');
     original = readFileSync(yamlPath, 'utf8');
-    dev = spawn(process.execPath, ['--import', 'tsx', 'codegen/dev.ts'], { cwd: copy.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    dev = spawn(process.execPath, ['scripts/dev.mjs'], { cwd: copy.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const collect = (chunk: Buffer) => (output += chunk.toString('utf8'));
     dev.stdout!.on('data', collect);
     dev.stderr!.on('data', collect);

@@ -3,7 +3,7 @@
  * they are still on disk as the last run left them, the CLI answers without loading the generator;
  * anything else (a hand edit, a stray generated file, a deleted handler, a changed tools.yaml) runs
  * the generator, which reports or rewrites. (A changed generator changes the key by construction:
- * it hashes codegen/ and runtime/.) On a copy of the minimal golden fixture, with a cache folder
+ * it hashes codegen/ and runtime/: the last test shows it.) On a copy of the minimal golden fixture, with a cache folder
  * of its own.
  */
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from '../helpers/project-copy.ts';
+import { copyProject, REPO_ROOT, type ProjectCopy } from '../helpers/project-copy.ts';
 
 const run = promisify(execFile);
 
@@ -31,7 +31,7 @@ describe('npm run gen: the run cache', { timeout: 120_000 }, () => {
   async function gen(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     // The copy sits at another depth than the fixture, so its generated imports of runtime/ resolve
     // nowhere: the handlers' type check would fail on that, and is not what this tests.
-    return run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'codegen/cli.ts'), ...args, '--no-typecheck', 'tools.yaml'], {
+    return run(process.execPath, [path.join(REPO_ROOT, 'scripts/gen.mjs'), ...args, '--no-typecheck', 'tools.yaml'], {
       cwd: work,
       env: { ...process.env, TOOLS_GEN_CACHE: cache },
     }).then(
@@ -88,5 +88,40 @@ describe('npm run gen: the run cache', { timeout: 120_000 }, () => {
     assert.match(res.stderr, /stale: expected\/reference\.md/);
     assert.match((await gen()).stdout, /^wrote expected\/reference\.md$/m);
     assert.equal((await gen('--check')).code, 0);
+  });
+});
+
+describe('npm run gen: the per-tool caches belong to one generator', { timeout: 180_000 }, () => {
+  let copy: ProjectCopy;
+  let cache: string;
+  before(() => {
+    copy = copyProject();
+    cache = path.join(copy.dir, 'test-gen-cache');
+  });
+  after(() => copy.cleanup());
+
+  const gen = (...args: string[]) =>
+    run(process.execPath, ['scripts/gen.mjs', '--no-typecheck', ...args, 'tests/golden/fixtures/edge/tools.yaml'], {
+      cwd: copy.dir,
+      env: { ...process.env, TOOLS_GEN_CACHE: cache },
+    });
+  /** The keys of the validator modules' cache entries (codegen/entry-cache.ts). */
+  const keys = () =>
+    readdirSync(path.join(cache, 'validators'))
+      .flatMap((f) => Object.keys(JSON.parse(readFileSync(path.join(cache, 'validators', f), 'utf8')) as object))
+      .sort();
+
+  test('a changed generator (the bundle is rebuilt) compiles every part again under new keys, to the same output', async () => {
+    await gen();
+    const first = keys();
+    assert.equal(first.length, 7, 'four tools and three shared shapes');
+    // A comment in the generator's code: the bundle is rebuilt, and its fingerprint is another.
+    appendFileSync(path.join(copy.dir, 'codegen/defs.ts'), '\n// a change to the generator\n');
+    const { stderr } = await gen();
+    assert.match(stderr, /built the generator/);
+    const second = keys();
+    assert.equal(second.length, 7);
+    assert.equal(second.filter((k) => first.includes(k)).length, 0, 'no entry of the former generator is used');
+    await gen('--check');
   });
 });

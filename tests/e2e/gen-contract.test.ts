@@ -109,7 +109,7 @@ describe('npm run gen against the published contract', { timeout: 120_000 }, () 
   async function gen(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     // The copy sits at another depth than the fixture, so its generated imports of runtime/ resolve
     // nowhere: the handlers' type check would fail on that, and is not what this tests.
-    return run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'codegen/cli.ts'), ...args, '--no-typecheck', 'tools.yaml'], { cwd: work }).then(
+    return run(process.execPath, [path.join(REPO_ROOT, 'scripts/gen.mjs'), ...args, '--no-typecheck', 'tools.yaml'], { cwd: work }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
     );

@@ -44,7 +44,7 @@ const DOCUMENTS = ['docs/reference.html', 'docs/reference.md'];
 describe('generated output changes only where tools.yaml did', { timeout: 180_000 }, () => {
   let copy: ProjectCopy;
   const git = (...args: string[]) => execFileSync('git', args, { cwd: copy.dir, encoding: 'utf8', maxBuffer: 64 << 20 });
-  const gen = () => run(process.execPath, ['--import', 'tsx', 'codegen/cli.ts', 'tools.yaml'], { cwd: copy.dir, maxBuffer: 16 << 20 });
+  const gen = () => run(process.execPath, ['scripts/gen.mjs', 'tools.yaml'], { cwd: copy.dir, maxBuffer: 16 << 20 });
   /** Paths changed since the last commit, new files included. */
   const changed = () =>
     git('status', '--porcelain', '--untracked-files=all')

@@ -33,7 +33,7 @@ describe('the handlers are type-checked against the generated types', { timeout:
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
     );
-  const gen = () => inCopy(['--import', 'tsx', 'codegen/cli.ts']);
+  const gen = () => inCopy(['scripts/gen.mjs']);
 
   before(async () => {
     copy = copyProject();

@@ -214,7 +214,7 @@ describe('sync (write and --check) in a scratch copy of the full fixture', () =>
 
   test('gen --check exits 1 naming every stale file, and 0 when up to date', () => {
     writeFileSync(gen('errors.gen.ts'), 'stale\n');
-    const run = () => spawnSync(process.execPath, ['--import', 'tsx', 'codegen/cli.ts', '--check', yamlFile], { cwd: ROOT, encoding: 'utf8' });
+    const run = () => spawnSync(process.execPath, ['scripts/gen.mjs', '--check', yamlFile], { cwd: ROOT, encoding: 'utf8' });
     const stale = run();
     assert.equal(stale.status, 1, stale.stderr);
     assert.match(stale.stderr, /stale: .*expected\/generated\/errors\.gen\.ts/);

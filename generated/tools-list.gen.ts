@@ -64,7 +64,7 @@ const ScheduleSchema = {
   type: 'object',
   additionalProperties: false,
   description:
-    "When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.",
+    "When the campaign's sequence may send, in local time. A campaign created without one sends on weekdays from 09:00 to 17:00 in its profile's time zone; {} sends at any time. Messages due outside it wait for the next opening. send_message is not limited by it.",
   properties: {
     timezone: {
       type: 'string',
@@ -968,7 +968,7 @@ export const toolsList: readonly ToolListing[] = [
     name: 'create_campaign',
     title: 'Create a campaign',
     description:
-      "Creates a draft campaign for a sender profile, optionally with its steps, schedule and\nsettings. Step text may use placeholders such as {name} or {company}; such a step needs\n`fallback_text` (a generic version used when a lead's value is unknown) unless\n`auto_fallback` is true. Add leads with `add_leads`, then `start_campaign`.\n",
+      "Creates a draft campaign for a sender profile, optionally with its steps, schedule and\nsettings. Without a schedule it sends on weekdays from 09:00 to 17:00 in the profile's time\nzone (`schedule: {}` for any time). Step text may use placeholders such as {name} or {company}; such a step needs\n`fallback_text` (a generic version used when a lead's value is unknown) unless\n`auto_fallback` is true. Add leads with `add_leads`, then `start_campaign`.\n",
     inputSchema: {
       type: 'object',
       required: ['service_profile_id', 'name'],

@@ -524,7 +524,7 @@ export interface Profile {
  */
 export type ProfileId = string;
 /**
- * When the campaign's sequence may send, in local time (default, without a schedule, any time). Messages due outside it wait for the next opening. send_message is not limited by it.
+ * When the campaign's sequence may send, in local time. A campaign created without one sends on weekdays from 09:00 to 17:00 in its profile's time zone; {} sends at any time. Messages due outside it wait for the next opening. send_message is not limited by it.
  */
 export interface Schedule {
   /**

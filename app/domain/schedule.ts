@@ -1,12 +1,19 @@
 /**
  * When things may be sent, and when they are due. A campaign's sending window: the days of the
- * week and the hours, in a time zone, when its sequence may send (unset parts mean "any": no
- * schedule at all sends at any time); a profile's local day, against which its daily limit counts
- * and at whose midnight it resets; and when a lead's next step falls due.
+ * week and the hours, in a time zone, when its sequence may send (unset parts mean "any": an empty
+ * schedule, or none, sends at any time); a profile's local day, against which its daily limit
+ * counts and at whose midnight it resets; and when a lead's next step falls due.
  */
 import type { Schedule, Step, Weekday } from '../../generated/types.gen.ts';
 
 const WEEKDAYS: readonly Weekday[] = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+
+/**
+ * The schedule of a campaign created without one (since 0.2.0): weekdays from 09:00 to 17:00 in
+ * its profile's time zone, when people expect business mail. Before, such a campaign sent at any
+ * hour; campaigns created then keep their stored "no schedule". `{}` asks for any time.
+ */
+export const BUSINESS_HOURS: Schedule = { days: ['mon', 'tue', 'wed', 'thu', 'fri'], start_hour: 9, end_hour: 17 };
 
 export interface SendingWindow {
   timezone: string;

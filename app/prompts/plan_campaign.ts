@@ -1,4 +1,5 @@
 import type { PlanCampaignPromptHandler } from '../../generated/prompts.gen.ts';
+import { STEP_TYPES_BY_CHANNEL } from '../domain/channels.ts';
 import { completeProfileId } from '../tool-support/completions.ts';
 import { requireProfile } from '../tool-support/profile.ts';
 
@@ -14,7 +15,8 @@ export const handler: PlanCampaignPromptHandler = {
       '',
       'Propose 2 to 4 steps (a first message and follow-ups), each with a name, a type, the delay in days after the previous step, and the text.',
       'Texts may use the placeholders {name}, {company} and {custom.<field>}. A step whose text uses a placeholder needs fallback_text (the same message without placeholders, for leads lacking a value), or auto_fallback: true.',
-      'Add a schedule (days and hours in the profile time zone) and a daily_limit no higher than the profile allows.',
+      `Step types this ${profile.channel} profile sends: ${STEP_TYPES_BY_CHANNEL[profile.channel].join(', ')}.`,
+      'Without a schedule the campaign sends on weekdays from 09:00 to 17:00 in the profile time zone; propose another schedule (days and hours) if the audience needs it, and a daily_limit no higher than the profile allows.',
       `Show the plan for approval first; when it is approved, create it with create_campaign (service_profile_id "${profile.id}"), then add leads with add_leads and start it with start_campaign.`,
     ].join('\n');
     return { description: `Plan a campaign for ${profile.name}`, messages: [{ role: 'user', content: { type: 'text', text } }] };

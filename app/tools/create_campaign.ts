@@ -1,4 +1,5 @@
 import type { CreateCampaignHandler } from '../../generated/tools/create_campaign.gen.ts';
+import { BUSINESS_HOURS } from '../domain/schedule.ts';
 import { requireProfile } from '../tool-support/profile.ts';
 import { stepsError } from '../tool-support/step-violations.ts';
 
@@ -13,7 +14,7 @@ export const handler: CreateCampaignHandler = async (args, ctx) => {
     profileId: args.service_profile_id,
     name: args.name,
     steps,
-    ...(args.schedule && { schedule: args.schedule }),
+    schedule: args.schedule ?? BUSINESS_HOURS,
     ...(args.settings && { settings: args.settings }),
   });
   return { campaign };

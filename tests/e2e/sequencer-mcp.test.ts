@@ -120,16 +120,66 @@ for (const backend of await serverBackends()) {
       }
     });
 
+    test('a campaign created without a schedule waits for business hours in its profile time zone; one with an empty schedule sends at once', async () => {
+      // Saturday 28 November 2026, 10:00 UTC; the test profiles are in UTC.
+      const clock = new ManualClock('2026-11-28T10:00:00.000Z');
+      const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
+      const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
+      try {
+        const account = await accountWithToken(server);
+        const assistant = await Assistant.connect(server.mcpUrl, account.token);
+        const pid = { service_profile_id: account.profileIds[0] };
+        const started = async (name: string, schedule?: object) => {
+          const { campaign } = await assistant.call('create_campaign', {
+            ...pid,
+            name,
+            steps: [{ name: 'Intro', type: 'message', text: 'Hello!' }],
+            ...(schedule && { schedule }),
+          });
+          const cid = { ...pid, campaign_id: campaign.id };
+          await assistant.call('add_leads', { ...cid, leads: [{ first_name: 'Eve', email: `eve.${name.replace(/\W/g, '')}@example.com` }] });
+          await assistant.call('start_campaign', cid);
+          return { campaign, cid };
+        };
+        const sent = async (cid: Record<string, unknown>) => (await assistant.call('campaign_stats', cid)).sent as number;
+        const tick = async () => {
+          await server.service.sequencer.tick();
+          await server.service.outbox.drain();
+        };
+
+        const office = await started('Office');
+        assert.deepEqual(office.campaign.schedule, { days: ['mon', 'tue', 'wed', 'thu', 'fri'], start_hour: 9, end_hour: 17 });
+        const anyTime = await started('Any time', {});
+        assert.deepEqual(anyTime.campaign.schedule, {});
+        await tick();
+        assert.equal(await sent(anyTime.cid), 1, 'an empty schedule sends on a Saturday');
+        assert.equal(await sent(office.cid), 0, 'no schedule given: not on a Saturday');
+
+        clock.set('2026-11-30T08:59:00.000Z');
+        await tick();
+        assert.equal(await sent(office.cid), 0, 'nor on Monday before 09:00');
+        clock.set('2026-11-30T09:00:00.000Z');
+        await tick();
+        assert.equal(await sent(office.cid), 1, 'Monday 09:00 in the profile time zone');
+        await assistant.close();
+      } finally {
+        await server.close();
+        await database?.drop();
+      }
+    });
+
     test('on the server `npm start` runs, a started campaign sends by itself: the message and the lead state show it', async () => {
       const server = await backend.start();
       const account = await accountWithToken(server);
       const assistant = await Assistant.connect(server.mcpUrl, account.token);
       try {
         const pid = { service_profile_id: account.profileIds[0] };
-        // No schedule: it sends at any hour, so the test does not depend on when it runs.
+        // An empty schedule: it sends at any hour, so the test does not depend on when it runs
+        // (without one it would wait for business hours).
         const { campaign } = await assistant.call('create_campaign', {
           ...pid,
           name: 'Real time',
+          schedule: {},
           steps: [{ name: 'Intro', type: 'message', text: 'Hello {first_name}!', fallback_text: 'Hello!' }],
         });
         const cid = { ...pid, campaign_id: campaign.id };

@@ -97,7 +97,7 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
   const maxLifetime = options.maxTokenLifetimeSeconds ?? 24 * 3600;
 
   const fail = (code: string, params: Record<string, string> = {}): CatalogError => {
-    const err = errors.create(code, params);
+    const err = errors.declared(code, params);
     err.headers['www-authenticate'] = code === 'AUTH_HEADER_MISSING' ? challenges.missing() : challenges.invalid(err.message);
     return err;
   };

@@ -274,6 +274,18 @@ function buildErrors(data: RawFile, atPath: (p: Path, m: string, key?: boolean) 
     const base = merged[code];
     if (base && base.surface !== e.surface)
       atPath(['errors', code, 'surface'], `error ${code} is raised by the runtime with surface ${base.surface}; it cannot be redeclared as ${e.surface}`);
+    // What clients see besides the text is the runtime's: a restatement may change the message and
+    // the remedy, not the HTTP status or the JSON-RPC code.
+    if (base)
+      for (const [key, shown] of [
+        ['status', 'HTTP status'],
+        ['code', 'JSON-RPC code'],
+      ] as const)
+        if (key in e && e[key] !== base[key])
+          atPath(
+            ['errors', code, key],
+            `error ${code} is raised by the runtime with ${base[key] === undefined ? `no ${shown}` : `${shown} ${base[key]}`}; a restatement may change its message and remedy, not its ${shown} (${e[key]})`,
+          );
     merged[code] = { ...base, ...e, framework: Boolean(base) };
   }
   const out: ErrorModel[] = [];

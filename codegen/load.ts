@@ -32,6 +32,7 @@ interface RawFile {
     runtime?: string;
     contract?: string;
     services?: { import: string; type: string };
+    principal?: { import: string; type: string };
     lint?: Partial<LintOptions>;
   };
   scopes: Record<string, { description: string; default?: boolean }>;
@@ -247,6 +248,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml): Model {
       contract: path.resolve(dir, cg.contract ?? `${path.basename(file).replace(/\.ya?ml$/, '')}.contract.json`),
       runtimeImport: cg.runtime ?? '../runtime',
       ...(cg.services && { services: { file: path.resolve(dir, cg.services.import), type: cg.services.type } }),
+      ...(cg.principal && { principal: { file: path.resolve(dir, cg.principal.import), type: cg.principal.type } }),
     },
     lint: { descriptions: cg.lint?.descriptions ?? true, portability: cg.lint?.portability ?? true, allow: cg.lint?.allow ?? [] },
     server: data.server,

@@ -36,15 +36,8 @@ export const frameworkErrors = {
     surface: 'auth',
     status: 401,
     code: -32001,
-    remedy: 'Authorize again; if it persists the grant or account was disabled.',
+    remedy: 'Authorize again; if it persists, the service has revoked the grant or disabled its user.',
     params: { detail: 'string' },
-  },
-  ACCOUNT_CLAIM_INVALID: {
-    message: 'service_account_id claim missing or invalid',
-    surface: 'auth',
-    status: 401,
-    code: -32001,
-    remedy: 'Authorize again with the `service_account_id` scope selected.',
   },
   INSUFFICIENT_SCOPE: {
     message: 'Missing required scope(s): {{scopes}}',

@@ -5,14 +5,15 @@
  */
 import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { anonymousPrincipal, Challenges, type Authenticator } from './auth.ts';
+import { anonymousPrincipal, Challenges, TokenRefusedError, type Authenticator } from './auth.ts';
 import type { ServerDefinition } from './definition.ts';
 import { CatalogError, ErrorFactory, FrameworkConfigError, serviceUnavailable } from './errors.ts';
+import { INTERNAL_RPC_ERROR, refusalError, rpcError, sendError, sendInternalError } from './error-mapping.ts';
 import { frameworkErrors } from './framework-errors.ts';
-import type { AnyFeatureHandler, HandlerMap, LogLevel, Principal } from './handler.ts';
-import { classify, errorMessage, type RequestId } from './jsonrpc.ts';
+import type { AnyFeatureHandler, HandlerMap, LogLevel, NoClaims, Principal, PrincipalClaims } from './handler.ts';
+import { classify, errorMessage } from './jsonrpc.ts';
 import { checkOrigin, defaultOriginPolicy } from './origin-guard.ts';
-import { McpProtocol, rpcError, type FeatureRunners } from './protocol.ts';
+import { McpProtocol, type FeatureRunners } from './protocol.ts';
 import { ResponseChannel } from './response-channel.ts';
 import { McpRateLimits, type WindowLimit } from './request-limits.ts';
 import { ToolRunner, type ToolCallObserver } from './tool-runner.ts';
@@ -26,17 +27,22 @@ import { memoryTaskStore, Tasks, type TaskStore } from './tasks.ts';
  * `Services` is whatever the handlers get as `ctx.services` (the type tools.yaml names under
  * `codegen.services`); a server whose handlers use none leaves it out.
  */
-export type McpHttpOptions<Services = unknown> = McpHttpCommonOptions<Services> & (unknown extends Services ? { services?: Services } : { services: Services });
+export type McpHttpOptions<Services = unknown, Claims extends PrincipalClaims = NoClaims> = McpHttpCommonOptions<Services, Claims> &
+  (unknown extends Services ? { services?: Services } : { services: Services });
 
-interface McpHttpCommonOptions<Services> {
+interface McpHttpCommonOptions<Services, Claims extends PrincipalClaims> {
   definition: ServerDefinition;
   /** The handlers of the definition's tools. */
-  handlers: HandlerMap<Services>;
+  handlers: HandlerMap<Services, Claims>;
   /** The handlers of its resources and prompts (the generated `resourceHandlers` and `promptHandlers`), when it declares any. */
-  resourceHandlers?: Readonly<Record<string, AnyFeatureHandler<Services>>>;
-  promptHandlers?: Readonly<Record<string, AnyFeatureHandler<Services>>>;
-  /** Required unless the definition says `auth: none`. */
-  authenticator?: Authenticator;
+  resourceHandlers?: Readonly<Record<string, AnyFeatureHandler<Services, Claims>>>;
+  promptHandlers?: Readonly<Record<string, AnyFeatureHandler<Services, Claims>>>;
+  /**
+   * Required unless the definition says `auth: none`. Its refusals are answered here, with the
+   * catalog's messages and the WWW-Authenticate challenges (which name the scopes tools.yaml
+   * marks `default`).
+   */
+  authenticator?: Authenticator<Claims>;
   /** Canonical base URL; the resource metadata URL and the default allowed host derive from it. */
   publicUrl: string;
   path?: string;
@@ -71,7 +77,7 @@ interface McpHttpCommonOptions<Services> {
   taskTtlMs?: number;
   taskPollIntervalMs?: number;
   /** Told of every finished tools/call (for an activity log); keep it cheap, it runs on the hot path. */
-  onToolCall?: ToolCallObserver;
+  onToolCall?: ToolCallObserver<Claims>;
   /**
    * Requests refused for their token (401), per client address, before that address gets 429
    * until the window ends (default 30 a minute; false: no limit). Only refusals count.
@@ -118,39 +124,38 @@ export function resourceMetadataUrl(publicUrl: string, path = '/mcp'): string {
   return `${publicUrl}/.well-known/oauth-protected-resource${path}`;
 }
 
-/** Sends a catalog error as an HTTP response whose body is a JSON-RPC error object. */
-function sendError(reply: FastifyReply, err: CatalogError, id: RequestId | null = null): FastifyReply {
-  return reply
-    .code(err.definition.status ?? 200)
-    .headers(err.headers)
-    .header('content-type', 'application/json')
-    .send(errorMessage(id, rpcError(err)));
-}
-
 function acceptsType(accept: string | undefined): { json: boolean; sse: boolean } {
   if (accept === undefined || accept === '') return { json: true, sse: false };
   const wildcard = accept.includes('*/*') || accept.includes('application/*');
   return { json: wildcard || accept.includes('application/json'), sse: accept.includes('text/event-stream') };
 }
 
-export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOptions<Services>): Promise<void> {
+export async function mcpHttp<Services, Claims extends PrincipalClaims = NoClaims>(
+  app: FastifyInstance,
+  options: McpHttpOptions<Services, Claims>,
+): Promise<void> {
   const { definition } = options;
   const path = options.path ?? '/mcp';
+  // The one error factory and the one set of challenges of this server.
   const errors = new ErrorFactory(definition.errors);
   errors.require(RUNTIME_CODES);
   if (definition.auth === 'bearer' && !options.authenticator)
     throw new FrameworkConfigError('This server declares auth: bearer but no authenticator was given');
-  const challenges = new Challenges(resourceMetadataUrl(options.publicUrl, path));
-  const runner = new ToolRunner(definition, options.handlers, options.services as Services, errors, {
+  if (options.authenticator) requireAuthErrors(definition, errors, options.authenticator.errorCodes);
+  const challenges = new Challenges(
+    resourceMetadataUrl(options.publicUrl, path),
+    definition.scopes.filter((s) => s.default).map((s) => s.name),
+  );
+  const runner = new ToolRunner(definition, options.handlers as HandlerMap<Services>, options.services as Services, errors, {
     validateResults: options.validateResults ?? false,
     logger: app.log,
-    onToolCall: options.onToolCall,
+    onToolCall: options.onToolCall as ToolCallObserver | undefined,
     describeOutage: options.describeOutage,
   });
   const services = options.services as Services;
   const failures = { logger: app.log, describeOutage: options.describeOutage };
-  const resources = new ResourceRunner(definition, options.resourceHandlers ?? {}, services, errors, failures);
-  const prompts = new PromptRunner(definition, options.promptHandlers ?? {}, services, errors, failures);
+  const resources = new ResourceRunner(definition, (options.resourceHandlers ?? {}) as Record<string, AnyFeatureHandler<Services>>, services, errors, failures);
+  const prompts = new PromptRunner(definition, (options.promptHandlers ?? {}) as Record<string, AnyFeatureHandler<Services>>, services, errors, failures);
   const completions = new Completions(resources, prompts, services, errors, failures);
   const features = { resources, prompts, completions } as FeatureRunners;
   const inputs = { seal: new RequestStateSeal(options.inputStateSecret), pending: new PendingInputs(options.inputTimeoutMs) };
@@ -171,8 +176,10 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
   });
   const policy = defaultOriginPolicy(options.publicUrl, options.allowedOrigins, options.allowedHosts);
   const allScopes = definition.scopes.map((s) => s.name);
+  // One principal for every request of an `auth: none` server: nothing of it changes.
+  const anonymous = anonymousPrincipal(allScopes);
   const authenticate = async (req: FastifyRequest): Promise<Principal> =>
-    definition.auth === 'none' ? anonymousPrincipal(allScopes) : options.authenticator!.authenticate(req.headers.authorization);
+    definition.auth === 'none' ? anonymous : options.authenticator!.authenticate(req.headers.authorization);
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
 
   // JSON bodies are parsed here so that bad JSON becomes a JSON-RPC parse error, not a Fastify 400.
@@ -208,10 +215,7 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
         return reply.code(400).send();
     }
     app.log.error({ err }, 'unexpected error in the MCP endpoint');
-    reply
-      .code(500)
-      .header('content-type', 'application/json')
-      .send(errorMessage(null, { code: -32603, message: 'Internal error' }));
+    return sendInternalError(reply);
   });
 
   // Every method but POST gets 405 (the interface's rule), except a CORS preflight from an allowed
@@ -273,9 +277,10 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
     try {
       principal = await authenticate(req);
     } catch (err) {
-      if (!(err instanceof CatalogError)) throw err;
-      const limited = err.definition.status === 401 ? await limits.countRefused(req) : undefined;
-      return sendError(reply, limited ?? err);
+      if (!(err instanceof TokenRefusedError)) throw err;
+      const refused = refusalError(err, errors, challenges);
+      const limited = refused.definition.status === 401 ? await limits.countRefused(req) : undefined;
+      return sendError(reply, limited ?? refused);
     }
     const overLimit = await limits.countServed(req, principal);
     if (overLimit) return sendError(reply, overLimit);
@@ -308,10 +313,17 @@ export async function mcpHttp<Services>(app: FastifyInstance, options: McpHttpOp
       }
       // The stream is open: the error handler can no longer answer, so end the stream with the error.
       app.log.error({ err }, 'error after the response started streaming');
-      channel.finish(errorMessage(request.id, err instanceof CatalogError ? rpcError(err) : { code: -32603, message: 'Internal error' }));
+      channel.finish(errorMessage(request.id, err instanceof CatalogError ? rpcError(err) : INTERNAL_RPC_ERROR));
     }
     return reply;
   });
+}
+
+/** The codes an authenticator refuses tokens with must be auth errors of the catalog: checked at start. */
+function requireAuthErrors(definition: ServerDefinition, errors: ErrorFactory, codes: readonly string[]): void {
+  errors.require(codes);
+  const notAuth = codes.filter((c) => definition.errors[c]!.surface !== 'auth');
+  if (notAuth.length) throw new FrameworkConfigError(`The authenticator refuses tokens with errors that are not surface: auth: ${notAuth.join(', ')}`);
 }
 
 /** Headers a request must carry at most once (lower-case name, name as shown in the error). */

@@ -6,8 +6,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServerDefinition, ToolDefinition } from './definition.ts';
 import { CatalogError, clientCapabilityRequired, type ErrorFactory } from './errors.ts';
+import { rpcError } from './error-mapping.ts';
 import { checkParamHeaders, LOG_LEVELS, META, resolveEra, type Era } from './era.ts';
 import type { LogLevel, Principal } from './handler.ts';
+import { callerOf } from './caller.ts';
 import { errorMessage, notificationMessage, type JsonRpcRequest, type RequestId } from './jsonrpc.ts';
 import type { ResponseChannel } from './response-channel.ts';
 import type { ToolRunner } from './tool-runner.ts';
@@ -15,7 +17,7 @@ import type { ResourceRunner } from './resource-runner.ts';
 import type { PromptRunner } from './prompt-runner.ts';
 import type { Completions } from './completion.ts';
 import type { FeatureEnvironment } from './feature-call.ts';
-import { argumentsDigest, callerOf, InputRequired, roundAsker, type Asker, type PendingInputs, type RequestStateSeal } from './input-requests.ts';
+import { argumentsDigest, InputRequired, roundAsker, type Asker, type PendingInputs, type RequestStateSeal } from './input-requests.ts';
 import type { JsonRpcResponse } from './jsonrpc.ts';
 import { NUL_RULE, pathWithNul } from './nul.ts';
 import { TASKS_EXTENSION, TaskNotFoundError, type Tasks } from './tasks.ts';
@@ -469,10 +471,6 @@ export class McpProtocol {
     );
     return JSON.stringify({ _meta: { 'io.modelcontextprotocol/subscriptionId': state.id } });
   }
-}
-
-export function rpcError(err: CatalogError) {
-  return { code: err.definition.rpcCode ?? -32603, message: err.message, ...(err.data !== undefined && { data: err.data }) };
 }
 
 /** A list's result pages, serialized: `{"<field>":[...],"nextCursor":...}` each. */

@@ -18,7 +18,7 @@ const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cance
 /** A task as stored: the protocol's Task plus who owns it and what is outstanding. */
 export interface TaskRecord {
   id: string;
-  /** The caller (subject and account) that created it: the only one who may see or change it. */
+  /** The caller that created it (callerOf: the subject and the server's claims): the only one who may see or change it. */
   caller: string;
   tool: string;
   status: TaskStatus;

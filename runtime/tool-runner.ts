@@ -13,7 +13,9 @@ import type {
   ElicitResult,
   HandlerMap,
   LogLevel,
+  NoClaims,
   Principal,
+  PrincipalClaims,
   SamplingRequest,
   SamplingResult,
   ToolContext,
@@ -44,9 +46,9 @@ export interface ServerLogger {
 }
 
 /** One finished tool call, for an app that keeps an activity log (no arguments, no results). */
-export interface ToolCallEvent {
+export interface ToolCallEvent<Claims extends PrincipalClaims = NoClaims> {
   tool: string;
-  principal: Principal;
+  principal: Principal<Claims>;
   /** `denied`: the token lacked a required scope; `error`: a tool error result (isError). */
   outcome: 'ok' | 'error' | 'denied';
   /** The catalog code of an error or denial. */
@@ -54,7 +56,7 @@ export interface ToolCallEvent {
   durationMs: number;
 }
 
-export type ToolCallObserver = (event: ToolCallEvent) => void;
+export type ToolCallObserver<Claims extends PrincipalClaims = NoClaims> = (event: ToolCallEvent<Claims>) => void;
 
 interface PreparedTool {
   definition: ToolDefinition;

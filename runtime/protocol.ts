@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServerDefinition, ToolDefinition } from './definition.ts';
 import { CatalogError, clientCapabilityRequired, type ErrorFactory } from './errors.ts';
-import { rpcError } from './error-mapping.ts';
+import { answersWithStatus, rpcError } from './error-mapping.ts';
 import { checkParamHeaders, LOG_LEVELS, META, resolveEra, type Era } from './era.ts';
 import type { LogLevel, Principal } from './handler.ts';
 import { callerOf } from './caller.ts';
@@ -20,7 +20,7 @@ import type { FeatureEnvironment } from './feature-call.ts';
 import { argumentsDigest, InputRequired, roundAsker, type Asker, type PendingInputs, type RequestStateSeal } from './input-requests.ts';
 import type { JsonRpcResponse } from './jsonrpc.ts';
 import { NUL_RULE, pathWithNul } from './nul.ts';
-import { TASKS_EXTENSION, TaskNotFoundError, type Tasks } from './tasks.ts';
+import { TASKS_EXTENSION, TaskNotFoundError, TaskParamsError, type Tasks } from './tasks.ts';
 import { SUPPORTED_VERSIONS, negotiate } from './versions.ts';
 import type { Challenges } from './auth.ts';
 
@@ -143,10 +143,7 @@ export class McpProtocol {
       json = await this.dispatch(request, state);
     } catch (err) {
       if (!(err instanceof CatalogError)) throw err;
-      // The stateless revision gives protocol errors their HTTP status (404 unknown method);
-      // the handshake revisions answer them with 200. Auth errors always go to the transport.
-      const httpLevel = err.definition.surface !== 'protocol' || (era.stateless && err.definition.status !== undefined);
-      if (httpLevel && !channel.isStreaming) throw err;
+      if (answersWithStatus(err, era.stateless) && !channel.isStreaming) throw err;
       channel.finish(errorMessage(request.id, rpcError(err)));
       return;
     }
@@ -417,12 +414,8 @@ export class McpProtocol {
     state.interim = true; // the result carries its own resultType ("task")
     const quiet = () => undefined; // progress and log notifications are not sent for tasks
     return this.options.tasks!.start(callerOf(state.principal), name, (task) =>
-      this.runner
-        .call(name, args, { principal: state.principal, signal: () => task.signal, log: quiet, progress: quiet, ask: task.ask })
-        .catch((err: unknown) => {
-          // A JSON-RPC error of the call fails the task with that error (a tool error completes it).
-          throw err instanceof CatalogError ? rpcError(err) : err;
-        }),
+      // A JSON-RPC error of the call fails the task with that error (error-mapping.ts, taskError); a tool error completes it.
+      this.runner.call(name, args, { principal: state.principal, signal: () => task.signal, log: quiet, progress: quiet, ask: task.ask }),
     );
   }
 
@@ -451,7 +444,8 @@ export class McpProtocol {
       return await tasks.update(params.taskId, caller, allow, params.inputResponses);
     } catch (err) {
       if (err instanceof TaskNotFoundError) throw this.errors.create('TASK_NOT_FOUND', { task: shownId(params.taskId) });
-      if (err instanceof TypeError) throw this.errors.create('INVALID_PARAMS', { detail: err.message });
+      // Only the store's own verdict on the params' shape; any other error (a bug) is an internal error.
+      if (err instanceof TaskParamsError) throw this.errors.create('INVALID_PARAMS', { detail: err.message });
       throw err;
     }
   }

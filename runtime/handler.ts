@@ -153,6 +153,21 @@ export interface ContentResult {
   isError?: boolean;
 }
 
+/**
+ * A tool's handler: its validated arguments and the context in, its result out (checked against
+ * the tool's output schema). Handlers are typed by what `npm run gen` writes for their tool, a
+ * ToolHandler with the tool's arguments, result, error codes, services and principal claims.
+ *
+ * @example
+ * // tools/get_note.ts (a server whose tools.yaml declares get_note, raising NOTE_NOT_FOUND)
+ * import type { GetNoteHandler } from '../generated/tools/get_note.gen.ts';
+ *
+ * export const handler: GetNoteHandler = async (args, ctx) => {
+ *   const note = await ctx.services.notes.get(ctx.principal.tenantId, args.note_id);
+ *   if (!note) throw ctx.errors.NOTE_NOT_FOUND({ note_id: args.note_id }); // an isError result the model reads
+ *   return { note };
+ * };
+ */
 export type ToolHandler<Args, Result, Errors, Services = unknown, Claims extends PrincipalClaims = NoClaims> = (
   args: Args,
   ctx: ToolContext<Errors, Services, Claims>,
@@ -164,6 +179,23 @@ export type ResourceContent = ({ text: string } | { blob: string }) & { uri?: st
 /** What a resource handler returns: one content item, or several. */
 export type ResourceReadResult = ResourceContent | readonly ResourceContent[];
 
+/**
+ * A resource's handler: `read` gets the URI template's variables (percent-decoded) and returns the
+ * contents; `complete` suggests values for the variables tools.yaml marks completable.
+ *
+ * @example
+ * // resources/note.ts (uri_template: notes://notes/{note_id}, note_id completable)
+ * import type { NoteResourceHandler } from '../generated/resources.gen.ts';
+ *
+ * export const handler: NoteResourceHandler = {
+ *   async read({ note_id }, ctx) {
+ *     const note = await ctx.services.notes.get(ctx.principal.tenantId, note_id);
+ *     if (!note) throw ctx.errors.NOTE_NOT_FOUND({ note_id });
+ *     return { text: JSON.stringify(note) };
+ *   },
+ *   complete: { note_id: async (prefix, ctx) => ctx.services.notes.idsStartingWith(ctx.principal.tenantId, prefix) },
+ * };
+ */
 export type ResourceHandler<Variables, Errors, Services = unknown, Completable extends string = never, Claims extends PrincipalClaims = NoClaims> = {
   read(variables: Variables, ctx: ResourceContext<Errors, Services, Claims>): ResourceReadResult | Promise<ResourceReadResult>;
 } & Completers<Completable, Services, Claims>;
@@ -178,6 +210,19 @@ export interface PromptResult {
   messages: PromptMessage[];
 }
 
+/**
+ * A prompt's handler: `get` gets the prompt's arguments (strings) and returns its messages.
+ *
+ * @example
+ * // prompts/summarise_note.ts
+ * import type { SummariseNotePromptHandler } from '../generated/prompts.gen.ts';
+ *
+ * export const handler: SummariseNotePromptHandler = {
+ *   get({ note_id }) {
+ *     return { messages: [{ role: 'user', content: { type: 'text', text: `Summarise note ${note_id} in three lines.` } }] };
+ *   },
+ * };
+ */
 export type PromptHandler<Args, Errors, Services = unknown, Completable extends string = never, Claims extends PrincipalClaims = NoClaims> = {
   get(args: Args, ctx: PromptContext<Errors, Services, Claims>): PromptResult | Promise<PromptResult>;
 } & Completers<Completable, Services, Claims>;

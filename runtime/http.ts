@@ -130,6 +130,29 @@ function acceptsType(accept: string | undefined): { json: boolean; sse: boolean 
   return { json: wildcard || accept.includes('application/json'), sse: accept.includes('text/event-stream') };
 }
 
+/**
+ * The Fastify plugin serving a server's tools.yaml at `/mcp`: register it with the generated
+ * definition and handlers, the application's services, and (unless the server says `auth: none`)
+ * an authenticator.
+ *
+ * @example
+ * import Fastify from 'fastify';
+ * import { createJwtAuthenticator, mcpHttp } from '../runtime/index.ts';
+ * import { serverDefinition } from '../generated/server.gen.ts';
+ * import { handlers, promptHandlers, resourceHandlers } from '../generated/handlers.gen.ts';
+ *
+ * const app = Fastify({ logger: true });
+ * await app.register(mcpHttp<Services, TenantClaims>, {
+ *   definition: serverDefinition,
+ *   handlers,
+ *   resourceHandlers,
+ *   promptHandlers,
+ *   services: { notes },
+ *   authenticator: createJwtAuthenticator<TenantClaims>({ issuer, audience: `${publicUrl}/mcp`, keys, claims: tenantClaims, claimErrors: ['TENANT_CLAIM_INVALID'] }),
+ *   publicUrl,
+ * });
+ * await app.listen({ port: 3000 });
+ */
 export async function mcpHttp<Services, Claims extends PrincipalClaims = NoClaims>(
   app: FastifyInstance,
   options: McpHttpOptions<Services, Claims>,

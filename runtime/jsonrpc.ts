@@ -56,10 +56,6 @@ export function classify(body: unknown): Classified {
   return { kind: 'request', message: body as unknown as JsonRpcRequest };
 }
 
-export function resultMessage(id: RequestId, result: unknown): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
-}
-
 export function errorMessage(id: RequestId | null, error: JsonRpcErrorObject): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error });
 }

@@ -63,3 +63,9 @@ export function errorMessage(id: RequestId | null, error: JsonRpcErrorObject): s
 export function notificationMessage(method: string, params: unknown): string {
   return JSON.stringify({ jsonrpc: '2.0', method, params });
 }
+
+/** Appends pre-serialized fields to a serialized JSON object: `{"a":1}` + `"b":2` -> `{"a":1,"b":2}`. */
+export function withFields(json: string, fields: string): string {
+  if (!fields) return json;
+  return json === '{}' ? `{${fields}}` : `${json.slice(0, -1)},${fields}}`;
+}

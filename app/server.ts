@@ -8,7 +8,8 @@ import { serverDefinition } from '../generated/server.gen.ts';
 import { handlers, promptHandlers, resourceHandlers } from '../generated/handlers.gen.ts';
 import { describeStoreOutage } from './store/outage.ts';
 import { SqlTaskStore } from './store/tasks.ts';
-import { Challenges, createJwtAuthenticator, ErrorFactory, mcpHttp, resourceMetadata, resourceMetadataUrl, type Authenticator } from '../runtime/index.ts';
+import { createJwtAuthenticator, mcpHttp, resourceMetadata, type Authenticator } from '../runtime/index.ts';
+import { accountClaims, ACCOUNT_CLAIM_ERRORS, type AccountClaims } from './auth/account-claims.ts';
 import { ActivityRecorder } from './activity/recorder.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { Sequencer } from './sequencing/sequencer.ts';
@@ -67,7 +68,7 @@ export interface Service {
   outbox: OutboxWorker;
   keys: SigningKeys;
   authorizations: Authorizations;
-  authenticator: Authenticator;
+  authenticator: Authenticator<AccountClaims>;
   activity: ActivityRecorder;
   sequencer: Sequencer;
   /** Mints an access token for a user on a grant of its own (kind `cli`: the admin CLI and tests). */
@@ -128,13 +129,15 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   const appName = serverDefinition.info.title ?? serverDefinition.info.name;
   const secure = config.publicUrl.startsWith('https:');
 
-  const errors = new ErrorFactory(serverDefinition.errors);
-  const defaultScopes = serverDefinition.scopes.filter((s) => s.default).map((s) => s.name);
-  const authenticator = createJwtAuthenticator(
-    { issuer: tokenSettings.issuer, audience: tokenSettings.audience, keys: keys.getKey, checkPrincipal: principalCheck(accounts, grants) },
-    errors,
-    new Challenges(resourceMetadataUrl(config.publicUrl), defaultScopes),
-  );
+  // mcpHttp answers the authenticator's refusals (the catalog's 401s, with their challenges).
+  const authenticator = createJwtAuthenticator<AccountClaims>({
+    issuer: tokenSettings.issuer,
+    audience: tokenSettings.audience,
+    keys: keys.getKey,
+    claims: accountClaims,
+    claimErrors: ACCOUNT_CLAIM_ERRORS,
+    checkPrincipal: principalCheck(accounts, grants),
+  });
   authorizations.onRevoked((grantId) => authenticator.invalidateGrant(grantId));
   const revocations = new RevocationFeed({
     grants,
@@ -167,7 +170,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     : undefined;
   const perMinute = (max: number) => max > 0 && { max, windowMs: 60_000 };
   const services: Services = { accounts, campaigns, leads, messages, stats, outbox };
-  await app.register(mcpHttp<Services>, {
+  await app.register(mcpHttp<Services, AccountClaims>, {
     definition: serverDefinition,
     handlers,
     resourceHandlers,

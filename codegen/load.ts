@@ -35,6 +35,7 @@ interface RawFile {
     runtime?: string;
     contract?: string;
     services?: { import: string; type: string };
+    principal?: { import: string; type: string };
     lint?: Partial<LintOptions>;
   };
   scopes: Record<string, { description: string; default?: boolean }>;
@@ -288,6 +289,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions 
       contract: path.resolve(dir, cg.contract ?? `${path.basename(file).replace(/\.ya?ml$/, '')}.contract.json`),
       runtimeImport: cg.runtime ?? '../runtime',
       ...(cg.services && { services: { file: path.resolve(dir, cg.services.import), type: cg.services.type } }),
+      ...(cg.principal && { principal: { file: path.resolve(dir, cg.principal.import), type: cg.principal.type } }),
     },
     lint: { descriptions: cg.lint?.descriptions ?? true, portability: cg.lint?.portability ?? true, allow: cg.lint?.allow ?? [] },
     server: data.server,
@@ -315,6 +317,18 @@ function buildErrors(data: RawFile, atPath: (p: Path, m: string, key?: boolean) 
     const base = merged[code];
     if (base && base.surface !== e.surface)
       atPath(['errors', code, 'surface'], `error ${code} is raised by the runtime with surface ${base.surface}; it cannot be redeclared as ${e.surface}`);
+    // What clients see besides the text is the runtime's: a restatement may change the message and
+    // the remedy, not the HTTP status or the JSON-RPC code.
+    if (base)
+      for (const [key, shown] of [
+        ['status', 'HTTP status'],
+        ['code', 'JSON-RPC code'],
+      ] as const)
+        if (key in e && e[key] !== base[key])
+          atPath(
+            ['errors', code, key],
+            `error ${code} is raised by the runtime with ${base[key] === undefined ? `no ${shown}` : `${shown} ${base[key]}`}; a restatement may change its message and remedy, not its ${shown} (${e[key]})`,
+          );
     merged[code] = { ...base, ...e, framework: Boolean(base) };
   }
   const out: ErrorModel[] = [];

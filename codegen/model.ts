@@ -135,6 +135,8 @@ export interface ProjectPaths {
   runtimeImport: string;
   /** The application's services type handed to every handler (`ctx.services`), if it names one. */
   services?: { file: string; type: string };
+  /** The fields the server's claims function adds to every handler's `ctx.principal`, if it names them. */
+  principal?: { file: string; type: string };
 }
 
 /** Which of the loader's advisory checks run (both by default). */

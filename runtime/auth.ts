@@ -1,25 +1,46 @@
 /**
- * Bearer authentication: the Authorization header -> a verified Principal, or a catalog error
- * (401 with WWW-Authenticate). Verified claims are cached per token until they expire, so the
- * signature is checked once per token, not once per request.
+ * Bearer authentication: the Authorization header -> a verified Principal, or a TokenRefusedError
+ * naming the catalog error of the 401 (the transport, which owns the catalog and the challenges,
+ * answers it). Verified claims are cached per token until they expire, so the signature is
+ * checked once per token, not once per request. What the token's own claims mean is the server's
+ * business: its claims function turns them into the principal's fields.
  */
 import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import type { CatalogError, ErrorFactory } from './errors.ts';
-import type { Principal } from './handler.ts';
+import type { ErrorParamValues } from './errors.ts';
+import type { NoClaims, Principal, PrincipalClaims } from './handler.ts';
 
-/** Raised by an app's principal check: the token is well formed but the service refuses it. */
+/** Raised by an app's principal check: the token is well formed but the service refuses it (TOKEN_REJECTED, with the message as detail). */
 export class TokenRejectedError extends Error {
   override name = 'TokenRejectedError';
 }
 
-export interface JwtAuthOptions {
+/**
+ * A refused token, by the catalog code of its 401 and the code's params. Raised by the
+ * authenticator, and by a server's claims function with an auth error of its own catalog.
+ */
+export class TokenRefusedError extends Error {
+  override name = 'TokenRefusedError';
+  constructor(
+    readonly code: string,
+    readonly params: ErrorParamValues = {},
+  ) {
+    super(`token refused: ${code}`);
+  }
+}
+
+/** The codes the authenticator refuses tokens with itself (framework errors). */
+const OWN_REFUSALS = ['AUTH_HEADER_MISSING', 'INVALID_TOKEN', 'TOKEN_REJECTED'] as const;
+
+interface JwtAuthCommonOptions<Claims extends PrincipalClaims> {
   issuer: string;
   /** The canonical MCP URL, `{PUBLIC_URL}/mcp`. */
   audience: string;
   keys: JWTVerifyGetKey;
   algorithms?: string[];
-  /** Service-side checks (grant not revoked, user and account enabled); throw TokenRejectedError. */
-  checkPrincipal?: (principal: Principal, claims: JWTPayload) => Promise<void>;
+  /** The codes `claims` refuses tokens with: auth errors of the server's catalog, checked at start. */
+  claimErrors?: readonly string[];
+  /** Service-side checks (grant not revoked, user still enabled); throw TokenRejectedError. */
+  checkPrincipal?: (principal: Principal<Claims>, claims: JWTPayload) => Promise<void>;
   /** Upper bound of cached tokens. */
   cacheSize?: number;
   /**
@@ -36,14 +57,23 @@ export interface JwtAuthOptions {
   now?: () => number;
 }
 
-export interface Authenticator {
-  /** Resolves the principal of an Authorization header value, or throws a CatalogError. */
-  authenticate(header: string | undefined): Promise<Principal>;
+/**
+ * `claims`: the server's fields of the principal, from the verified token's claims (the tenant it
+ * acts for, say); required when `Claims` has any. It throws TokenRefusedError with one of
+ * `claimErrors` to refuse the token.
+ */
+export type JwtAuthOptions<Claims extends PrincipalClaims = NoClaims> = JwtAuthCommonOptions<Claims> &
+  (NoClaims extends Claims ? { claims?: (claims: JWTPayload) => Claims } : { claims: (claims: JWTPayload) => Claims });
+
+export interface Authenticator<Claims extends PrincipalClaims = NoClaims> {
+  /** Resolves the principal of an Authorization header value, or throws a TokenRefusedError. */
+  authenticate(header: string | undefined): Promise<Principal<Claims>>;
   /** Drops cached tokens of a revoked grant. */
   invalidateGrant(grantId: string): void;
+  /** Every code it refuses tokens with; the transport checks at start that the catalog has them. */
+  readonly errorCodes: readonly string[];
 }
 
-const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 /** Clocks a little apart: how far in the future a token may say it was issued. */
 const CLOCK_SKEW_SECONDS = 60;
 // The scheme name is case-insensitive (RFC 7235); the token is a JWT (base64url parts and dots).
@@ -74,35 +104,48 @@ export class Challenges {
   }
 }
 
-interface CacheEntry {
-  principal: Principal;
+interface CacheEntry<Claims extends PrincipalClaims> {
+  principal: Principal<Claims>;
   claims: JWTPayload;
   expiresAtMs: number;
   checkedAtMs: number;
 }
 
-export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFactory, challenges: Challenges): Authenticator {
-  const cache = new Map<string, CacheEntry>();
+/**
+ * An authenticator of ES256 access tokens (by default) for this server's audience.
+ *
+ * @example
+ * const authenticator = createJwtAuthenticator<{ tenantId: string }>({
+ *   issuer: 'https://example.com',
+ *   audience: 'https://example.com/mcp',
+ *   keys: createRemoteJWKSet(new URL('https://example.com/.well-known/jwks.json')),
+ *   claims: (c) => {
+ *     if (typeof c.tenant !== 'string') throw new TokenRefusedError('TENANT_CLAIM_INVALID'); // declared in its tools.yaml
+ *     return { tenantId: c.tenant };
+ *   },
+ *   claimErrors: ['TENANT_CLAIM_INVALID'],
+ * });
+ * await app.register(mcpHttp, { definition, handlers, authenticator, publicUrl: 'https://example.com' });
+ */
+export function createJwtAuthenticator<Claims extends PrincipalClaims = NoClaims>(options: JwtAuthOptions<Claims>): Authenticator<Claims> {
+  const cache = new Map<string, CacheEntry<Claims>>();
   /**
    * Grants revoked on this instance, and when that was. A request that read the grant just before
    * the revocation committed must not cache its token afterwards; entries go once no token
    * issued before the revocation can still be alive.
    */
   const revoked = new Map<string, number>();
-  const isRevoked = (p: Principal) => p.grantId !== undefined && revoked.has(p.grantId);
+  const isRevoked = (p: Principal<Claims>) => p.grantId !== undefined && revoked.has(p.grantId);
   const cacheSize = options.cacheSize ?? 10_000;
   const now = options.now ?? Date.now;
   const algorithms = options.algorithms ?? ['ES256'];
   const recheckAfterMs = options.recheckAfterMs ?? 5_000;
   const maxLifetime = options.maxTokenLifetimeSeconds ?? 24 * 3600;
 
-  const fail = (code: string, params: Record<string, string> = {}): CatalogError => {
-    const err = errors.create(code, params);
-    err.headers['www-authenticate'] = code === 'AUTH_HEADER_MISSING' ? challenges.missing() : challenges.invalid(err.message);
-    return err;
-  };
+  const fail = (code: (typeof OWN_REFUSALS)[number], params?: ErrorParamValues) => new TokenRefusedError(code, params);
+  const claimsOf: (claims: JWTPayload) => Claims = options.claims ?? (() => ({}) as Claims);
 
-  async function check(principal: Principal, claims: JWTPayload): Promise<void> {
+  async function check(principal: Principal<Claims>, claims: JWTPayload): Promise<void> {
     if (!options.checkPrincipal) return;
     try {
       await options.checkPrincipal(principal, claims);
@@ -112,7 +155,7 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
     }
   }
 
-  async function verify(token: string): Promise<CacheEntry> {
+  async function verify(token: string): Promise<CacheEntry<Claims>> {
     let claims: JWTPayload;
     try {
       ({ payload: claims } = await jwtVerify(token, options.keys, {
@@ -140,12 +183,12 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
     }
     // Issued in the future, or for longer than any token is: made with a stolen key, not by us.
     if (typeof claims.iat !== 'number' || claims.iat > now() / 1000 + CLOCK_SKEW_SECONDS || claims.exp! - claims.iat > maxLifetime) throw fail('INVALID_TOKEN');
-    const accountId = claims.service_account_id;
-    if (typeof accountId !== 'string' || !ACCOUNT_ID.test(accountId)) throw fail('ACCOUNT_CLAIM_INVALID');
+    const own = claimsOf(claims);
     const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : [];
-    const principal: Principal = {
+    // The server's fields first: the runtime's own (subject, scopes...) cannot be overwritten by them.
+    const principal: Principal<Claims> = {
+      ...own,
       subject: claims.sub!,
-      accountId,
       scopes: new Set(scopes),
       ...(typeof claims.grant_id === 'string' && { grantId: claims.grant_id }),
       ...(typeof claims.client_id === 'string' && { clientId: claims.client_id }),
@@ -156,6 +199,7 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
   }
 
   return {
+    errorCodes: [...OWN_REFUSALS, ...(options.claimErrors ?? [])],
     async authenticate(header) {
       if (header === undefined || header === '') throw fail('AUTH_HEADER_MISSING');
       const match = BEARER.exec(header);
@@ -193,10 +237,9 @@ export function createJwtAuthenticator(options: JwtAuthOptions, errors: ErrorFac
   };
 }
 
-/** The principal of every request on an `auth: none` server (local fixtures only). */
+/** The principal of every request on an `auth: none` server (local fixtures only): no claims. */
 export const anonymousPrincipal = (scopes: readonly string[]): Principal => ({
   subject: 'anonymous',
-  accountId: 'local',
   scopes: new Set(scopes),
   expiresAt: Number.MAX_SAFE_INTEGER,
 });

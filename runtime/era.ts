@@ -159,3 +159,9 @@ export function checkParamHeaders(
       throw mismatch(errors, `Mcp-Param-${header} header value ${shown(sent)} does not match argument ${path.join('.')} ${shown(expected)}`);
   }
 }
+
+/** The capabilities a 2026-07-28 request declares in its `_meta` ({} for none). */
+export function declaredCapabilities(params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const declared = (params?._meta as Record<string, unknown> | undefined)?.[META.clientCapabilities];
+  return typeof declared === 'object' && declared !== null ? (declared as Record<string, unknown>) : {};
+}

@@ -3,6 +3,7 @@
  * Nothing is identified by its message text: every error carries its stable catalog code.
  */
 import type { ErrorCatalog, ErrorDefinition } from './definition.ts';
+import type { FrameworkErrorCode, FrameworkErrorParams } from './framework-errors.ts';
 
 export type ErrorParamValues = Record<string, string | number>;
 
@@ -55,6 +56,11 @@ export function renderTemplate(template: string, params: ErrorParamValues): stri
   return template.replace(PARAM, (_, name: string) => (name in params ? String(params[name]) : `{{${name}}}`));
 }
 
+/** What `create` takes after a framework code: its params (which may be left out when it has none), then extra headers. */
+type CreateArgs<C extends FrameworkErrorCode> = keyof FrameworkErrorParams<C> extends never
+  ? [params?: Record<never, never>, headers?: Record<string, string>]
+  : [params: FrameworkErrorParams<C>, headers?: Record<string, string>];
+
 /** Builds and raises catalog errors; one per server, shared by all requests. */
 export class ErrorFactory {
   constructor(private readonly catalog: ErrorCatalog) {}
@@ -65,7 +71,17 @@ export class ErrorFactory {
     if (missing.length) throw new FrameworkConfigError(`The error catalog lacks codes the runtime raises: ${missing.join(', ')}`);
   }
 
-  create(code: string, params: ErrorParamValues = {}, headers: Record<string, string> = {}): CatalogError {
+  /** An error the runtime raises itself: tsc checks the code against the framework table, and its params. */
+  create<C extends FrameworkErrorCode>(code: C, ...args: CreateArgs<C>): CatalogError;
+  create(code: string, params?: ErrorParamValues, headers?: Record<string, string>): CatalogError {
+    return this.declared(code, params, headers);
+  }
+
+  /**
+   * An error of a code the server declares in its own catalog (a handler's, an authenticator's),
+   * known only at run time; one that is missing is a configuration fault (see `require`).
+   */
+  declared(code: string, params: ErrorParamValues = {}, headers: Record<string, string> = {}): CatalogError {
     const definition = this.catalog[code];
     if (!definition) throw new FrameworkConfigError(`Unknown error code ${code}`);
     return new CatalogError(code, definition, params, headers);
@@ -80,7 +96,7 @@ export type ToolErrors<Params extends object, Codes extends keyof Params> = {
 /** The constructors object for a tool, built once at start from its declared codes. */
 export function toolErrorConstructors(factory: ErrorFactory, codes: readonly string[]): Record<string, (p?: ErrorParamValues) => CatalogError> {
   const out: Record<string, (p?: ErrorParamValues) => CatalogError> = {};
-  for (const code of codes) out[code] = (params = {}) => factory.create(code, params);
+  for (const code of codes) out[code] = (params = {}) => factory.declared(code, params);
   return Object.freeze(out);
 }
 

@@ -1,15 +1,13 @@
 /**
- * Calling a resource, prompt or completion handler: the errors it raises become JSON-RPC errors.
- * Unlike a tool, whose failures are results the model reads, these requests come from the client
- * application, which expects an error object: a declared catalog error is about the request's
- * params (an id that names nothing of this user, say), so it is -32602 with the catalog message;
- * anything else is logged under a reference and answered -32603 with that reference.
+ * Calling a resource, prompt or completion handler: what it throws becomes the JSON-RPC error of
+ * the request (error-mapping.ts says which).
  */
-import { randomUUID } from 'node:crypto';
-import { CatalogError, clientCapabilityRequired, FrameworkConfigError, serviceUnavailable, toolErrorConstructors, type ErrorFactory } from './errors.ts';
+import { FrameworkConfigError, toolErrorConstructors, type ErrorFactory } from './errors.ts';
+import { featureFailure, type HandlerFailures } from './error-mapping.ts';
 import type { AnyFeatureHandler, Completer, LogLevel, Principal } from './handler.ts';
-import { InputRequestFailedError, InputRequired, InputUnavailableError, type Asker } from './input-requests.ts';
-import type { ServerLogger } from './tool-runner.ts';
+import type { Asker } from './input-requests.ts';
+
+export type { HandlerFailures } from './error-mapping.ts';
 
 /** What the transport gives a resource read, prompt get or completion. */
 export interface FeatureEnvironment {
@@ -19,12 +17,6 @@ export interface FeatureEnvironment {
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** Puts a handler's question to the client, as the request's era does (prompts/get). */
   ask?: Asker | undefined;
-}
-
-/** How a handler's unexpected failure is handled: logged, or a 503 when it means a dependency is down. */
-export interface HandlerFailures {
-  logger: ServerLogger;
-  describeOutage?: ((err: unknown) => string | undefined) | undefined;
 }
 
 export async function callFeatureHandler<T>(
@@ -37,25 +29,7 @@ export async function callFeatureHandler<T>(
   try {
     return await call();
   } catch (err) {
-    // A question the client must answer first (2026-07-28): the protocol answers input_required.
-    if (err instanceof InputRequired) throw err;
-    if (err instanceof InputUnavailableError && err.capability !== undefined) {
-      // 2026-07-28: the request needs a capability the client did not declare (SEP-2575: -32021, 400).
-      throw clientCapabilityRequired(errors, what.charAt(0).toLowerCase() + what.slice(1), err.capability, { [err.capability]: {} });
-    }
-    if (err instanceof InputUnavailableError || err instanceof InputRequestFailedError)
-      throw errors.create('INVALID_PARAMS', { detail: `${what} needs input that this client cannot give: ${err.message}` });
-    if (err instanceof CatalogError) {
-      if (err.definition.surface !== 'tool') throw err;
-      const asParams = new CatalogError(err.code, { ...err.definition, surface: 'protocol', rpcCode: -32602 }, err.params);
-      asParams.data = { ...data, code: err.code };
-      throw asParams;
-    }
-    const outage = failures.describeOutage?.(err);
-    if (outage !== undefined) throw serviceUnavailable(errors, outage);
-    const reference = randomUUID().slice(0, 8);
-    failures.logger.error({ err, handler: what, reference }, 'handler failed');
-    throw errors.create('HANDLER_FAILED', { what, reference });
+    throw featureFailure(err, what, data, errors, failures);
   }
 }
 

@@ -16,7 +16,7 @@ export interface FrameworkError {
   params?: Record<string, ParamType>;
 }
 
-export const frameworkErrors: Record<string, FrameworkError> = {
+export const frameworkErrors = {
   AUTH_HEADER_MISSING: {
     message: 'Authorization header is required in MCP server config',
     surface: 'auth',
@@ -36,15 +36,8 @@ export const frameworkErrors: Record<string, FrameworkError> = {
     surface: 'auth',
     status: 401,
     code: -32001,
-    remedy: 'Authorize again; if it persists the grant or account was disabled.',
+    remedy: 'Authorize again; if it persists, the service has revoked the grant or disabled its user.',
     params: { detail: 'string' },
-  },
-  ACCOUNT_CLAIM_INVALID: {
-    message: 'service_account_id claim missing or invalid',
-    surface: 'auth',
-    status: 401,
-    code: -32001,
-    remedy: 'Authorize again with the `service_account_id` scope selected.',
   },
   INSUFFICIENT_SCOPE: {
     message: 'Missing required scope(s): {{scopes}}',
@@ -252,4 +245,14 @@ export const frameworkErrors: Record<string, FrameworkError> = {
     remedy: 'Wait the Retry-After seconds, then send requests more slowly (or ask the operator to raise the limit).',
     params: { source: 'string', limit: 'integer', window: 'integer', seconds: 'integer' },
   },
-};
+} as const satisfies Record<string, FrameworkError>;
+
+/** A code the runtime raises itself. */
+export type FrameworkErrorCode = keyof typeof frameworkErrors;
+
+type ParamValue<T extends ParamType> = T extends 'string' ? string : number;
+
+/** The parameters a framework error's message takes, by name and type (none: an empty object). */
+export type FrameworkErrorParams<C extends FrameworkErrorCode> = (typeof frameworkErrors)[C] extends { params: infer P extends Record<string, ParamType> }
+  ? { readonly [K in keyof P]: ParamValue<P[K]> }
+  : Record<never, never>;

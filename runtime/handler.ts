@@ -1,17 +1,29 @@
 /** The contract between the runtime and a tool handler. */
 
-/** Who is calling: the verified token's claims. */
-export interface Principal {
+/**
+ * What a server makes of a token's claims besides the runtime's own fields: named strings (the id
+ * of the tenant the caller acts for, say), returned by its claims function (JwtAuthOptions).
+ * They also tell callers apart: tasks and paused calls belong to the subject and these values.
+ */
+export type PrincipalClaims = { readonly [name: string]: string };
+
+/** The claims of a server that adds none to its principals (an `auth: none` fixture, say). */
+export type NoClaims = Record<never, never>;
+
+/**
+ * Who is calling: the verified token's subject and scopes, and `Claims`, the fields the server's
+ * claims function returned for the token (`ctx.principal.tenantId`, say). The generated handler
+ * types name the server's `Claims` (tools.yaml, `codegen.principal`).
+ */
+export type Principal<Claims extends PrincipalClaims = NoClaims> = Readonly<Claims> & {
   /** The user (`sub`). */
   readonly subject: string;
-  /** The `service_account_id` claim; absent only on `auth: none` servers. */
-  readonly accountId: string;
   readonly scopes: ReadonlySet<string>;
   readonly grantId?: string;
   readonly clientId?: string;
   /** Expiry, seconds since the epoch. */
   readonly expiresAt: number;
-}
+};
 
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
@@ -19,8 +31,8 @@ export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'crit
  * What every handler gets besides its input. `Services` is the application's own (its stores,
  * clock, ...), named in tools.yaml (`codegen.services`) so the generated handler types carry it.
  */
-export interface RequestContext<Errors, Services = unknown> {
-  readonly principal: Principal;
+export interface RequestContext<Errors, Services = unknown, Claims extends PrincipalClaims = NoClaims> {
+  readonly principal: Principal<Claims>;
   readonly services: Services;
   /** Constructors for the catalog errors the tool, resource or prompt declares: `throw ctx.errors.CODE({...})`. */
   readonly errors: Errors;
@@ -56,7 +68,8 @@ export interface AskOptions {
   key?: string;
 }
 
-export interface ToolContext<Errors, Services = unknown> extends RequestContext<Errors, Services>, InputAsking {
+export interface ToolContext<Errors, Services = unknown, Claims extends PrincipalClaims = NoClaims>
+  extends RequestContext<Errors, Services, Claims>, InputAsking {
   readonly tool: string;
   /** Sends notifications/progress when the client asked for it with a progressToken. */
   progress(progress: number, total?: number, message?: string): void;
@@ -87,20 +100,21 @@ export interface SamplingResult {
   stopReason?: string;
 }
 
-export interface ResourceContext<Errors, Services = unknown> extends RequestContext<Errors, Services> {
+export interface ResourceContext<Errors, Services = unknown, Claims extends PrincipalClaims = NoClaims> extends RequestContext<Errors, Services, Claims> {
   /** The resource's name in tools.yaml. */
   readonly resource: string;
   /** The URI being read. */
   readonly uri: string;
 }
 
-export interface PromptContext<Errors, Services = unknown> extends RequestContext<Errors, Services>, InputAsking {
+export interface PromptContext<Errors, Services = unknown, Claims extends PrincipalClaims = NoClaims>
+  extends RequestContext<Errors, Services, Claims>, InputAsking {
   readonly prompt: string;
 }
 
 /** What a completer gets: who asks, and the values the client has already chosen for the other arguments. */
-export interface CompletionContext<Services = unknown> {
-  readonly principal: Principal;
+export interface CompletionContext<Services = unknown, Claims extends PrincipalClaims = NoClaims> {
+  readonly principal: Principal<Claims>;
   readonly services: Services;
   readonly signal: AbortSignal;
   /** The argument (or template variable) being completed. */
@@ -112,12 +126,15 @@ export interface CompletionContext<Services = unknown> {
 /** Suggested values (at most 100 are sent; more set hasMore). */
 export type Completion = readonly string[] | { values: readonly string[]; total?: number; hasMore?: boolean };
 
-export type Completer<Services = unknown> = (value: string, ctx: CompletionContext<Services>) => Completion | Promise<Completion>;
+export type Completer<Services = unknown, Claims extends PrincipalClaims = NoClaims> = (
+  value: string,
+  ctx: CompletionContext<Services, Claims>,
+) => Completion | Promise<Completion>;
 
 /** A `complete` function for each completable argument; none when there is none. */
-export type Completers<Completable extends string, Services> = [Completable] extends [never]
+export type Completers<Completable extends string, Services, Claims extends PrincipalClaims = NoClaims> = [Completable] extends [never]
   ? { readonly complete?: undefined }
-  : { readonly complete: { readonly [K in Completable]: Completer<Services> } };
+  : { readonly complete: { readonly [K in Completable]: Completer<Services, Claims> } };
 
 export type ContentBlock =
   | { type: 'text'; text: string; annotations?: object }
@@ -136,7 +153,25 @@ export interface ContentResult {
   isError?: boolean;
 }
 
-export type ToolHandler<Args, Result, Errors, Services = unknown> = (args: Args, ctx: ToolContext<Errors, Services>) => Result | Promise<Result>;
+/**
+ * A tool's handler: its validated arguments and the context in, its result out (checked against
+ * the tool's output schema). Handlers are typed by what `npm run gen` writes for their tool, a
+ * ToolHandler with the tool's arguments, result, error codes, services and principal claims.
+ *
+ * @example
+ * // tools/get_note.ts (a server whose tools.yaml declares get_note, raising NOTE_NOT_FOUND)
+ * import type { GetNoteHandler } from '../generated/tools/get_note.gen.ts';
+ *
+ * export const handler: GetNoteHandler = async (args, ctx) => {
+ *   const note = await ctx.services.notes.get(ctx.principal.tenantId, args.note_id);
+ *   if (!note) throw ctx.errors.NOTE_NOT_FOUND({ note_id: args.note_id }); // an isError result the model reads
+ *   return { note };
+ * };
+ */
+export type ToolHandler<Args, Result, Errors, Services = unknown, Claims extends PrincipalClaims = NoClaims> = (
+  args: Args,
+  ctx: ToolContext<Errors, Services, Claims>,
+) => Result | Promise<Result>;
 
 /** One item of a resources/read result; `uri` defaults to the URI read and `mimeType` to the declared one. */
 export type ResourceContent = ({ text: string } | { blob: string }) & { uri?: string; mimeType?: string; annotations?: object };
@@ -144,9 +179,26 @@ export type ResourceContent = ({ text: string } | { blob: string }) & { uri?: st
 /** What a resource handler returns: one content item, or several. */
 export type ResourceReadResult = ResourceContent | readonly ResourceContent[];
 
-export type ResourceHandler<Variables, Errors, Services = unknown, Completable extends string = never> = {
-  read(variables: Variables, ctx: ResourceContext<Errors, Services>): ResourceReadResult | Promise<ResourceReadResult>;
-} & Completers<Completable, Services>;
+/**
+ * A resource's handler: `read` gets the URI template's variables (percent-decoded) and returns the
+ * contents; `complete` suggests values for the variables tools.yaml marks completable.
+ *
+ * @example
+ * // resources/note.ts (uri_template: notes://notes/{note_id}, note_id completable)
+ * import type { NoteResourceHandler } from '../generated/resources.gen.ts';
+ *
+ * export const handler: NoteResourceHandler = {
+ *   async read({ note_id }, ctx) {
+ *     const note = await ctx.services.notes.get(ctx.principal.tenantId, note_id);
+ *     if (!note) throw ctx.errors.NOTE_NOT_FOUND({ note_id });
+ *     return { text: JSON.stringify(note) };
+ *   },
+ *   complete: { note_id: async (prefix, ctx) => ctx.services.notes.idsStartingWith(ctx.principal.tenantId, prefix) },
+ * };
+ */
+export type ResourceHandler<Variables, Errors, Services = unknown, Completable extends string = never, Claims extends PrincipalClaims = NoClaims> = {
+  read(variables: Variables, ctx: ResourceContext<Errors, Services, Claims>): ResourceReadResult | Promise<ResourceReadResult>;
+} & Completers<Completable, Services, Claims>;
 
 export interface PromptMessage {
   role: 'user' | 'assistant';
@@ -158,16 +210,31 @@ export interface PromptResult {
   messages: PromptMessage[];
 }
 
-export type PromptHandler<Args, Errors, Services = unknown, Completable extends string = never> = {
-  get(args: Args, ctx: PromptContext<Errors, Services>): PromptResult | Promise<PromptResult>;
-} & Completers<Completable, Services>;
+/**
+ * A prompt's handler: `get` gets the prompt's arguments (strings) and returns its messages.
+ *
+ * @example
+ * // prompts/summarise_note.ts
+ * import type { SummariseNotePromptHandler } from '../generated/prompts.gen.ts';
+ *
+ * export const handler: SummariseNotePromptHandler = {
+ *   get({ note_id }) {
+ *     return { messages: [{ role: 'user', content: { type: 'text', text: `Summarise note ${note_id} in three lines.` } }] };
+ *   },
+ * };
+ */
+export type PromptHandler<Args, Errors, Services = unknown, Completable extends string = never, Claims extends PrincipalClaims = NoClaims> = {
+  get(args: Args, ctx: PromptContext<Errors, Services, Claims>): PromptResult | Promise<PromptResult>;
+} & Completers<Completable, Services, Claims>;
 
 /** Any resource or prompt handler, as the runtime holds them (the generated registries check each one's own type). */
-export interface AnyFeatureHandler<Services = unknown> {
+export interface AnyFeatureHandler<Services = unknown, Claims extends PrincipalClaims = NoClaims> {
   readonly read?: (variables: never, ctx: never) => unknown;
   readonly get?: (args: never, ctx: never) => unknown;
-  readonly complete?: Readonly<Record<string, Completer<Services>>> | undefined;
+  readonly complete?: Readonly<Record<string, Completer<Services, Claims>>> | undefined;
 }
 
 /** Handlers by tool name, as the runtime receives them (the generated registry is one). */
-export type HandlerMap<Services = unknown> = Readonly<Record<string, ToolHandler<never, unknown, never, Services>>>;
+export type HandlerMap<Services = unknown, Claims extends PrincipalClaims = NoClaims> = Readonly<
+  Record<string, ToolHandler<never, unknown, never, Services, Claims>>
+>;

@@ -10,11 +10,12 @@ export { resourceMetadata, type ResourceMetadataOptions } from './resource-metad
 export { freePort } from './free-port.ts';
 
 // Authentication.
-export { anonymousPrincipal, createJwtAuthenticator, Challenges, TokenRejectedError, type Authenticator, type JwtAuthOptions } from './auth.ts';
+// (mcpHttp answers refusals: it owns the error catalog and the WWW-Authenticate challenges.)
+export { anonymousPrincipal, createJwtAuthenticator, TokenRefusedError, TokenRejectedError, type Authenticator, type JwtAuthOptions } from './auth.ts';
 
 // Errors: the catalog, raising its errors, and the runtime's own entries.
-export { CatalogError, ErrorFactory, FrameworkConfigError, protocolError, renderTemplate, type ErrorParamValues, type ToolErrors } from './errors.ts';
-export { frameworkErrors, type FrameworkError, type ParamType } from './framework-errors.ts';
+export { CatalogError, FrameworkConfigError, protocolError, renderTemplate, type ErrorParamValues, type ToolErrors } from './errors.ts';
+export { frameworkErrors, type FrameworkError, type FrameworkErrorCode, type FrameworkErrorParams, type ParamType } from './framework-errors.ts';
 
 // What the generator hands the runtime.
 export type {
@@ -52,7 +53,9 @@ export type {
   ContentResult,
   HandlerMap,
   LogLevel,
+  NoClaims,
   Principal,
+  PrincipalClaims,
   PromptContext,
   PromptHandler,
   PromptMessage,

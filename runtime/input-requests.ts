@@ -16,6 +16,7 @@
 import { createHmac, createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { JsonRpcResponse } from './jsonrpc.ts';
 import type { Principal } from './handler.ts';
+import { callerOf } from './caller.ts';
 
 /** What a handler may ask a client for, by method, and the capability that must be declared. */
 export const INPUT_METHODS = {
@@ -76,7 +77,7 @@ const QUESTION_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 // ---- 2026-07-28: sealed request state --------------------------------------------------------
 
 interface StatePayload {
-  /** Caller (subject and account), tool and a hash of the arguments the state belongs to. */
+  /** Caller (callerOf: the subject and the server's claims), tool and a hash of the arguments the state belongs to. */
   who: string;
   tool: string;
   args: string;
@@ -132,7 +133,6 @@ export class RequestStateSeal {
   }
 }
 
-export const callerOf = (p: Principal) => `${p.subject}|${p.accountId}`;
 export const argumentsDigest = (args: unknown) =>
   createHash('sha256')
     .update(JSON.stringify(args ?? {}))

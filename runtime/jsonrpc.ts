@@ -56,14 +56,16 @@ export function classify(body: unknown): Classified {
   return { kind: 'request', message: body as unknown as JsonRpcRequest };
 }
 
-export function resultMessage(id: RequestId, result: unknown): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
-}
-
 export function errorMessage(id: RequestId | null, error: JsonRpcErrorObject): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error });
 }
 
 export function notificationMessage(method: string, params: unknown): string {
   return JSON.stringify({ jsonrpc: '2.0', method, params });
+}
+
+/** Appends pre-serialized fields to a serialized JSON object: `{"a":1}` + `"b":2` -> `{"a":1,"b":2}`. */
+export function withFields(json: string, fields: string): string {
+  if (!fields) return json;
+  return json === '{}' ? `{${fields}}` : `${json.slice(0, -1)},${fields}}`;
 }

@@ -13,6 +13,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { CatalogError, ErrorFactory } from './errors.ts';
 import type { Principal } from './handler.ts';
+import { callerOf } from './caller.ts';
 
 /** At most `max` requests in each window of `windowMs` milliseconds. */
 export interface WindowLimit {
@@ -143,5 +144,5 @@ export class McpRateLimits {
 
 /** What a per-token limit counts by: the grant (all tokens of one authorization, refreshed or not), else the subject. */
 function tokenKey(principal: Principal): string {
-  return principal.grantId !== undefined ? `grant:${principal.grantId}` : `subject:${principal.accountId}/${principal.subject}`;
+  return principal.grantId !== undefined ? `grant:${principal.grantId}` : `caller:${callerOf(principal)}`;
 }

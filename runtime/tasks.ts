@@ -7,6 +7,7 @@
  * runs on the instance that created the task, which reads answers and cancellation from the store.
  */
 import { randomUUID } from 'node:crypto';
+import { taskError } from './error-mapping.ts';
 import type { InputMethod } from './input-requests.ts';
 import { INPUT_METHODS, InputUnavailableError } from './input-requests.ts';
 
@@ -18,7 +19,7 @@ const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cance
 /** A task as stored: the protocol's Task plus who owns it and what is outstanding. */
 export interface TaskRecord {
   id: string;
-  /** The caller (subject and account) that created it: the only one who may see or change it. */
+  /** The caller that created it (callerOf: the subject and the server's claims): the only one who may see or change it. */
   caller: string;
   tool: string;
   status: TaskStatus;
@@ -86,6 +87,11 @@ export class TaskNotFoundError extends Error {
   override name = 'TaskNotFoundError';
 }
 
+/** The params of a tasks/* request have the wrong shape (the request's fault, answered INVALID_PARAMS). */
+export class TaskParamsError extends Error {
+  override name = 'TaskParamsError';
+}
+
 export class Tasks {
   /** The work of tasks running in this process, to stop at once when cancelled here. */
   private readonly running = new Map<string, AbortController>();
@@ -139,12 +145,7 @@ export class Tasks {
       await this.finish(task.id, { status: 'completed', result: JSON.parse(json) as object });
     } catch (err) {
       if (controller.signal.aborted) return;
-      const error =
-        typeof err === 'object' && err !== null && 'code' in err && typeof (err as { code: unknown }).code === 'number'
-          ? { code: (err as { code: number }).code, message: String((err as { message?: unknown }).message) }
-          : { code: -32603, message: `Task ${task.id} failed unexpectedly; the error was logged` };
-      if (error.code === -32603) this.options.logger.error({ err, task: task.id, tool: task.tool }, 'task failed');
-      await this.finish(task.id, { status: 'failed', error });
+      await this.finish(task.id, { status: 'failed', error: taskError(err, task, this.options.logger) });
     }
   }
 
@@ -195,7 +196,7 @@ export class Tasks {
   async update(id: unknown, caller: string, allow: TaskAccess, responses: unknown): Promise<string> {
     const task = await this.own(id, caller, allow);
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
-      throw new TypeError('inputResponses must be an object of answers by key');
+      throw new TaskParamsError('inputResponses must be an object of answers by key');
     const outstanding = task.inputRequests ?? {};
     const taken = Object.fromEntries(Object.entries(responses).filter(([key]) => Object.hasOwn(outstanding, key)));
     if (Object.keys(taken).length) {

@@ -3,9 +3,9 @@
  * and mapping its outcome to a CallToolResult. Bad arguments and handler failures are tool
  * results with isError (the model can read and fix them), never protocol errors.
  */
-import { randomUUID } from 'node:crypto';
 import type { ServerDefinition, ToolDefinition, ValidationErrorObject } from './definition.ts';
-import { CatalogError, type ErrorFactory, serviceUnavailable, toolErrorConstructors } from './errors.ts';
+import { type ErrorFactory, toolErrorConstructors } from './errors.ts';
+import { toolErrorResult, toolFailure, type ServerLogger } from './error-mapping.ts';
 import type {
   AskOptions,
   ContentResult,
@@ -13,13 +13,15 @@ import type {
   ElicitResult,
   HandlerMap,
   LogLevel,
+  NoClaims,
   Principal,
+  PrincipalClaims,
   SamplingRequest,
   SamplingResult,
   ToolContext,
 } from './handler.ts';
 import { FrameworkConfigError } from './errors.ts';
-import { InputRequestFailedError, InputRequired, InputUnavailableError, type Asker } from './input-requests.ts';
+import type { Asker } from './input-requests.ts';
 import { NUL_RULE, pathWithNul } from './nul.ts';
 
 export interface CallToolResult {
@@ -39,14 +41,12 @@ export interface CallEnvironment {
   ask: Asker;
 }
 
-export interface ServerLogger {
-  error(obj: object, msg: string): void;
-}
+export type { ServerLogger } from './error-mapping.ts';
 
 /** One finished tool call, for an app that keeps an activity log (no arguments, no results). */
-export interface ToolCallEvent {
+export interface ToolCallEvent<Claims extends PrincipalClaims = NoClaims> {
   tool: string;
-  principal: Principal;
+  principal: Principal<Claims>;
   /** `denied`: the token lacked a required scope; `error`: a tool error result (isError). */
   outcome: 'ok' | 'error' | 'denied';
   /** The catalog code of an error or denial. */
@@ -54,7 +54,7 @@ export interface ToolCallEvent {
   durationMs: number;
 }
 
-export type ToolCallObserver = (event: ToolCallEvent) => void;
+export type ToolCallObserver<Claims extends PrincipalClaims = NoClaims> = (event: ToolCallEvent<Claims>) => void;
 
 interface PreparedTool {
   definition: ToolDefinition;
@@ -181,27 +181,17 @@ export class ToolRunner<Services = unknown> {
     const invalid = argumentProblem(def, args);
     if (invalid !== undefined) {
       const err = this.errors.create('INVALID_ARGUMENTS', { tool: name, detail: invalid });
-      return this.finish(name, env, started, this.errorResult(err), err.code);
+      return this.finish(name, env, started, toolErrorResult(err), err.code);
     }
     const ctx = new ToolCallContext(name, env, this.services, tool.errors);
     try {
       const result = await tool.handler(args, ctx);
       return this.finish(name, env, started, this.serialize(name, def, result));
     } catch (err) {
-      // A question the client must answer first (2026-07-28): the protocol answers input_required.
-      if (err instanceof InputRequired) throw err;
-      if (err instanceof CatalogError && err.definition.surface === 'tool') return this.finish(name, env, started, this.errorResult(err), err.code);
-      if (err instanceof CatalogError && err.definition.surface === 'protocol') throw err;
-      if (err instanceof InputUnavailableError || err instanceof InputRequestFailedError) {
-        const unavailable = this.errors.create('INPUT_UNAVAILABLE', { tool: name, detail: err.message });
-        return this.finish(name, env, started, this.errorResult(unavailable), unavailable.code);
-      }
-      const outage = this.options.describeOutage?.(err);
-      if (outage !== undefined) {
-        this.finish(name, env, started, '', 'SERVICE_UNAVAILABLE');
-        throw serviceUnavailable(this.errors, outage);
-      }
-      return this.finish(name, env, started, this.internalError(name, err), 'INTERNAL_ERROR');
+      const failure = toolFailure(err, name, this.errors, this.options);
+      if ('result' in failure) return this.finish(name, env, started, failure.result, failure.code);
+      if (failure.code !== undefined) this.finish(name, env, started, '', failure.code);
+      throw failure.thrown;
     }
   }
 
@@ -236,16 +226,5 @@ export class ToolRunner<Services = unknown> {
     // The same JSON twice, as structuredContent and as text, serialized once.
     const json = JSON.stringify(result);
     return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`;
-  }
-
-  private internalError(name: string, err: unknown): string {
-    const reference = randomUUID().slice(0, 8);
-    this.options.logger.error({ err, tool: name, reference }, 'tool handler failed');
-    return this.errorResult(this.errors.create('INTERNAL_ERROR', { tool: name, reference }));
-  }
-
-  private errorResult(err: CatalogError): string {
-    const result: CallToolResult = { content: [{ type: 'text', text: err.message }], isError: true };
-    return JSON.stringify(result);
   }
 }

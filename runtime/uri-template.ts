@@ -19,13 +19,13 @@ const VARIABLE_NAME = /^[A-Za-z0-9_]+$/;
 
 /** What is wrong with a template, or undefined; the generator reports it at the template's line. */
 export function uriTemplateProblem(template: string): string | undefined {
-  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(template)) return 'must start with a scheme, like outreach://campaigns/{campaign_id}';
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(template)) return 'must start with a scheme, like notes://folders/{folder_id}';
   const outside = template.replace(EXPRESSION, '');
   if (/[{}]/.test(outside)) return 'has an unbalanced { or }';
   const names: string[] = [];
   for (const [, body] of template.matchAll(EXPRESSION)) {
     if (!VARIABLE_NAME.test(body!))
-      return `expression {${body}} is not supported: use simple expressions such as {campaign_id} (letters, digits and _), which clients can expand and the server can match`;
+      return `expression {${body}} is not supported: use simple expressions such as {folder_id} (letters, digits and _), which clients can expand and the server can match`;
     if (names.includes(body!)) return `uses {${body}} twice`;
     names.push(body!);
   }

@@ -4,6 +4,7 @@
  * shutdown). A crash loses at most that second of activity, never a tool's own writes.
  */
 import type { ToolCallEvent } from '../../runtime/index.ts';
+import type { AccountClaims } from '../auth/account-claims.ts';
 import type { ActivityStore, ToolCallRow } from '../store/activity.ts';
 import { newId } from '../store/ids.ts';
 
@@ -38,7 +39,7 @@ export class ActivityRecorder {
   ) {}
 
   /** The runtime's onToolCall observer. */
-  readonly record = (event: ToolCallEvent): void => {
+  readonly record = (event: ToolCallEvent<AccountClaims>): void => {
     const { principal } = event;
     // auth: none servers have no user; there is nobody to show the activity to.
     if (principal.subject === 'anonymous') return;

@@ -4,6 +4,7 @@
  */
 import { TokenRejectedError } from '../../runtime/index.ts';
 import type { Principal } from '../../runtime/index.ts';
+import type { AccountClaims } from './account-claims.ts';
 import type { AccountStore } from '../store/accounts.ts';
 import type { Grant, GrantStore } from '../store/grants.ts';
 
@@ -20,7 +21,7 @@ export function revokedGrantDetail(grant: Pick<Grant, 'revoked_reason'>): string
 }
 
 export function principalCheck(accounts: AccountStore, grants: GrantStore) {
-  return async (principal: Principal): Promise<void> => {
+  return async (principal: Principal<AccountClaims>): Promise<void> => {
     if (!principal.grantId) throw new TokenRejectedError('the token names no authorization grant; authorize again in the MCP dialog');
     const grant = await grants.get(principal.grantId);
     if (!grant) throw new TokenRejectedError('its authorization does not exist; authorize again in the MCP dialog');

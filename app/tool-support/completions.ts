@@ -4,9 +4,10 @@
  * account's ids are never suggested: every lookup is scoped to the token's account.
  */
 import type { CompletionContext } from '../../runtime/index.ts';
+import type { AccountClaims } from '../auth/account-claims.ts';
 import type { Services } from '../services.ts';
 
-type Ctx = CompletionContext<Services>;
+type Ctx = CompletionContext<Services, AccountClaims>;
 
 /** How many rows a completion looks at: the protocol sends at most 100 values. */
 const LOOKED_AT = 100;

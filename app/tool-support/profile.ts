@@ -1,9 +1,10 @@
 /** Every tool but `profiles` acts as one profile of the token's account; another account's profile is not found. */
 import type { CatalogError, Principal } from '../../runtime/index.ts';
+import type { AccountClaims } from '../auth/account-claims.ts';
 import type { Services } from '../services.ts';
 
 interface ProfileContext {
-  principal: Principal;
+  principal: Principal<AccountClaims>;
   services: Services;
   errors: { PROFILE_NOT_FOUND(p: { service_profile_id: string }): CatalogError };
 }

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { ArgumentModel, Model, PromptModel, ResourceModel } from '../model.ts';
 import type { OutputFile } from './output.ts';
-import { importPath, literal, renderSource } from './ts-source.ts';
+import { appTypeImports, importPath, literal, renderSource } from './ts-source.ts';
 
 type Feature = { kind: 'resource'; model: ResourceModel } | { kind: 'prompt'; model: PromptModel };
 
@@ -25,19 +25,19 @@ function union(values: readonly string[]): string {
 
 function header(model: Model, file: string, runtimeTypes: string[]): string {
   const runtime = `${model.paths.runtimeImport}/index.ts`;
-  const services = model.paths.services;
   return [
     `import type { ${runtimeTypes.join(', ')} } from '${runtime}';`,
-    ...(services ? [`import type { ${services.type} } from '${importPath(path.dirname(file), services.file, path.relative)}';`] : []),
+    ...appTypeImports(model).map((i) => `import type { ${i.names.join(', ')} } from '${importPath(path.dirname(file), i.file, path.relative)}';`),
     `import type { ErrorParams } from './errors.gen.ts';`,
   ].join('\n');
 }
 
 const servicesArg = (model: Model) => (model.paths.services ? model.paths.services.type : 'unknown');
 
-/** The handler type's generic arguments: input, errors, services and the completable names. */
+/** The handler type's generic arguments: input, errors, services, the completable names, and the principal's claims if the server names them. */
 function handlerType(model: Model, base: string, input: string, args: readonly ArgumentModel[], generic: string): string {
-  return `${generic}<${input}, ToolErrors<ErrorParams, ${base}ErrorCode>, ${servicesArg(model)}, ${union(args.filter((a) => a.complete).map((a) => a.name))}>`;
+  const claims = model.paths.principal ? `, ${model.paths.principal.type}` : '';
+  return `${generic}<${input}, ToolErrors<ErrorParams, ${base}ErrorCode>, ${servicesArg(model)}, ${union(args.filter((a) => a.complete).map((a) => a.name))}${claims}>`;
 }
 
 export function resourcesPath(model: Model): string {

@@ -7,7 +7,7 @@ import type { Model, ToolModel } from '../model.ts';
 import type { ToolTypes } from '../type-compiler.ts';
 import { directDefs } from '../defs.ts';
 import type { OutputFile } from './output.ts';
-import { importPath, renderSource } from './ts-source.ts';
+import { appTypeImports, importPath, renderSource } from './ts-source.ts';
 
 export function toolTypesPath(model: Model, tool: ToolModel): string {
   return path.join(model.paths.generated, 'tools', `${tool.name}.gen.ts`);
@@ -30,16 +30,12 @@ export function emitToolTypes(model: Model, tool: ToolModel, types: ToolTypes): 
       moduleSpecifier: runtime,
       namedImports: tool.output ? ['ToolErrors', 'ToolHandler'] : ['ContentResult', 'ToolErrors', 'ToolHandler'],
     },
-    ...(services
-      ? [
-          {
-            kind: 'import' as const,
-            isTypeOnly: true,
-            moduleSpecifier: importPath(path.dirname(toolTypesPath(model, tool)), services.file, path.relative),
-            namedImports: [services.type],
-          },
-        ]
-      : []),
+    ...appTypeImports(model).map((i) => ({
+      kind: 'import' as const,
+      isTypeOnly: true,
+      moduleSpecifier: importPath(path.dirname(toolTypesPath(model, tool)), i.file, path.relative),
+      namedImports: i.names,
+    })),
     { kind: 'import', isTypeOnly: true, moduleSpecifier: '../errors.gen.ts', namedImports: ['ErrorParams'] },
     ...(shared.length ? [{ kind: 'import' as const, isTypeOnly: true, moduleSpecifier: '../types.gen.ts', namedImports: shared }] : []),
     argTypes,
@@ -56,8 +52,14 @@ export function emitToolTypes(model: Model, tool: ToolModel, types: ToolTypes): 
       isExported: true,
       name: `${tool.typeName}Handler`,
       docs: [`The handler of tool ${tool.name}; export it as \`handler\` from its handler file.`],
-      type: `ToolHandler<${args}, ${result}, ToolErrors<ErrorParams, ${tool.typeName}ErrorCode>${services ? `, ${services.type}` : ''}>`,
+      type: `ToolHandler<${args}, ${result}, ToolErrors<ErrorParams, ${tool.typeName}ErrorCode>${handlerTail(services?.type, model.paths.principal?.type)}>`,
     },
   ]);
   return { path: toolTypesPath(model, tool), content };
+}
+
+/** The handler type's last generic arguments: the services, then the principal's claims (each left out when not named, but the services when the claims are). */
+function handlerTail(services: string | undefined, claims: string | undefined): string {
+  if (claims) return `, ${services ?? 'unknown'}, ${claims}`;
+  return services ? `, ${services}` : '';
 }

@@ -5,6 +5,7 @@
  * four kinds of statement the emitters write. Indentation and line breaks inside a statement are
  * prettier's job (format.ts); the blank lines between statements are decided here.
  */
+import type { Model } from '../model.ts';
 import { tsBanner } from './output.ts';
 
 export interface ImportStatement {
@@ -96,4 +97,16 @@ export function literal(value: unknown): string {
 export function importPath(fromDir: string, toFile: string, relative: (a: string, b: string) => string): string {
   const rel = relative(fromDir, toFile).split('\\').join('/');
   return rel.startsWith('.') ? rel : `./${rel}`;
+}
+
+/** The application's types the handler types name (its services, its principal's claims), by the file that exports them. */
+export function appTypeImports(model: Model): { file: string; names: string[] }[] {
+  const out: { file: string; names: string[] }[] = [];
+  for (const named of [model.paths.services, model.paths.principal]) {
+    if (!named) continue;
+    const same = out.find((i) => i.file === named.file);
+    if (same) same.names.push(named.type);
+    else out.push({ file: named.file, names: [named.type] });
+  }
+  return out;
 }

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SqlTaskStore } from '../../app/store/tasks.ts';
+import { protocolError } from '../../runtime/errors.ts';
 import { Tasks } from '../../runtime/tasks.ts';
 import { backends, type TestDatabase } from '../helpers/databases.ts';
 
@@ -103,7 +104,7 @@ for (const backend of await backends()) {
     });
 
     test('a JSON-RPC error fails the task with it; another caller cannot see the task', async () => {
-      const created = JSON.parse(await runner.start(CALLER, 'tool', async () => Promise.reject({ code: -32602, message: 'bad' })));
+      const created = JSON.parse(await runner.start(CALLER, 'tool', async () => Promise.reject(protocolError(-32602, 'bad'))));
       const failed = await until(
         () => get(created.taskId),
         (t) => t.status === 'failed',

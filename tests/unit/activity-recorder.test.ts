@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ActivityRecorder } from '../../app/activity/recorder.ts';
 import type { ActivityStore, ToolCallRow } from '../../app/store/activity.ts';
+import type { AccountClaims } from '../../app/auth/account-claims.ts';
 import type { Principal } from '../../runtime/index.ts';
 
-const principal: Principal = { subject: 'usr_1', accountId: 'acc_1', scopes: new Set(), grantId: 'grt_1', clientId: 'mcp-dialog', expiresAt: 0 };
+const principal: Principal<AccountClaims> = { subject: 'usr_1', accountId: 'acc_1', scopes: new Set(), grantId: 'grt_1', clientId: 'mcp-dialog', expiresAt: 0 };
 
 function fakeStore(failures = 0) {
   const batches: ToolCallRow[][] = [];

@@ -1,12 +1,15 @@
 /**
  * runtime/auth.ts: Bearer JWT -> Principal with an ES256 key pair made here, verified claims
- * cached per token, catalog errors with WWW-Authenticate for every failure.
+ * cached per token, the server's claims function, and a refusal for every failure, answered
+ * (error-mapping.ts, as mcpHttp does) with its catalog error and WWW-Authenticate.
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { errorCatalog } from '../../generated/errors.gen.ts';
-import { Challenges, createJwtAuthenticator, TokenRejectedError, type JwtAuthOptions } from '../../runtime/auth.ts';
+import { Challenges, createJwtAuthenticator, TokenRefusedError, TokenRejectedError, type JwtAuthOptions } from '../../runtime/auth.ts';
+import type { ErrorCatalog } from '../../runtime/definition.ts';
+import { refusalError } from '../../runtime/error-mapping.ts';
 import { CatalogError, ErrorFactory } from '../../runtime/errors.ts';
 import type { Principal } from '../../runtime/handler.ts';
 
@@ -42,7 +45,7 @@ async function sign({
   key = privateKey,
   typ = 'at+jwt',
 }: TokenOptions = {}): Promise<string> {
-  return new SignJWT({ scope: 'mcp:read mcp:write', service_account_id: 'acc_1', grant_id: 'g1', ...claims })
+  return new SignJWT({ scope: 'mcp:read mcp:write', grant_id: 'g1', ...claims })
     .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ })
     .setSubject('usr_1')
     .setIssuer(issuer)
@@ -61,43 +64,39 @@ function counted(options: Partial<JwtAuthOptions> = {}) {
     return jwks(header, token);
   };
   const checkPrincipal = options.checkPrincipal;
-  const auth = createJwtAuthenticator(
-    {
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      keys,
-      ...options,
-      checkPrincipal: async (principal: Principal, claims: JWTPayload) => {
-        calls.checks++;
-        await checkPrincipal?.(principal, claims);
-      },
+  const auth = createJwtAuthenticator({
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    keys,
+    ...options,
+    checkPrincipal: async (principal: Principal, claims: JWTPayload) => {
+      calls.checks++;
+      await checkPrincipal?.(principal, claims);
     },
-    errors,
-    challenges,
-  );
+  });
   return { auth, calls };
 }
 
-/** Awaits a rejection with the catalog error `code` and returns it. */
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<CatalogError> {
+/** Awaits a refusal with `code` and returns the catalog error mcpHttp answers it with (its 401 and challenge). */
+async function rejectsWith(promise: Promise<unknown>, code: string, catalog: ErrorFactory = errors): Promise<CatalogError> {
   let caught: unknown;
   try {
     await promise;
   } catch (err) {
     caught = err;
   }
-  assert.ok(caught instanceof CatalogError, `expected CatalogError ${code}, got ${String(caught)}`);
+  assert.ok(caught instanceof TokenRefusedError, `expected a refusal with ${code}, got ${String(caught)}`);
   assert.equal(caught.code, code, caught.message);
-  return caught;
+  return refusalError(caught, catalog, challenges);
 }
 
 describe('createJwtAuthenticator', () => {
-  test('a valid token gives the principal: subject, account, scopes as a set, grant, expiry', async () => {
+  test('a valid token gives the principal: subject, scopes as a set, grant, expiry, and no claim of its own', async () => {
     const { auth } = counted();
-    const token = await sign({ claims: { client_id: 'cli_9' } });
+    const token = await sign({ claims: { client_id: 'cli_9', tenant: 'ten_1' } });
     const p = await auth.authenticate(`Bearer ${token}`);
+    assert.deepEqual(Object.keys(p).sort(), ['clientId', 'expiresAt', 'grantId', 'scopes', 'subject'], 'claims unknown to the runtime are not copied');
     assert.equal(p.subject, 'usr_1');
-    assert.equal(p.accountId, 'acc_1');
     assert.ok(p.scopes instanceof Set);
     assert.deepEqual([...p.scopes].sort(), ['mcp:read', 'mcp:write']);
     assert.equal(p.grantId, 'g1');
@@ -203,14 +202,74 @@ describe('createJwtAuthenticator', () => {
     }
   });
 
-  test('a missing or malformed service_account_id is ACCOUNT_CLAIM_INVALID', async () => {
-    const { auth, calls } = counted();
-    for (const service_account_id of [undefined, '', 42, 'has space', 'x'.repeat(129)]) {
-      const err = await rejectsWith(auth.authenticate(`Bearer ${await sign({ claims: { service_account_id } })}`), 'ACCOUNT_CLAIM_INVALID');
-      assert.equal(err.message, 'service_account_id claim missing or invalid');
-      assert.match(err.headers['www-authenticate'] ?? '', /^Bearer error="invalid_token", error_description="service_account_id claim missing or invalid"/);
-    }
-    assert.equal(calls.checks, 0, 'the service check is not asked about a token without an account');
+  describe("the server's claims function", () => {
+    /** A server of workspaces: a catalog with its own claim error, and a claims function that reads `ws`. */
+    const WORKSPACE_CLAIM_INVALID = {
+      message: 'ws claim missing; sign in to a workspace',
+      surface: 'auth',
+      status: 401,
+      rpcCode: -32001,
+      params: [],
+    } as const;
+    const workspaceErrors = new ErrorFactory({ ...(errorCatalog as ErrorCatalog), WORKSPACE_CLAIM_INVALID });
+    const workspace = (options: Partial<JwtAuthOptions<{ workspaceId: string }>> = {}) => {
+      const checked: Principal<{ workspaceId: string }>[] = [];
+      const auth = createJwtAuthenticator<{ workspaceId: string }>({
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        keys: jwks,
+        claims: (claims) => {
+          if (typeof claims.ws !== 'string') throw new TokenRefusedError('WORKSPACE_CLAIM_INVALID');
+          return { workspaceId: claims.ws };
+        },
+        claimErrors: ['WORKSPACE_CLAIM_INVALID'],
+        checkPrincipal: async (principal) => void checked.push(principal),
+        ...options,
+      });
+      return { auth, checked };
+    };
+
+    test('its fields join the principal, typed, and the service check sees them', async () => {
+      const { auth, checked } = workspace();
+      const p = await auth.authenticate(`Bearer ${await sign({ claims: { ws: 'ws_7' } })}`);
+      const workspaceId: string = p.workspaceId;
+      assert.equal(workspaceId, 'ws_7');
+      assert.equal(p.subject, 'usr_1');
+      assert.deepEqual([...p.scopes].sort(), ['mcp:read', 'mcp:write']);
+      assert.equal(checked[0]?.workspaceId, 'ws_7');
+    });
+
+    test("the runtime names the codes it refuses with, its own and the server's, for the start-time check", () => {
+      assert.deepEqual(workspace().auth.errorCodes, ['AUTH_HEADER_MISSING', 'INVALID_TOKEN', 'TOKEN_REJECTED', 'WORKSPACE_CLAIM_INVALID']);
+      assert.deepEqual(counted().auth.errorCodes, ['AUTH_HEADER_MISSING', 'INVALID_TOKEN', 'TOKEN_REJECTED']);
+    });
+
+    test("its refusal is the server's catalog error, a 401 with the invalid_token challenge; the service check is not asked", async () => {
+      const { auth, checked } = workspace();
+      const err = await rejectsWith(auth.authenticate(`Bearer ${await sign()}`), 'WORKSPACE_CLAIM_INVALID', workspaceErrors);
+      assert.equal(err.message, 'ws claim missing; sign in to a workspace');
+      assert.equal(err.definition.status, 401);
+      assert.equal(
+        err.headers['www-authenticate'],
+        `Bearer error="invalid_token", error_description="ws claim missing; sign in to a workspace", resource_metadata="${METADATA}"`,
+      );
+      assert.equal(checked.length, 0);
+    });
+
+    test('its fields cannot overwrite the verified ones (a claims function that returns a subject)', async () => {
+      const { auth } = workspace({ claims: (c) => ({ workspaceId: String(c.ws), subject: 'usr_forged' }) as { workspaceId: string } });
+      const p = await auth.authenticate(`Bearer ${await sign({ claims: { ws: 'ws_1' } })}`);
+      assert.equal(p.subject, 'usr_1');
+    });
+
+    test('anything else it throws is not turned into a token error', async () => {
+      const { auth } = workspace({
+        claims: () => {
+          throw new Error('bug in the claims function');
+        },
+      });
+      await assert.rejects(auth.authenticate(`Bearer ${await sign({ claims: { ws: 'ws_1' } })}`), /bug in the claims function/);
+    });
   });
 
   test("a token without scope has no scopes; a token the service refuses is TOKEN_REJECTED with the service's detail", async () => {
@@ -253,7 +312,7 @@ describe('createJwtAuthenticator', () => {
     });
     await assert.rejects(
       auth.authenticate(`Bearer ${await sign()}`),
-      (e: unknown) => !(e instanceof CatalogError) && (e as Error).message === 'database is down',
+      (e: unknown) => !(e instanceof TokenRefusedError) && (e as Error).message === 'database is down',
     );
   });
 

@@ -57,11 +57,31 @@ describe('ErrorFactory', () => {
     assert.deepEqual(err.headers, { 'www-authenticate': 'Bearer' });
   });
 
-  test('create with an unknown code is a configuration fault, not a request error', () => {
+  test('an undeclared code is a configuration fault, not a request error', () => {
     assert.throws(
-      () => factory.create('NO_SUCH_CODE'),
+      () => factory.declared('NO_SUCH_CODE'),
       (e: unknown) => e instanceof FrameworkConfigError && /NO_SUCH_CODE/.test(e.message),
     );
+  });
+
+  // These lines are compiled by `npm run typecheck`: each @ts-expect-error fails it if the line
+  // below it ever compiles, i.e. if create() stopped checking framework codes and their params.
+  test('create takes only framework codes, each with its own params (checked by tsc)', () => {
+    assert.throws(
+      // @ts-expect-error a typo of BODY_TOO_LARGE is no framework code
+      () => factory.create('BODY_TOO_LARG', { limit: 1 }),
+      FrameworkConfigError,
+    );
+    // @ts-expect-error an app's code is raised through its tool's ctx.errors (or declared()), not create()
+    assert.equal(factory.create('STEP_FALLBACK_MISSING', { step: 1, step_name: 'x' }).code, 'STEP_FALLBACK_MISSING');
+    // @ts-expect-error BODY_TOO_LARGE needs its limit
+    assert.equal(factory.create('BODY_TOO_LARGE').code, 'BODY_TOO_LARGE');
+    // @ts-expect-error the limit is a number
+    assert.equal(factory.create('BODY_TOO_LARGE', { limit: '1' }).message, 'Request body is larger than 1 bytes');
+    // @ts-expect-error METHOD_NOT_FOUND has no param `tool`
+    assert.ok(factory.create('METHOD_NOT_FOUND', { method: 'x', tool: 'y' }));
+    assert.equal(factory.create('BODY_TOO_LARGE', { limit: 10 }).message, 'Request body is larger than 10 bytes');
+    assert.equal(factory.create('METHOD_NOT_ALLOWED').message, 'Method not allowed');
   });
 
   test('require passes when every code is present and names every missing code otherwise', () => {
@@ -103,7 +123,7 @@ describe('the error catalog', () => {
 
   for (const { code, params, expected, status } of interfaceMessages) {
     test(`${code} renders "${expected}"`, () => {
-      const err = factory.create(code, params);
+      const err = factory.declared(code, params);
       assert.equal(err.message, expected);
       assert.equal(Buffer.compare(Buffer.from(err.message), Buffer.from(expected)), 0);
       if (status) assert.equal(err.definition.status, status);

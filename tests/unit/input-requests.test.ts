@@ -5,10 +5,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InputRequired, InputUnavailableError, PendingInputs, RequestStateSeal, roundAsker } from '../../runtime/input-requests.ts';
-import { ErrorFactory, frameworkErrors, type Principal } from '../../runtime/index.ts';
+import { ErrorFactory } from '../../runtime/errors.ts';
+import { frameworkErrors, type FrameworkError, type Principal } from '../../runtime/index.ts';
 import { checkParamHeaders } from '../../runtime/era.ts';
 
-const principal = (subject: string): Principal => ({ subject, accountId: 'acc', scopes: new Set(), expiresAt: 0 });
+const principal = (subject: string): Principal<{ tenantId: string }> => ({ subject, tenantId: 'ten', scopes: new Set(), expiresAt: 0 });
 
 describe('RequestStateSeal', () => {
   const bound = { who: 'u|acc', tool: 't', args: 'digest' };
@@ -70,7 +71,9 @@ describe('PendingInputs', () => {
 });
 
 describe('Mcp-Param headers (SEP-2243)', () => {
-  const errors = new ErrorFactory(Object.fromEntries(Object.entries(frameworkErrors).map(([k, v]) => [k, { ...v, params: Object.keys(v.params ?? {}) }])));
+  const errors = new ErrorFactory(
+    Object.fromEntries(Object.entries<FrameworkError>(frameworkErrors).map(([k, v]) => [k, { ...v, params: Object.keys(v.params ?? {}) }])),
+  );
   const params = [
     { header: 'Region', path: ['region'] },
     { header: 'Count', path: ['target', 'count'] },

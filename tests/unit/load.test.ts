@@ -423,6 +423,52 @@ describe('parseToolsYaml: problems', () => {
     assert.deepEqual(problem(err, 'TEAPOT'), { line: 7, col: 3, message: 'error TEAPOT has surface http and needs an HTTP status' });
   });
 
+  test('a restated framework error cannot change its HTTP status or JSON-RPC code, only its message and remedy', () => {
+    const err = problemsOf(
+      yaml(`
+        server: { name: s, version: '1' }
+        scopes: {}
+        errors:
+          METHOD_NOT_ALLOWED:
+            message: Use POST
+            surface: http
+            status: 400
+            code: -32000
+          INVALID_PARAMS:
+            message: "Bad params: {{detail}}"
+            surface: protocol
+            status: 400
+            code: -32600
+          INVALID_TOKEN:
+            message: Your token is not valid
+            surface: auth
+            status: 401
+            code: -32001
+            remedy: Sign in again.
+        tools: {}
+      `),
+    );
+    assert.equal(err.problems.length, 3, err.message);
+    assert.deepEqual(problem(err, 'METHOD_NOT_ALLOWED'), {
+      line: 7,
+      col: 13,
+      message:
+        'error METHOD_NOT_ALLOWED is raised by the runtime with HTTP status 405; a restatement may change its message and remedy, not its HTTP status (400)',
+    });
+    assert.deepEqual(problem(err, 'no HTTP status'), {
+      line: 12,
+      col: 13,
+      message: 'error INVALID_PARAMS is raised by the runtime with no HTTP status; a restatement may change its message and remedy, not its HTTP status (400)',
+    });
+    assert.deepEqual(problem(err, 'JSON-RPC code -32602'), {
+      line: 13,
+      col: 11,
+      message:
+        'error INVALID_PARAMS is raised by the runtime with JSON-RPC code -32602; a restatement may change its message and remedy, not its JSON-RPC code (-32600)',
+    });
+    assert.match(err.message, /fixture[\\/]tools\.yaml:7:13: error METHOD_NOT_ALLOWED/);
+  });
+
   test('names that break the naming rules are reported at the name', () => {
     const err = problemsOf(
       yaml(`

@@ -2,13 +2,6 @@
 import type { ErrorCatalog } from '../../../runtime/index.ts';
 /** Every error this server can produce, keyed by its stable code. */
 export const errorCatalog: ErrorCatalog = {
-  ACCOUNT_CLAIM_INVALID: {
-    message: 'service_account_id claim missing or invalid',
-    surface: 'auth',
-    status: 401,
-    rpcCode: -32001,
-    params: [],
-  },
   AUTH_HEADER_MISSING: {
     message: 'Authorization header is required in MCP server config',
     surface: 'auth',
@@ -220,7 +213,6 @@ export const errorCatalog: ErrorCatalog = {
 
 /** The parameters each error message template takes. */
 export interface ErrorParams {
-  ACCOUNT_CLAIM_INVALID: Record<never, never>;
   AUTH_HEADER_MISSING: Record<never, never>;
   BODY_TOO_LARGE: { limit: number };
   CLIENT_CAPABILITY_REQUIRED: { what: string; capability: string };
@@ -256,7 +248,6 @@ export interface ErrorParams {
 }
 
 export type ErrorCode =
-  | 'ACCOUNT_CLAIM_INVALID'
   | 'AUTH_HEADER_MISSING'
   | 'BODY_TOO_LARGE'
   | 'CLIENT_CAPABILITY_REQUIRED'

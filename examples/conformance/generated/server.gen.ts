@@ -40,7 +40,7 @@ import { validateTestToolWithProgressArguments } from './validators/test_tool_wi
 export const serverDefinition: ServerDefinition = {
   info: {
     name: 'conformance-fixture',
-    version: '0.2.0',
+    version: '0.3.0',
     title: 'MCP conformance fixture',
   },
   instructions: 'Fixture tools for the MCP conformance suite; not a real service.',

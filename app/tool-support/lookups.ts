@@ -4,11 +4,12 @@
  */
 import type { ErrorParams } from '../../generated/errors.gen.ts';
 import type { Principal, ToolErrors } from '../../runtime/index.ts';
+import type { AccountClaims } from '../auth/account-claims.ts';
 import type { Services } from '../services.ts';
 import { requireProfile } from './profile.ts';
 
 interface LookupContext<C extends keyof ErrorParams> {
-  principal: Principal;
+  principal: Principal<AccountClaims>;
   services: Services;
   errors: ToolErrors<ErrorParams, C | 'PROFILE_NOT_FOUND'>;
 }

@@ -21,18 +21,20 @@ import { catalogErrorFor, withDomainErrors } from '../../app/tool-support/domain
 import { errorCatalog, type ErrorParams } from '../../generated/errors.gen.ts';
 import type { PauseCampaignErrorCode } from '../../generated/tools/pause_campaign.gen.ts';
 import type { StartCampaignErrorCode } from '../../generated/tools/start_campaign.gen.ts';
-import { CatalogError, ErrorFactory, type ToolErrors } from '../../runtime/index.ts';
+import { CatalogError, type ToolErrors } from '../../runtime/index.ts';
+// The runtime builds tools' errors with its factory; the public surface does not export it.
+import { ErrorFactory } from '../../runtime/errors.ts';
 
 const factory = new ErrorFactory(errorCatalog);
 /** A tool's ctx.errors with these codes, as the runtime builds it. */
 function toolErrors<C extends keyof ErrorParams>(...codes: C[]): ToolErrors<ErrorParams, C> {
-  return Object.fromEntries(codes.map((code) => [code, (params: Record<string, string | number> = {}) => factory.create(code, params)])) as never;
+  return Object.fromEntries(codes.map((code) => [code, (params: Record<string, string | number> = {}) => factory.declared(code, params)])) as never;
 }
 const ids = { tool: 'some_tool', service_profile_id: 'prf_1', campaign_id: 'cmp_1' };
 const message = (err: unknown, id = ids) => {
   const raised = catalogErrorFor(err, id);
   assert.ok(raised);
-  return factory.create(raised.code, raised.params as Record<string, string | number>).message;
+  return factory.declared(raised.code, raised.params as Record<string, string | number>).message;
 };
 
 describe('each domain failure names its catalog error and the message says what to do', () => {

@@ -77,7 +77,8 @@ function logBug(failures: HandlerFailures, err: unknown, fields: object, msg: st
 }
 
 /** What a tool call answers when its handler threw: a tool error result (the model reads it), or a thrown JSON-RPC/HTTP error. */
-export type ToolFailure = { result: string; code: string } | { thrown: unknown; code?: string };
+/** `result`: the isError result to answer, with its code and message; `thrown`: what to throw to the protocol. */
+export type ToolFailure = { result: string; code: string; message: string } | { thrown: unknown; code?: string };
 
 /**
  * What a tools/call answers for `err`, thrown by its handler. Declared tool errors and questions
@@ -87,17 +88,18 @@ export type ToolFailure = { result: string; code: string } | { thrown: unknown; 
  */
 export function toolFailure(err: unknown, tool: string, errors: ErrorFactory, failures: HandlerFailures): ToolFailure {
   if (err instanceof InputRequired) return { thrown: err };
-  if (err instanceof CatalogError && err.definition.surface === 'tool') return { result: toolErrorResult(err), code: err.code };
+  if (err instanceof CatalogError && err.definition.surface === 'tool') return toolErrorFailure(err);
   if (err instanceof CatalogError && err.definition.surface === 'protocol') return { thrown: err };
   if (err instanceof InputUnavailableError || err instanceof InputRequestFailedError) {
-    const unavailable = errors.create('INPUT_UNAVAILABLE', { tool, detail: err.message });
-    return { result: toolErrorResult(unavailable), code: unavailable.code };
+    return toolErrorFailure(errors.create('INPUT_UNAVAILABLE', { tool, detail: err.message }));
   }
   const outage = failures.describeOutage?.(err);
   if (outage !== undefined) return { thrown: serviceUnavailable(errors, outage), code: 'SERVICE_UNAVAILABLE' };
   const reference = logBug(failures, err, { tool }, 'tool handler failed');
-  return { result: toolErrorResult(errors.create('INTERNAL_ERROR', { tool, reference })), code: 'INTERNAL_ERROR' };
+  return toolErrorFailure(errors.create('INTERNAL_ERROR', { tool, reference }));
 }
+
+const toolErrorFailure = (err: CatalogError): ToolFailure => ({ result: toolErrorResult(err), code: err.code, message: err.message });
 
 /**
  * The error a resource read, prompt get or completion answers for `err`, thrown by its handler.

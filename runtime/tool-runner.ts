@@ -43,7 +43,11 @@ export interface CallEnvironment {
 
 export type { ServerLogger } from './error-mapping.ts';
 
-/** One finished tool call, for an app that keeps an activity log (no arguments, no results). */
+/**
+ * One finished tool call, for an app that keeps an activity log or metrics. The arguments and the
+ * result are the call's own objects, handed over as they are (nothing is copied): an app picks
+ * what it records (ids, say), never all of it, for they can hold message bodies and addresses.
+ */
 export interface ToolCallEvent<Claims extends PrincipalClaims = NoClaims> {
   tool: string;
   principal: Principal<Claims>;
@@ -51,7 +55,13 @@ export interface ToolCallEvent<Claims extends PrincipalClaims = NoClaims> {
   outcome: 'ok' | 'error' | 'denied';
   /** The catalog code of an error or denial. */
   errorCode?: string;
+  /** The message the client got with that error. */
+  errorMessage?: string;
   durationMs: number;
+  /** The arguments, once they passed the input schema (absent when they did not, or when denied). */
+  arguments?: unknown;
+  /** What the handler returned, on success. */
+  result?: unknown;
 }
 
 export type ToolCallObserver<Claims extends PrincipalClaims = NoClaims> = (event: ToolCallEvent<Claims>) => void;
@@ -181,31 +191,36 @@ export class ToolRunner<Services = unknown> {
     const invalid = argumentProblem(def, args);
     if (invalid !== undefined) {
       const err = this.errors.create('INVALID_ARGUMENTS', { tool: name, detail: invalid });
-      return this.finish(name, env, started, toolErrorResult(err), err.code);
+      return this.failed(name, env, started, toolErrorResult(err), err, undefined);
     }
     const ctx = new ToolCallContext(name, env, this.services, tool.errors);
     try {
       const result = await tool.handler(args, ctx);
-      return this.finish(name, env, started, this.serialize(name, def, result));
+      const json = this.serialize(name, def, result);
+      const observe = this.options.onToolCall;
+      if (observe) observe({ tool: name, principal: env.principal, outcome: 'ok', durationMs: performance.now() - started, arguments: args, result });
+      return json;
     } catch (err) {
       const failure = toolFailure(err, name, this.errors, this.options);
-      if ('result' in failure) return this.finish(name, env, started, failure.result, failure.code);
-      if (failure.code !== undefined) this.finish(name, env, started, '', failure.code);
+      if ('result' in failure) return this.failed(name, env, started, failure.result, failure, args);
+      if (failure.code !== undefined) this.failed(name, env, started, '', failure, args);
       throw failure.thrown;
     }
   }
 
-  /** Reports the call to the observer, if any, and passes its serialized result on. */
-  private finish(name: string, env: CallEnvironment, started: number, json: string, errorCode?: string): string {
+  /** Reports a failed call to the observer, if any, and passes its serialized result on. */
+  private failed(name: string, env: CallEnvironment, started: number, json: string, failure: { code?: string; message?: string }, args: unknown): string {
     const observe = this.options.onToolCall;
-    if (observe) {
-      const durationMs = performance.now() - started;
-      observe(
-        errorCode === undefined
-          ? { tool: name, principal: env.principal, outcome: 'ok', durationMs }
-          : { tool: name, principal: env.principal, outcome: 'error', errorCode, durationMs },
-      );
-    }
+    if (observe)
+      observe({
+        tool: name,
+        principal: env.principal,
+        outcome: 'error',
+        ...(failure.code !== undefined && { errorCode: failure.code }),
+        ...(failure.message !== undefined && { errorMessage: failure.message }),
+        durationMs: performance.now() - started,
+        ...(args !== undefined && { arguments: args }),
+      });
     return json;
   }
 

@@ -25,6 +25,19 @@ export interface ActivityRecorderOptions {
 }
 
 const PRUNE_EVERY_MS = 3600_000;
+/** An error message is kept to this many characters (they are one sentence; a detail can quote a long argument). */
+const MAX_MESSAGE = 500;
+
+/**
+ * The id of what a successful call touched: its argument (`campaign_id`), else the object it
+ * returned or created (`campaign.id`); nothing else of the arguments or the result is kept.
+ */
+function idIn(event: { arguments?: unknown; result?: unknown }, argument: string, resultKey: string): string | null {
+  const fromArgs = (event.arguments as Record<string, unknown> | undefined)?.[argument];
+  if (typeof fromArgs === 'string') return fromArgs.slice(0, 100);
+  const created = (event.result as Record<string, { id?: unknown } | undefined> | undefined)?.[resultKey]?.id;
+  return typeof created === 'string' ? created.slice(0, 100) : null;
+}
 
 export class ActivityRecorder {
   private buffer: ToolCallRow[] = [];
@@ -55,9 +68,10 @@ export class ActivityRecorder {
       duration_ms: Math.round(event.durationMs),
       created_at: new Date().toISOString(),
       actor: null,
-      campaign_id: null,
-      lead_id: null,
-      error_message: null,
+      // A failed call touched nothing (its message says what it asked for).
+      campaign_id: event.outcome === 'ok' ? idIn(event, 'campaign_id', 'campaign') : null,
+      lead_id: event.outcome === 'ok' ? idIn(event, 'lead_id', 'lead') : null,
+      error_message: event.errorMessage === undefined ? null : event.errorMessage.slice(0, MAX_MESSAGE),
     });
     if (this.buffer.length >= (this.options.maxBuffered ?? 1000)) void this.flush();
   };

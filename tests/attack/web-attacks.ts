@@ -350,8 +350,14 @@ const pages: Attack<Target>[] = [
     expects: "none of B's ids or names",
     async run(target) {
       const browser = await signedIn(target, target.a);
-      for (const path of ['/app', '/app/activity', '/app/mcp'])
-        expectNoneOf((await browser.get(path)).text, [...Object.values(target.b.ids), ...target.b.names], path);
+      for (const path of ['/app', '/app/activity', '/app/mcp']) {
+        // The activity shows each failed call's message, and the isolation attacks are A's own calls
+        // naming B's ids, answered "not found": an id A's client sent, echoed back to A, is not B's
+        // data (a message is a catalog template filled from the call's own arguments). Everything
+        // else on the page must hold none of B's ids or names.
+        const page = (await browser.get(path)).text.replace(/<div class="hint error-message">[^<]*<\/div>/g, '');
+        expectNoneOf(page, [...Object.values(target.b.ids), ...target.b.names], path);
+      }
     },
   },
   {

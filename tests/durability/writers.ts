@@ -56,7 +56,7 @@ class Writer {
 
   async round(n: number): Promise<void> {
     const tag = `w${this.id}-r${n}`;
-    const created = await this.ask('create_campaign', { name: `Durability ${tag}`, steps: [{ name: 'Hello', type: 'message', text: 'Hello' }] });
+    const created = await this.ask('create_campaign', { name: `Durability ${tag}`, steps: [{ name: 'Hello', type: 'email', text: 'Hello' }] });
     if (created.kind !== 'result') return void (await pause(RETRY_PAUSE_MS));
     const campaignId: string = created.value.campaign.id;
     this.ledger.campaigns.set(campaignId, `Durability ${tag}`);

@@ -6,6 +6,7 @@
  * error; with the handler fixed, gen passes and the started server reads `since`.
  */
 import assert from 'node:assert/strict';
+import { nextBreakingVersion } from '../../codegen/contract/versions.ts';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,7 +60,7 @@ describe('the handlers are type-checked against the generated types', { timeout:
     for (const text of [declared, example]) assert.equal(yaml.split(text).length, 2, `tools.yaml has ${text} once`);
     const renamed = yaml.replace(declared, declared.replace('from:', 'since:')).replace(example, example.replace('from:', 'since:'));
     // Removing an argument breaks clients: the contract gate asks for a new version (see add-a-tool.test.ts).
-    writeFileSync(yamlPath, renamed.replace(/^( {2}version: )0\.1\.0$/m, '$10.2.0'));
+    writeFileSync(yamlPath, renamed.replace(/^( {2}version: )(\S+)$/m, (_line, key: string, version: string) => `${key}${nextBreakingVersion(version)}`));
 
     const { code, stdout, stderr } = await gen();
     assert.equal(code, 1, `gen fails\n${stdout}\n${stderr}`);

@@ -390,6 +390,9 @@ describe('web app', () => {
       assert.deepEqual(rows, ['create_campaign:denied', 'get_campaign:error', 'profiles:ok']);
       assert.match(page, /INSUFFICIENT_SCOPE/);
       assert.match(page, /CAMPAIGN_NOT_FOUND/);
+      // The failed call shows its message, which names the campaign it asked for; it touched nothing.
+      assert.match(page, /Campaign cmp_nope was not found for profile/);
+      assert.doesNotMatch(page, /<td data-label="Touched">[^<]*<[^>]*>cmp_nope/);
       assert.match(page, /MCP dialog/);
       // Another user sees none of it.
       const other = new WebClient(server.baseUrl);

@@ -85,3 +85,42 @@ test('a full buffer is written without waiting for the timer; calls without a us
     ['t0', 't1', 't2'],
   );
 });
+
+test('a call is recorded with what it touched (the campaign and lead ids a successful call named or created) and its error message, nothing else of its arguments', async () => {
+  const { store, batches } = fakeStore();
+  const recorder = new ActivityRecorder(store, { logger: quiet });
+  const body = 'Hello Ann, a private message body';
+  recorder.record({
+    tool: 'send_message',
+    principal,
+    outcome: 'ok',
+    durationMs: 3,
+    arguments: { lead_id: 'led_1', text: body },
+    result: { message: { id: 'msg_1' } },
+  });
+  recorder.record({ tool: 'create_campaign', principal, outcome: 'ok', durationMs: 2, arguments: { name: 'Q3' }, result: { campaign: { id: 'cmp_new' } } });
+  recorder.record({
+    tool: 'get_campaign',
+    principal,
+    outcome: 'error',
+    errorCode: 'CAMPAIGN_NOT_FOUND',
+    errorMessage: `Campaign cmp_x was not found ${'x'.repeat(600)}`,
+    durationMs: 1,
+    arguments: { campaign_id: 'cmp_x' },
+  });
+  recorder.record({ tool: 'profiles', principal, outcome: 'ok', durationMs: 1, arguments: {}, result: { profiles: [] } });
+  await recorder.flush();
+  const rows = batches[0]!;
+  assert.deepEqual(
+    rows.map((r) => [r.tool, r.campaign_id, r.lead_id]),
+    [
+      ['send_message', null, 'led_1'],
+      ['create_campaign', 'cmp_new', null],
+      ['get_campaign', null, null],
+      ['profiles', null, null],
+    ],
+  );
+  assert.equal(rows[2]!.error_message!.length, 500, 'a message is kept to 500 characters');
+  assert.ok(rows[2]!.error_message!.startsWith('Campaign cmp_x was not found'));
+  assert.ok(!JSON.stringify(rows).includes(body), 'no message body is kept');
+});

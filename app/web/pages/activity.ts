@@ -37,7 +37,7 @@ function touched(row: ActivityRow): SafeHtml | string {
 }
 
 const outcome = (r: ActivityRow) =>
-  html`${badge(r.outcome)}${r.error_code && html` <span class="hint mono">${r.error_code}</span>`}${r.error_message && html`<div class="hint">${r.error_message}</div>`}`;
+  html`${badge(r.outcome)}${r.error_code && html` <span class="hint mono">${r.error_code}</span>`}${r.error_message && html`<div class="hint error-message">${r.error_message}</div>`}`;
 
 const WHEN_TOOL_OUTCOME: readonly Column<ActivityRow>[] = [
   ['When', (r) => when(r.created_at)],

@@ -3,13 +3,15 @@
  * Without file arguments it processes every file listed under "toolsYaml" in package.json.
  * Then it type-checks the handlers against the generated types (codegen/handler-check) and exits 1
  * naming every error; the generated files are written either way, so the user sees the new types.
+ * The check is answered by a resident checker kept between runs (handler-check/resident.ts).
+ * TOOLS_GEN_CHECK_RESIDENT=0: a process of its own for each run instead.
  * --check writes nothing and exits 1 naming every stale file (and on a breaking change); it does not
  * type-check (`npm run typecheck` does, for the whole repository). --no-typecheck skips the check.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GenerateResult } from './generate.ts';
-import { formatTypeErrors, HandlerCheck, scopeOf } from './handler-check/index.ts';
+import { formatTypeErrors, HandlerCheck, residentIdleMs, scopeOf } from './handler-check/index.ts';
 import type { ProjectFolders } from './project-paths.ts';
 import { recordedRun, recordOf, rememberRun, runKey, stillOnDisk, type RunRecord } from './run-cache.ts';
 
@@ -82,6 +84,10 @@ const foldersOf = (known: RunRecord): ProjectFolders => ({
 async function typeCheck(handlerCheck: HandlerCheck, folders: ProjectFolders[], wrote: boolean): Promise<boolean> {
   const result = await handlerCheck.run({ scope: scopeOf(folders), color: process.stderr.hasColors?.() ?? false });
   handlerCheck.close();
+  if (result.resident?.started)
+    console.log(
+      `note: a resident type checker (pid ${result.resident.pid}) keeps the handlers' program for the next runs; it exits after ${Math.round(residentIdleMs() / 60_000)} idle minutes (TOOLS_GEN_CHECK_RESIDENT=0: none)`,
+    );
   if (result.skipped) console.error(`note: the handlers were not type-checked: ${result.skipped}`);
   else if (result.ok) {
     if (!result.cached) console.log(`type-checked the handlers against the generated types (${result.files} files, ${result.ms} ms)`);
@@ -96,8 +102,18 @@ async function main(argv: string[]): Promise<number> {
   const check = argv.includes('--check');
   let files = argv.filter((a) => !a.startsWith('--'));
   if (!files.length) files = (JSON.parse(readFileSync('package.json', 'utf8')) as { toolsYaml?: string[] }).toolsYaml ?? ['tools.yaml'];
+  // A resident checker (handler-check/resident.ts) keeps TypeScript's program between runs.
+  const handlerCheck = check || argv.includes('--no-typecheck') ? undefined : new HandlerCheck({ yamlFiles: files, resident: true });
+  try {
+    return await generateAll(files, check, handlerCheck);
+  } finally {
+    // Also when the run fails (a refused breaking change): a check still working for it is stopped.
+    handlerCheck?.close();
+  }
+}
+
+async function generateAll(files: string[], check: boolean, handlerCheck: HandlerCheck | undefined): Promise<number> {
   const started = performance.now();
-  const handlerCheck = check || argv.includes('--no-typecheck') ? undefined : new HandlerCheck({ yamlFiles: files });
   const folders: ProjectFolders[] = [];
   const next: string[] = [];
   let stale = 0;

@@ -40,7 +40,7 @@ export async function render(model: Model, types?: CompiledTypes, existingStubs:
       emitErrors(model),
       emitScopes(model),
       emitToolsList(model),
-      ...emitValidators(model),
+      ...(await emitValidators(model)),
       ...toolTypes,
       ...emitResources(model),
       ...emitPrompts(model),

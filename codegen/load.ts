@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { frameworkErrors } from '../runtime/framework-errors.ts';
 import { inlineRefs, refName, sharedRefs, type Defs } from './defs.ts';
 import { hint } from './did-you-mean.ts';
@@ -15,7 +15,8 @@ import { byCodePoint, isObject, section, strings } from './raw-values.ts';
 import { checkDefs, checkHeaders, compileSchema, compileShared, reportUnknownKeywords, unescapePointer } from './schema-checks.ts';
 import { SchemaCompiler, toolSchemaId } from './schemas.ts';
 import { EntryCache } from './entry-cache.ts';
-import { parseInPieces } from './yaml-pieces.ts';
+import { parseInPiecesWithSpans } from './yaml-pieces.ts';
+import { PieceLocator, wholeFileLocator, type LinePos } from './yaml-positions.ts';
 import { ValidatorModules, type CompiledPart } from './validator-modules.ts';
 import type { ErrorModel, LintOptions, Model, ParamType, ToolModel } from './model.ts';
 import { projectFolders } from './project-paths.ts';
@@ -102,8 +103,10 @@ export interface ParsedToolsYaml {
   text: string;
   raw: unknown;
   problems: Problem[];
-  /** The positional parse, for locating problems. */
-  positions(): { doc: Document; lineCounter: LineCounter };
+  /** Line and column of the node at a path (its key when `key`), for problems and warnings. */
+  position(p: Path, key: boolean): LinePos;
+  /** Keeps what locating cost for the next run (positions located piece by piece). */
+  savePositions?(): void;
 }
 
 export function parseToolsYamlFile(file: string, options: LoadOptions = {}): ParsedToolsYaml {
@@ -119,18 +122,12 @@ export function parseToolsYamlText(text: string, file: string, options: LoadOpti
   if (options.cache) {
     // Piece by piece, each piece's parse cached (yaml-pieces.ts); the whole file is parsed only to locate a problem.
     const pieces = new EntryCache<unknown>('yaml', file);
-    const raw = parseInPieces(text, pieces);
-    if (raw) {
+    const parsed = parseInPiecesWithSpans(text, pieces);
+    if (parsed) {
       pieces.save();
-      let whole: { doc: Document; lineCounter: LineCounter } | undefined;
-      const positions = () => {
-        if (!whole) {
-          const lineCounter = new LineCounter();
-          whole = { doc: parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false }), lineCounter };
-        }
-        return whole;
-      };
-      return { file, display, text, raw, problems: [], positions };
+      // Located piece by piece too, each piece's offsets cached (yaml-positions.ts).
+      const locator = new PieceLocator(text, parsed.spans, file);
+      return { file, display, text, raw: parsed.values, problems: [], position: (p, key) => locator.position(p, key), savePositions: () => locator.save() };
     }
   }
   const lineCounter = new LineCounter();
@@ -141,7 +138,7 @@ export function parseToolsYamlText(text: string, file: string, options: LoadOpti
     return { line: pos.line, col: pos.col, message };
   });
   if (doc.errors.some((e) => e.code !== 'DUPLICATE_KEY')) throw new ToolsYamlError(display, problems, text);
-  return { file, display, text, raw: doc.toJS() as unknown, problems, positions: () => ({ doc, lineCounter }) };
+  return { file, display, text, raw: doc.toJS() as unknown, problems, position: wholeFileLocator(text, { doc, lineCounter }) };
 }
 
 /** Stage 1b: the file's own schema, references, templates, the tools' schemas and examples -> the model. */
@@ -149,10 +146,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions 
   const { file, display, raw } = parsed;
   const problems = [...parsed.problems];
   const warnings: Problem[] = [];
-  const position = (p: Path, key: boolean) => {
-    const { doc, lineCounter } = parsed.positions();
-    return lineCounter.linePos(locate(doc, p, key) ?? 0);
-  };
+  const position = (p: Path, key: boolean) => parsed.position(p, key);
   const atPath = (p: Path, message: string, key = false) => problems.push({ ...position(p, key), message });
   const warnAt = (p: Path, message: string) => warnings.push({ ...position(p, true), message });
 
@@ -278,6 +272,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions 
   const resources = loadResources(top.resources, featureScope);
   const prompts = loadPrompts(top.prompts, featureScope);
   if (problems.length) throw new ToolsYamlError(display, problems, parsed.text);
+  parsed.savePositions?.();
 
   const dir = path.dirname(path.resolve(file));
   const cg = data.codegen ?? {};
@@ -445,25 +440,4 @@ function reportSchemaError(e: ErrorObject, atPath: (p: Path, m: string, key?: bo
     default:
       return atPath(p, `${where} ${e.message}`);
   }
-}
-
-/** Source offset of the node at a path (or of its key), falling back to the nearest ancestor. */
-function locate(doc: Document, p: Path, key: boolean): number | undefined {
-  for (let n = p.length; n >= 0; n--) {
-    const parentPath = p.slice(0, n - 1);
-    const last = p[n - 1];
-    if (n === 0) return (doc.contents as Node | null)?.range?.[0];
-    const parent = doc.getIn(parentPath, true) as Node | undefined;
-    if (isMap(parent)) {
-      const pair = parent.items.find((it) => isPair(it) && isScalar(it.key) && String(it.key.value) === String(last));
-      if (pair && isPair(pair)) {
-        const target = (key && n === p.length ? pair.key : (pair.value ?? pair.key)) as Node | null;
-        if (target?.range) return target.range[0];
-      }
-    } else {
-      const node = doc.getIn(p.slice(0, n), true) as Node | undefined;
-      if (node?.range) return node.range[0];
-    }
-  }
-  return undefined;
 }

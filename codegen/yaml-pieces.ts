@@ -15,8 +15,8 @@
  * quoted or complex key, a stray word), a line less indented than its level, directives or
  * document markers, a piece that does not parse cleanly on its own (an alias of an anchor set
  * nowhere before it, a quote or flow collection left open across pieces, a duplicate key, any
- * warning), a key declared in two pieces, or a value JSON cannot hold. Positions (for the
- * problems, with line and column) always come from the parse of the whole file.
+ * warning), a key declared in two pieces, or a value JSON cannot hold. Positions (for problems
+ * and warnings, with line and column) are found piece by piece too (yaml-positions.ts).
  */
 import { isNode, parseDocument, visit } from 'yaml';
 import { EntryCache } from './entry-cache.ts';
@@ -37,27 +37,30 @@ const isBlankOrComment = (line: string) => {
  * Splits lines into the entries of a block mapping at `indent`: [key, text] each, in order.
  * Undefined when a line could be anything else (see the file's comment).
  */
-function entries(lines: readonly string[], indent: number): [string, string][] | undefined {
-  const out: [string, string[]][] = [];
+function entries(lines: readonly string[], indent: number): [string, string, number][] | undefined {
+  const out: [string, string[], number][] = [];
+  let offset = 0;
   for (const line of lines) {
+    const at = offset;
+    offset += line.length;
     if (isBlankOrComment(line)) {
       if (out.length) out[out.length - 1]![1].push(line);
       continue;
     }
     // Tabs are no indentation in YAML: the whole file's parse reports them.
     if (/^ *\t/.test(line)) return undefined;
-    const at = indentOf(line);
-    if (at < indent) return undefined;
-    if (at > indent) {
+    const depth = indentOf(line);
+    if (depth < indent) return undefined;
+    if (depth > indent) {
       if (!out.length) return undefined;
       out[out.length - 1]![1].push(line);
       continue;
     }
     const key = KEY_LINE.exec(line.slice(indent))?.[1];
     if (key === undefined) return undefined;
-    out.push([key, [line]]);
+    out.push([key, [line], at]);
   }
-  return out.map(([key, piece]) => [key, piece.join('')]);
+  return out.map(([key, piece, at]) => [key, piece.join(''), at]);
 }
 
 /** Only what JSON holds (finite numbers, plain objects and arrays): what the cache can keep. */
@@ -144,35 +147,55 @@ function parseNow(text: string, key: string, anchors: Anchors): Piece | undefine
 }
 
 /** Puts pieces' values together by key; undefined when a key comes twice or a piece does not parse. */
-function assemble(pieces: [string, string][], parse: (key: string, text: string) => { value: unknown } | undefined): Values | undefined {
+function assemble(
+  pieces: [string, string, number][],
+  parse: (key: string, text: string, offset: number) => { value: unknown } | undefined,
+): Values | undefined {
   const out: Values = {};
-  for (const [key, text] of pieces) {
+  for (const [key, text, offset] of pieces) {
     if (Object.hasOwn(out, key)) return undefined;
-    const parsed = parse(key, text);
+    const parsed = parse(key, text, offset);
     if (!parsed) return undefined;
     out[key] = parsed.value;
   }
   return out;
 }
 
+/** One piece of the file: the path of the value it holds (`[key]`, or `['tools', name]`), its text, and where that begins in the file. */
+export interface PieceSpan {
+  path: [string] | ['tools', string];
+  text: string;
+  offset: number;
+}
+
 /** The values of a tools.yaml text, parsed in pieces (see above); undefined when the whole file must be parsed instead. */
 export function parseInPieces(text: string, cache: EntryCache<unknown>): Values | undefined {
+  return parseInPiecesWithSpans(text, cache)?.values;
+}
+
+/** As parseInPieces, with the pieces it parsed (for locating paths piece by piece: yaml-positions.ts). */
+export function parseInPiecesWithSpans(text: string, cache: EntryCache<unknown>): { values: Values; spans: PieceSpan[] } | undefined {
   const lines = linesOf(text);
   if (lines.some((l) => /^(%|---|\.\.\.)/.test(l)) || text.includes('\r')) return undefined;
   const top = entries(lines, 0);
   if (!top?.length) return undefined;
   const anchors = new Anchors();
-  const values = assemble(top, (key, piece) => {
+  const spans: PieceSpan[] = [];
+  const values = assemble(top, (key, piece, offset) => {
     const [first, ...rest] = linesOf(piece);
     // Each tool on its own, when the tools are a block mapping of their own lines.
     if (key === 'tools' && /^tools:[ \t]*\n$/.test(first!)) {
       const indent = rest.find((l) => !isBlankOrComment(l));
       const tools = indent === undefined ? undefined : entries(rest, indentOf(indent));
       if (!tools?.length) return undefined;
-      const parsed = assemble(tools, (name, toolText) => parsePiece(toolText, name, cache, anchors));
+      const parsed = assemble(tools, (name, toolText, at) => {
+        spans.push({ path: ['tools', name], text: toolText, offset: offset + first!.length + at });
+        return parsePiece(toolText, name, cache, anchors);
+      });
       return parsed && { value: parsed };
     }
+    spans.push({ path: [key], text: piece, offset });
     return parsePiece(piece, key, cache, anchors);
   });
-  return values;
+  return values && { values, spans };
 }

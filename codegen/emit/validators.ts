@@ -26,7 +26,8 @@ export function toolValidators(tool: ToolModel): string[] {
   return [validatorName(tool.typeName, 'Arguments'), ...(tool.output ? [validatorName(tool.typeName, 'Result')] : [])];
 }
 
-export function emitValidators(model: Model): OutputFile[] {
+/** The validator modules (compiled now, or from the cache), with their declarations. */
+export async function emitValidators(model: Model): Promise<OutputFile[]> {
   const byName: Defs = Object.fromEntries(model.defs.map((d) => [d.name, d.schema]));
   /** The shared shapes' validators the schemas reach, as a module in `dir` imports them (it imports those it calls). */
   const shared = (dir: string, schemas: readonly unknown[]): ImportedValidator[] =>
@@ -36,10 +37,12 @@ export function emitValidators(model: Model): OutputFile[] {
       from: `./${path.relative(dir, sharedPath(model, name)).split(path.sep).join('/')}`,
     }));
   const js = (code: string) => `${tsBanner}// @ts-nocheck\n${code}`;
-  const defs = model.defs.map((d): OutputFile => {
+  // Every module is compiled as it is asked for, then all are minified together (validator-modules.ts).
+  const module = async (file: string, pending: Promise<string>): Promise<OutputFile> => ({ path: file, content: js(await pending) });
+  const defs = model.defs.map((d) => {
     const file = sharedPath(model, d.name);
     const exports = [{ name: sharedValidatorName(d.name), id: sharedId(d.name) }];
-    return { path: file, content: js(model.validators.module(`$defs:${d.name}`, exports, shared(path.dirname(file), [d.schema]))) };
+    return module(file, model.validators.module(`$defs:${d.name}`, exports, shared(path.dirname(file), [d.schema])));
   });
   const tools = model.tools.flatMap((tool) => {
     const file = validatorsPath(model, tool);
@@ -51,9 +54,9 @@ export function emitValidators(model: Model): OutputFile[] {
       `${tsBanner}import type { Validator } from '../${model.paths.runtimeImport}/index.ts';\n\n` +
       exports.map((e) => `export declare const ${e.name}: Validator;\n`).join('');
     return [
-      { path: file, content: js(model.validators.module(`tools:${tool.name}`, exports, shared(path.dirname(file), [tool.input, tool.output ?? {}]))) },
+      module(file, model.validators.module(`tools:${tool.name}`, exports, shared(path.dirname(file), [tool.input, tool.output ?? {}]))),
       { path: validatorsPath(model, tool, 'd.ts'), content: dts },
     ];
   });
-  return [...defs, ...tools];
+  return Promise.all([...defs, ...tools]);
 }

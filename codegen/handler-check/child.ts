@@ -4,6 +4,9 @@
  * generator, from `npm run dev`'s watcher and from the server `npm start` is about to run, and
  * parse on the other core while the generator or esbuild works. It answers requests over IPC one at
  * a time, keeping its program between them, and exits when its parent disconnects.
+ *
+ * With `--resident OPTIONS` it is instead the resident checker `npm run gen` starts and finds again
+ * by its socket (resident.ts): detached, serving any number of runs over that socket, until idle.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,6 +16,7 @@ import type TS from 'typescript';
 import { projectFolders, type CodegenFolders } from '../project-paths.ts';
 import { createHandlerProgram, type HandlerProgram, type Problem } from './program.ts';
 import { inScope, rootsOf, scopeOf, type CheckScope } from './roots.ts';
+import { serveResident, type ResidentOptions } from './resident.ts';
 import { stampOf, type FileStamp } from './stamp.ts';
 
 export interface ChildConfig {
@@ -101,7 +105,7 @@ async function handle(request: ChildRequest): Promise<ChildResponse> {
 
 // One request at a time, in order: each builds on the program the previous one left.
 let queue = Promise.resolve();
-process.on('message', (request: ChildRequest) => {
+function enqueue(request: ChildRequest, answer: (response: ChildResponse) => void): void {
   queue = queue.then(async () => {
     let response: ChildResponse;
     try {
@@ -109,7 +113,19 @@ process.on('message', (request: ChildRequest) => {
     } catch (err) {
       response = { id: request.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
     }
-    process.send!(response);
+    answer(response);
   });
-});
-process.on('disconnect', () => process.exit(0));
+}
+
+const resident = process.argv[3] === '--resident' ? (JSON.parse(process.argv[4]!) as ResidentOptions) : undefined;
+if (resident) serveResident(resident, enqueue);
+else {
+  process.on('message', (request: ChildRequest) =>
+    enqueue(request, (response) => {
+      // The parent may be gone (gen refused a breaking change while this parsed): nobody to answer,
+      // and the write's EPIPE is no error of ours (the callback takes it instead of an 'error' event).
+      if (process.connected) process.send!(response, undefined, undefined, () => {});
+    }),
+  );
+  process.on('disconnect', () => process.exit(0));
+}

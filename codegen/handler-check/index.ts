@@ -10,14 +10,16 @@
  * named after the project and its tools.yaml files (project copies share node_modules).
  * Deliberately free of heavy imports: `npm start` loads it before anything is built.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatorCacheDir } from '../run-cache.ts';
 import type { ChildCheck, ChildConfig, ChildRequest, ChildResponse } from './child.ts';
 import type { Problem } from './program.ts';
+import { ResidentClient, residentSocket, residentVersion } from './resident-client.ts';
+import type { ResidentOptions } from './resident.ts';
 import type { CheckScope } from './roots.ts';
 import { readPass, stillPasses, unchanged, writePass } from './stamp.ts';
 
@@ -36,17 +38,31 @@ export interface CheckResult {
   cached?: boolean;
   /** Why no check ran (TypeScript not installed, or the check itself failed): not a verdict on the handlers. */
   skipped?: string;
+  /** The resident checker that answered, if one did (`resident` option). */
+  resident?: { pid: number; started: boolean };
 }
 
 /** The check's process: child.ts, or its bundle beside the generator's (scripts/gen-bundle.mjs). */
 const BUNDLED = import.meta.url.endsWith('.js');
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), BUNDLED ? 'gen-check.js' : 'child.ts');
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const CHILD = path.join(HERE, BUNDLED ? 'gen-check.js' : 'child.ts');
+/** The check's code, as child.ts counts it: the resident checker's version. */
+const checkCode = () => (BUNDLED ? [CHILD] : [...readdirSync(HERE).map((f) => path.join(HERE, f)), path.join(HERE, '..', 'project-paths.ts')]);
+
+/** How long the resident checker waits for another run before it exits: 10 minutes, or TOOLS_GEN_CHECK_IDLE_MS. */
+export const residentIdleMs = (): number => Number(process.env.TOOLS_GEN_CHECK_IDLE_MS) || 600_000;
 
 export interface HandlerCheckOptions {
   /** The tools.yaml files whose handlers are checked. */
   yamlFiles: string[];
   /** The project root: where tsconfig.json is found, and what paths are shown relative to (default: the working directory). */
   root?: string;
+  /**
+   * Ask the resident checker (resident.ts), starting it when none runs, and fall back to a process
+   * of its own on any doubt: for `npm run gen`, whose runs are separate processes. Off when
+   * TOOLS_GEN_CHECK_RESIDENT=0.
+   */
+  resident?: boolean;
 }
 
 /** A check of the handlers of some tools.yaml files; `run()` as often as needed (dev), then `close()`. */
@@ -56,6 +72,8 @@ export class HandlerCheck {
   private child: ChildProcess | undefined;
   private readonly pending = new Map<number, (response: ChildResponse) => void>();
   private nextId = 0;
+  private resident: boolean;
+  private residentClient: Promise<ResidentClient | undefined> | undefined;
 
   constructor(options: HandlerCheckOptions) {
     const root = path.resolve(options.root ?? process.cwd());
@@ -67,6 +85,7 @@ export class HandlerCheck {
       .slice(0, 16);
     this.config = { root, yamlFiles, buildInfoFile: path.join(dir, `${name}.tsbuildinfo`) };
     this.passFile = path.join(dir, `${name}.json`);
+    this.resident = (options.resident ?? false) && process.env.TOOLS_GEN_CHECK_RESIDENT !== '0';
   }
 
   /**
@@ -76,7 +95,7 @@ export class HandlerCheck {
   warm(scope?: CheckScope): void {
     // The folders of the last pass, if any, spare the check's process reading the tools.yaml files.
     const folders = scope ?? readPass(this.passFile)?.scope;
-    if (!this.child) void this.request({ kind: 'warm', ...(folders && { scope: folders }) });
+    if (!this.child && !this.residentClient) void this.request({ kind: 'warm', ...(folders && { scope: folders }) });
   }
 
   /**
@@ -94,16 +113,66 @@ export class HandlerCheck {
     if (!response.result) return { ok: true, problems: [], files: 0, ms: elapsed(), skipped: response.skipped ?? response.error ?? 'no answer' };
     const { problems, files, roots, inputs, yaml }: ChildCheck = response.result;
     if (!problems.length) writePass(this.passFile, { scope: response.result.scope, yaml, roots, files, inputs });
-    return { ok: !problems.length, problems, files, ms: elapsed() };
+    const resident = this.resident ? await this.residentClient : undefined;
+    return { ok: !problems.length, problems, files, ms: elapsed(), ...(resident && { resident: { pid: resident.pid, started: resident.started } }) };
   }
 
-  /** Stops the check's process (a later `run()` starts another). */
+  /**
+   * Stops the check's process (a later `run()` starts another); one still working for this run
+   * (gen refused a breaking change meanwhile) is killed. The resident checker keeps running.
+   */
   close(): void {
-    if (this.child?.connected) this.child.disconnect();
+    if (this.child && this.pending.size) this.child.kill();
+    else if (this.child?.connected) this.child.disconnect();
     this.child = undefined;
+    void this.residentClient?.then((client) => client?.close());
   }
 
-  private request(request: Omit<ChildRequest, 'id'>): Promise<ChildResponse> {
+  private async request(request: Omit<ChildRequest, 'id'>): Promise<ChildResponse> {
+    if (this.resident) {
+      const client = await (this.residentClient ??= this.openResident());
+      const response = await client?.request({ ...request, id: this.nextId++ });
+      if (response) return response;
+      // No resident checker, or no answer from it: this run checks in a process of its own.
+      this.resident = false;
+    }
+    return this.forked(request);
+  }
+
+  private openResident(): Promise<ResidentClient | undefined> {
+    const dir = path.dirname(this.config.buildInfoFile);
+    mkdirSync(dir, { recursive: true });
+    const version = residentVersion({ root: this.config.root, config: this.config, code: checkCode() });
+    const socket = residentSocket(dir, `${path.basename(this.passFile, '.json')}-${version.slice(0, 12)}`);
+    if (!socket) return Promise.resolve(undefined);
+    const start = () => {
+      const options: ResidentOptions = { socket, version, root: this.config.root, idleMs: residentIdleMs() };
+      // Its output goes to a log beside its socket, never to this run's terminal or pipes (a caller waiting for them to close would wait for it).
+      const log = openSync(path.join(dir, `${path.basename(this.passFile, '.json')}.resident.log`), 'w');
+      const child = spawn(process.execPath, [...this.execArgv(), CHILD, JSON.stringify(this.config), '--resident', JSON.stringify(options)], {
+        cwd: this.config.root,
+        env: this.env(),
+        detached: true,
+        stdio: ['ignore', log, log],
+      });
+      closeSync(log);
+      child.unref();
+    };
+    return ResidentClient.open({ socket, version, start, timeoutMs: Number(process.env.TOOLS_GEN_CHECK_TIMEOUT_MS) || 120_000 });
+  }
+
+  private execArgv(): string[] {
+    // Not the parent's flags (a profiler, the server's heap settings): its own. Node 22.18+ and 24
+    // run TypeScript themselves (a third of a second sooner than through tsx); older ones use tsx.
+    return BUNDLED || (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx'];
+  }
+
+  private env(): NodeJS.ProcessEnv {
+    // Node 22 keeps the compiled code of TypeScript's 9 MB here: a tenth of a second per start.
+    return { ...process.env, NODE_COMPILE_CACHE: path.join(path.dirname(this.config.buildInfoFile), 'node-compile-cache') };
+  }
+
+  private forked(request: Omit<ChildRequest, 'id'>): Promise<ChildResponse> {
     const child = this.spawn();
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -118,11 +187,8 @@ export class HandlerCheck {
     mkdirSync(path.dirname(this.config.buildInfoFile), { recursive: true });
     const child = fork(CHILD, [JSON.stringify(this.config)], {
       cwd: this.config.root,
-      // Not the parent's flags (a profiler, the server's heap settings): its own. Node 22.18+ and 24
-      // run TypeScript themselves (a third of a second sooner than through tsx); older ones use tsx.
-      execArgv: BUNDLED || (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx'],
-      // Node 22 keeps the compiled code of TypeScript's 9 MB here: a tenth of a second per start.
-      env: { ...process.env, NODE_COMPILE_CACHE: path.join(path.dirname(this.config.buildInfoFile), 'node-compile-cache') },
+      execArgv: this.execArgv(),
+      env: this.env(),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child.on('message', (response: ChildResponse) => {

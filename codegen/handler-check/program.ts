@@ -7,8 +7,9 @@
  * Two caches make it fast. Across processes, a .tsbuildinfo keeps each file's hash and its
  * diagnostics, so `npm run gen` and `npm start` re-check only the files a change affects (the
  * parsing of ~650 files, most of them packages' declarations, remains: about a second). Within a
- * process (`npm run dev`), the previous builder program and every parsed file are kept: a file is
- * read again only when its size or mtime changed, and packages never are.
+ * process (`npm run dev`, the resident checker of `npm run gen`), the previous builder program and
+ * every parsed file are kept: a project file is parsed again only when its text changed, and
+ * packages are never read again.
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -72,7 +73,9 @@ export function createHandlerProgram(ts: Typescript, root: string, buildInfoFile
   host.getSourceFile = (fileName, languageVersion, onError, fresh) => {
     const stamp = inPackage(fileName) ? undefined : stampOf(fileName);
     const known = parsedFiles.get(fileName);
-    if (known && !fresh && (inPackage(fileName) || sameStamp(known.stamp, stamp))) return known.file;
+    // A project file is kept only while its text is the same (not merely its size and mtime: the
+    // resident checker lives for minutes, and two saves can share both); packages are never re-read.
+    if (known && !fresh && (inPackage(fileName) || (sameStamp(known.stamp, stamp) && known.file?.text === host.readFile(fileName)))) return known.file;
     const file = read(fileName, languageVersion, onError, fresh);
     parsedFiles.set(fileName, { stamp, file });
     return file;

@@ -4,7 +4,7 @@
  * Run as TypeScript, the generator compiles it here; its bundle (scripts/gen-bundle.mjs) replaces
  * this module with the same validator compiled ahead of time by ajv's standalone mode, with the
  * options below, so a run compiles neither this schema nor ajv's meta-schema (about a sixth of a
- * second). tests/unit/tools-yaml-validator.test.ts checks that both report the same errors.
+ * second). tests/unit/codegen/tools-yaml-validator.test.ts checks that both report the same errors.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import fileSchema from './tools-yaml.schema.json' with { type: 'json' };

@@ -2,7 +2,7 @@
  * Object and array literals written out as prettier lays them out with this project's settings
  * (width 160, single quotes, trailing commas), so that the largest generated module, the tools/list
  * payload, needs no formatter: on a change to one tool, prettier and its parser were most of the
- * run. tests/unit/ts-literal.test.ts checks the output against prettier itself.
+ * run. tests/unit/codegen/ts-literal.test.ts checks the output against prettier itself.
  *
  * The rules followed are prettier's for these literals: an object written expanded stays expanded
  * (a schema, as in tools.yaml), any other object or array goes on one line when it fits and is

@@ -14,37 +14,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type TS from 'typescript';
 import { projectFolders, type CodegenFolders } from '../project-paths.ts';
-import { createHandlerProgram, type HandlerProgram, type Problem } from './program.ts';
+import { createHandlerProgram, type HandlerProgram } from './program.ts';
 import { inScope, rootsOf, scopeOf, type CheckScope } from './roots.ts';
 import { serveResident, type ResidentOptions } from './resident.ts';
 import { stampOf, type FileStamp } from './stamp.ts';
-
-export interface ChildConfig {
-  root: string;
-  yamlFiles: string[];
-  buildInfoFile: string;
-}
-
-export interface ChildRequest {
-  id: number;
-  kind: 'warm' | 'check';
-  /** The folders to check; without it, read from the tools.yaml files' `codegen:` sections. */
-  scope?: CheckScope;
-  color?: boolean;
-}
-
-export interface ChildCheck {
-  problems: Problem[];
-  files: number;
-  scope: CheckScope;
-  /** The tools.yaml files as they were: while they are, `scope` holds. */
-  yaml: Record<string, FileStamp>;
-  roots: string[];
-  inputs: Record<string, FileStamp>;
-  ms: number;
-}
-
-export type ChildResponse = { id: number; result?: ChildCheck; skipped?: string; error?: string };
+import type { ChildConfig, ChildRequest, ChildResponse } from './messages.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const config = JSON.parse(process.argv[2]!) as ChildConfig;

@@ -16,7 +16,7 @@ import { closeSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatorCacheDir } from '../run-cache.ts';
-import type { ChildCheck, ChildConfig, ChildRequest, ChildResponse } from './child.ts';
+import type { ChildCheck, ChildConfig, ChildRequest, ChildResponse } from './messages.ts';
 import type { Problem } from './program.ts';
 import { ResidentClient, residentSocket, residentVersion } from './resident-client.ts';
 import type { ResidentOptions } from './resident.ts';

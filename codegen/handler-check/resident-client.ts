@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ChildRequest, ChildResponse } from './child.ts';
+import type { ChildRequest, ChildResponse } from './messages.ts';
 import type { ResidentHello } from './resident.ts';
 
 /** The checker's fingerprint: what its answers depend on besides the project files it re-reads at each check. */

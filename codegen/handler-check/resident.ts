@@ -15,7 +15,7 @@
  */
 import { existsSync, statSync, unlinkSync } from 'node:fs';
 import net from 'node:net';
-import type { ChildRequest, ChildResponse } from './child.ts';
+import type { ChildRequest, ChildResponse } from './messages.ts';
 
 export interface ResidentOptions {
   /** The Unix socket it listens on. */

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { serverBackends } from '../e2e/outreach-support.ts';
+import { serverBackends } from '../helpers/outreach.ts';
 import { report, runAttacks, type AttackOutcome } from './attack.ts';
 import { catalogue } from './catalogue.ts';
 import { startTarget, type Target } from './target.ts';

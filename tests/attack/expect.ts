@@ -2,7 +2,7 @@
  * How attacks judge an answer: the exact refusal they wait for, or a GotThrough that quotes what
  * the server answered instead.
  */
-import type { McpResponse } from '../e2e/support.ts';
+import type { McpResponse } from '../helpers/mcp-calls.ts';
 import { GotThrough } from './attack.ts';
 
 const quote = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);

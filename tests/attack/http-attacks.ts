@@ -4,9 +4,9 @@
  * tokens. Each expects the exact refusal the server documents.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { callTool, rawPost, request, type McpResponse } from '../e2e/support.ts';
+import { callTool, rawPost, request, type McpResponse } from '../helpers/mcp-calls.ts';
 import { postMcp } from '../helpers/server.ts';
-import { bearer } from '../e2e/support.ts';
+import { bearer } from '../helpers/mcp-calls.ts';
 import { mustRefuse, type Attack } from './attack.ts';
 import { expect401, expectRpcError } from './expect.ts';
 import { mcpHead, rawExchange } from './raw-http.ts';

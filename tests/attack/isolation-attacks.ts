@@ -9,9 +9,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { errorCatalog } from '../../generated/errors.gen.ts';
-import { snapshot } from '../e2e/outreach-support.ts';
+import { snapshot } from '../helpers/outreach.ts';
 import { postMcp } from '../helpers/server.ts';
-import { bearer, request } from '../e2e/support.ts';
+import { bearer, request } from '../helpers/mcp-calls.ts';
 import { GotThrough, type Attack } from './attack.ts';
 import { expectNoneOf } from './expect.ts';
 import { completions, idKind, surfaces, type Answer, type IdValues, type Surface } from './surfaces.ts';

@@ -7,7 +7,7 @@
 import { serverDefinition } from '../../generated/server.gen.ts';
 import { toolsList } from '../../generated/tools-list.gen.ts';
 import { postMcp } from '../helpers/server.ts';
-import { bearer, callTool, request, type McpResponse } from '../e2e/support.ts';
+import { bearer, callTool, request, type McpResponse } from '../helpers/mcp-calls.ts';
 import { ID_ARGUMENTS, toolsModel, validArgs, type Ids } from '../helpers/tool-examples.ts';
 import type { Target } from './target.ts';
 

@@ -4,8 +4,8 @@
  * Account A is the attacker's; account B is the victim whose ids A tries.
  */
 import type { DbKind } from '../../app/store/database.ts';
-import { serverBackends, type ServerBackend } from '../e2e/outreach-support.ts';
-import { assertToolResult, bearer, callTool, type McpResponse } from '../e2e/support.ts';
+import { serverBackends, type ServerBackend } from '../helpers/outreach.ts';
+import { assertToolResult, bearer, callTool, type McpResponse } from '../helpers/mcp-calls.ts';
 import { postMcp, type TestServer } from '../helpers/server.ts';
 import type { Ids } from '../helpers/tool-examples.ts';
 

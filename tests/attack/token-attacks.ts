@@ -7,7 +7,7 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { revokedGrantDetail } from '../../app/auth/principal-check.ts';
-import { rawPost, request, type McpResponse } from '../e2e/support.ts';
+import { rawPost, request, type McpResponse } from '../helpers/mcp-calls.ts';
 import { ALL_SCOPES } from '../helpers/server.ts';
 import { mustRefuse, type Attack } from './attack.ts';
 import { expect401, expectRpcError } from './expect.ts';

@@ -5,7 +5,7 @@
  * failures per address, 5 per account, per 15 minutes); and another account's things in the pages.
  */
 import { randomBytes } from 'node:crypto';
-import { snapshot } from '../e2e/outreach-support.ts';
+import { snapshot } from '../helpers/outreach.ts';
 import { SIGNIN_LIMITS } from '../../app/web/auth-routes.ts';
 import { authorizeUrl, registerClient, REDIRECT_URI } from '../helpers/oauth.ts';
 import { TEST_PASSWORD, type TestServer } from '../helpers/server.ts';

@@ -8,7 +8,7 @@
 import { eventually, postMcp, TEST_PASSWORD } from '../helpers/server.ts';
 import { attackerSigninForm, postForm, signedInCookies } from '../helpers/planted-cookies.ts';
 import { startServerWithCuttableStore } from '../helpers/store-outage.ts';
-import { assertToolResult, bearer, modernMeta, request, STATELESS, type McpResponse } from '../e2e/support.ts';
+import { assertToolResult, bearer, modernMeta, request, STATELESS, type McpResponse } from '../helpers/mcp-calls.ts';
 import { GotThrough, mustRefuse, type Attack } from './attack.ts';
 import { expectRpcError } from './expect.ts';
 import type { Party, Target } from './target.ts';

@@ -24,8 +24,8 @@ import {
   VIEWPORTS,
 } from '../helpers/browser.ts';
 import { eventually, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
-import { serverBackends } from '../e2e/outreach-support.ts';
-import { closedSchedule } from '../e2e/support.ts';
+import { serverBackends } from '../helpers/outreach.ts';
+import { closedSchedule } from '../helpers/mcp-calls.ts';
 
 const path = (page: Page) => new URL(page.url()).pathname;
 

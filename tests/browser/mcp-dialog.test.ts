@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { callTool } from '../e2e/support.ts';
+import { callTool } from '../helpers/mcp-calls.ts';
 import {
   andWaitForPage,
   assertNoHorizontalOverflow,

@@ -4,7 +4,7 @@
  * the same address before and after a kill.
  */
 import { freePort } from '../../runtime/index.ts';
-import { spawnServer, type ServerProcess } from '../e2e/outreach-support.ts';
+import { spawnServer, type ServerProcess } from '../helpers/outreach.ts';
 
 export class Instances {
   /** SIGKILLs so far. */

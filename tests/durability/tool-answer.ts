@@ -4,7 +4,7 @@
  * or no answer in time (hung, which a server must never do).
  */
 import { postMcp } from '../helpers/server.ts';
-import { bearer, callTool } from '../e2e/support.ts';
+import { bearer, callTool } from '../helpers/mcp-calls.ts';
 
 export type Answer =
   | { kind: 'result'; value: any }

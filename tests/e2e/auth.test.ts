@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { eventually, postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, assertRpcError, assertToolResult, bearer, callTool, request, type McpResponse } from './support.ts';
+import { accountWithToken, assertRpcError, assertToolResult, bearer, callTool, request, type McpResponse } from '../helpers/mcp-calls.ts';
 
 const READ_ONLY = 'mcp:read profile service_account_id';
 

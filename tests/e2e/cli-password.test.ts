@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { REPO_ROOT } from './outreach-support.ts';
+import { REPO_ROOT } from '../helpers/outreach.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const CLI = [process.execPath, '--import', 'tsx', 'app/cli.ts'];

@@ -16,8 +16,8 @@ import { freePort } from '../../runtime/index.ts';
 import { openService } from '../../app/server.ts';
 import type { Db } from '../../app/store/database.ts';
 import { ALL_SCOPES, postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { assertToolResult, bearer, callTool } from './support.ts';
-import { serverBackends, spawnServer, type ServerProcess } from './outreach-support.ts';
+import { assertToolResult, bearer, callTool } from '../helpers/mcp-calls.ts';
+import { serverBackends, spawnServer, type ServerProcess } from '../helpers/outreach.ts';
 
 /** One token must work on every instance: they share PUBLIC_URL, hence the token audience. */
 // A loopback PUBLIC_URL, so that the demo account is seeded (it is never on a public address).

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { freePort } from '../../runtime/index.ts';
 import { eventually, postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, assertToolResult, bearer, callTool } from './support.ts';
+import { accountWithToken, assertToolResult, bearer, callTool } from '../helpers/mcp-calls.ts';
 
 interface Received {
   idempotencyKey: string | undefined;

@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, bearer, callTool, modernMeta, STATELESS } from './support.ts';
+import { accountWithToken, bearer, callTool, modernMeta, STATELESS } from '../helpers/mcp-calls.ts';
 
 const CLIENT_INFO = { name: 'e2e-elicitation', version: '1.0.0' };
 let server: TestServer;

@@ -3,7 +3,7 @@
  * on a copy of the full golden fixture, whose committed tools.contract.json is the published
  * contract. One edit of each kind of break is refused, all named in one run, with nothing
  * written; additive edits pass; a version that allows breaks accepts them and records the new
- * contract. The comparison itself, rule by rule, is tested in tests/unit/contract.test.ts.
+ * contract. The comparison itself, rule by rule, is tested in tests/unit/codegen/contract.test.ts.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -60,7 +60,10 @@ describe('the handlers are type-checked against the generated types', { timeout:
     for (const text of [declared, example]) assert.equal(yaml.split(text).length, 2, `tools.yaml has ${text} once`);
     const renamed = yaml.replace(declared, declared.replace('from:', 'since:')).replace(example, example.replace('from:', 'since:'));
     // Removing an argument breaks clients: the contract gate asks for a new version (see add-a-tool.test.ts).
-    writeFileSync(yamlPath, renamed.replace(/^( {2}version: )(\S+)$/m, (_line, key: string, version: string) => `${key}${nextBreakingVersion(version)}`));
+    writeFileSync(
+      yamlPath,
+      renamed.replace(/^( {2}version: )(\S+)$/m, (_line, key: string, version: string) => `${key}${nextBreakingVersion(version)}`),
+    );
 
     const { code, stdout, stderr } = await gen();
     assert.equal(code, 1, `gen fails\n${stdout}\n${stderr}`);

@@ -12,8 +12,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT, importJWK, type JWK } from 'jose';
 import { eventually, postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { assertNothingWritten, serverBackends } from './outreach-support.ts';
-import { accountWithToken, bearer, callTool, initializeRequest, modernRequest, rawPost, request } from './support.ts';
+import { assertNothingWritten, serverBackends } from '../helpers/outreach.ts';
+import { accountWithToken, bearer, callTool, initializeRequest, modernRequest, rawPost, request } from '../helpers/mcp-calls.ts';
 
 /** An object that throws when anything tries to make a string of it. */
 const HOSTILE = { toString: 1, valueOf: 1 };

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, assertToolResult, bearer, callTool } from './support.ts';
+import { accountWithToken, assertToolResult, bearer, callTool } from '../helpers/mcp-calls.ts';
 
 const SECRET = 'inbound-secret-for-tests-0123456789';
 

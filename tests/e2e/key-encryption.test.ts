@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { plainKeysWarning } from '../../app/auth/key-encryption.ts';
 import { eventually, postMcp, startRefused, startTestServer, type TestServer } from '../helpers/server.ts';
-import { bearer, callTool } from './support.ts';
+import { bearer, callTool } from '../helpers/mcp-calls.ts';
 
 const PUBLIC_URL = 'http://localhost:3996';
 const KEY = randomBytes(32).toString('base64');

@@ -10,8 +10,8 @@ import { decodeJwt } from 'jose';
 import { postMcp, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { authorizeConnector, exchangeCode, refresh, tokenRequest } from '../helpers/oauth.ts';
 import { signIn, WebClient } from '../helpers/web-client.ts';
-import { serverBackends } from './outreach-support.ts';
-import { bearer, callTool } from './support.ts';
+import { serverBackends } from '../helpers/outreach.ts';
+import { bearer, callTool } from '../helpers/mcp-calls.ts';
 
 const MODELS = ['AuthorizationCode', 'Client', 'Grant', 'Interaction', 'RefreshToken', 'Session'];
 

@@ -16,8 +16,8 @@ import { isPublicAddress } from '../../app/oauth/public-address.ts';
 import { postMcp, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { authorizeConnector, authorizeUrl, exchangeCode, openConsent, REDIRECT_URI, refresh, registerClient, tokenRequest } from '../helpers/oauth.ts';
 import { csrfOf, formAction, pkce, signIn, WebClient, type WebResponse } from '../helpers/web-client.ts';
-import { serverBackends } from './outreach-support.ts';
-import { bearer, callTool } from './support.ts';
+import { serverBackends } from '../helpers/outreach.ts';
+import { bearer, callTool } from '../helpers/mcp-calls.ts';
 
 const METADATA = ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'];
 

@@ -21,8 +21,8 @@ import {
   tokenRequest,
 } from '../helpers/oauth.ts';
 import { csrfOf, pkce, signIn, WebClient } from '../helpers/web-client.ts';
-import { serverBackends } from './outreach-support.ts';
-import { bearer, callTool } from './support.ts';
+import { serverBackends } from '../helpers/outreach.ts';
+import { bearer, callTool } from '../helpers/mcp-calls.ts';
 
 const ALL = ['mcp:read', 'mcp:write', 'profile', 'service_account_id'];
 

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import pg from 'pg';
 import { createPostgresDatabase, POSTGRES_ADMIN_URL, postgresBackend } from '../helpers/databases.ts';
 import { eventually, postMcp, startTestServer } from '../helpers/server.ts';
-import { accountWithToken, bearer, callTool } from './support.ts';
+import { accountWithToken, bearer, callTool } from '../helpers/mcp-calls.ts';
 
 test('the request log has a line per request with its tool, and no token, query or body', async () => {
   const server = await startTestServer({ LOG_REQUESTS: '1' });

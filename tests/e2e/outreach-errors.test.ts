@@ -11,8 +11,8 @@ import { toolScopes } from '../../generated/scopes.gen.ts';
 import { toolsList } from '../../generated/tools-list.gen.ts';
 import { ID_ARGUMENTS, toolsModel as model, validArgs, type Ids } from '../helpers/tool-examples.ts';
 import { postMcp, type TestServer } from '../helpers/server.ts';
-import { assertRpcError, assertToolError, assertToolResult, bearer, callTool, closedSchedule } from './support.ts';
-import { assertNothingWritten, serverBackends } from './outreach-support.ts';
+import { assertRpcError, assertToolError, assertToolResult, bearer, callTool, closedSchedule } from '../helpers/mcp-calls.ts';
+import { assertNothingWritten, serverBackends } from '../helpers/outreach.ts';
 
 const READ_ONLY = 'mcp:read profile service_account_id';
 const KNOWN = '{name}, {first_name}, {last_name}, {company}, {position}, {title}, {location}, {industry}, {custom.<field>}';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, assertToolError, assertToolResult, bearer, callTool } from './support.ts';
+import { accountWithToken, assertToolError, assertToolResult, bearer, callTool } from '../helpers/mcp-calls.ts';
 
 let server: TestServer;
 

@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { freshRedisPrefix } from '../helpers/redis.ts';
 import { postMcp, startRefused, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, bearer, callTool } from './support.ts';
+import { accountWithToken, bearer, callTool } from '../helpers/mcp-calls.ts';
 
 /** A per-token or per-address 429, as a client sees it. */
 function assertLimited(res: Awaited<ReturnType<typeof postMcp>>, source: 'with this token' | 'from this address', limit: number): void {

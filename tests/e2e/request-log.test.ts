@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eventually, postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, bearer, callTool, request } from './support.ts';
+import { accountWithToken, bearer, callTool, request } from '../helpers/mcp-calls.ts';
 
 let server: TestServer;
 let token: string;

@@ -11,7 +11,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, assertRpcError, bearer, callTool, modernRequest, request, STATELESS } from './support.ts';
+import { accountWithToken, assertRpcError, bearer, callTool, modernRequest, request, STATELESS } from '../helpers/mcp-calls.ts';
 
 const CLIENT_INFO = { name: 'e2e-resources-prompts', version: '1.0.0' };
 

@@ -13,8 +13,8 @@ import { freePort } from '../../runtime/index.ts';
 import { createPostgresDatabase, postgresBackend } from '../helpers/databases.ts';
 import { postMcp, startTestServer, TEST_PASSWORD } from '../helpers/server.ts';
 import { csrfOf, inputValue, signIn, WebClient } from '../helpers/web-client.ts';
-import { spawnServer } from './outreach-support.ts';
-import { callTool } from './support.ts';
+import { spawnServer } from '../helpers/outreach.ts';
+import { callTool } from '../helpers/mcp-calls.ts';
 
 /** Both instances must share PUBLIC_URL: it is the token audience. */
 const PUBLIC_URL = 'http://localhost:3998';

@@ -18,7 +18,7 @@ import {
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, STATELESS } from './support.ts';
+import { accountWithToken, STATELESS } from '../helpers/mcp-calls.ts';
 import { toolsList } from '../../generated/tools-list.gen.ts';
 
 const declaredTools = toolsList.map((t) => t.name).sort();

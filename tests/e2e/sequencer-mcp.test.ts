@@ -14,8 +14,8 @@ import { ManualClock } from '../../app/clock.ts';
 import { createPostgresDatabase } from '../helpers/databases.ts';
 import { startInProcessServer } from '../helpers/in-process-server.ts';
 import { eventually } from '../helpers/server.ts';
-import { accountWithToken } from './support.ts';
-import { Assistant, serverBackends } from './outreach-support.ts';
+import { accountWithToken } from '../helpers/mcp-calls.ts';
+import { Assistant, serverBackends } from '../helpers/outreach.ts';
 
 const DAY = 86_400_000;
 

@@ -12,7 +12,7 @@ import { openService } from '../../app/server.ts';
 import type { Db, DbKind } from '../../app/store/database.ts';
 import { freshStoreEnv, postgresBackend } from '../helpers/databases.ts';
 import { seedStartedCampaign } from '../helpers/started-campaign.ts';
-import { REPO_ROOT } from './outreach-support.ts';
+import { REPO_ROOT } from '../helpers/outreach.ts';
 
 const LEADS = 1200;
 const STEPS = 3;

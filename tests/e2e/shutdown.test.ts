@@ -18,8 +18,8 @@ import { freePort } from '../../runtime/index.ts';
 import { startDeliveryBackend } from '../helpers/delivery-backend.ts';
 import { ALL_SCOPES } from '../helpers/server.ts';
 import { seedStartedCampaign } from '../helpers/started-campaign.ts';
-import { spawnServer } from './outreach-support.ts';
-import { bearer, callTool, rawPost } from './support.ts';
+import { spawnServer } from '../helpers/outreach.ts';
+import { bearer, callTool, rawPost } from '../helpers/mcp-calls.ts';
 
 const PUBLIC_URL = 'http://localhost:3994';
 /** Each delivery takes this long, so that a batch of the outbox (up to 100 messages) takes seconds. */

@@ -18,7 +18,7 @@ import {
   request,
   STATELESS,
   type McpResponse,
-} from './support.ts';
+} from '../helpers/mcp-calls.ts';
 
 const declaredTools = toolsList.map((t) => t.name).sort();
 let server: TestServer;

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestServer } from '../helpers/server.ts';
 import { postMcp } from '../helpers/server.ts';
-import { serverBackends } from './outreach-support.ts';
-import { accountWithToken, bearer, callTool, modernMeta, request, STATELESS, type McpResponse } from './support.ts';
+import { serverBackends } from '../helpers/outreach.ts';
+import { accountWithToken, bearer, callTool, modernMeta, request, STATELESS, type McpResponse } from '../helpers/mcp-calls.ts';
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const NUL_RULE = 'must not contain the NUL character (\\u0000)';

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, assertRpcError, bearer, callTool, modernMeta, STATELESS, type McpResponse } from './support.ts';
+import { accountWithToken, assertRpcError, bearer, callTool, modernMeta, STATELESS, type McpResponse } from '../helpers/mcp-calls.ts';
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 let server: TestServer;

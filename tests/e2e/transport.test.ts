@@ -7,7 +7,17 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, assertRpcError, assertToolError, assertToolResult, bearer, callTool, initializeRequest, rawPost, request } from './support.ts';
+import {
+  accountWithToken,
+  assertRpcError,
+  assertToolError,
+  assertToolResult,
+  bearer,
+  callTool,
+  initializeRequest,
+  rawPost,
+  request,
+} from '../helpers/mcp-calls.ts';
 import { toolsList } from '../../generated/tools-list.gen.ts';
 
 const declaredTools = toolsList.map((t) => t.name).sort();

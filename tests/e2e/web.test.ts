@@ -12,7 +12,7 @@ import { SIGNIN_LIMITS } from '../../app/web/auth-routes.ts';
 import { escapeHtml } from '../../app/web/html.ts';
 import { activityWritten, postMcp, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { csrfOf, inputValue, signIn, WebClient } from '../helpers/web-client.ts';
-import { bearer, callTool } from './support.ts';
+import { bearer, callTool } from '../helpers/mcp-calls.ts';
 
 const ALL = ['mcp:read', 'mcp:write', 'profile', 'service_account_id'];
 

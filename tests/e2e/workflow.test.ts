@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { toolsList } from '../../generated/tools-list.gen.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { Assistant, serverBackends } from './outreach-support.ts';
-import { closedSchedule } from './support.ts';
+import { Assistant, serverBackends } from '../helpers/outreach.ts';
+import { closedSchedule } from '../helpers/mcp-calls.ts';
 
 const STEPS = [
   {

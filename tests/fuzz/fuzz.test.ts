@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { serverBackends } from '../e2e/outreach-support.ts';
-import { accountWithToken } from '../e2e/support.ts';
+import { serverBackends } from '../helpers/outreach.ts';
+import { accountWithToken } from '../helpers/mcp-calls.ts';
 import { fuzz } from './harness.ts';
 
 const CASES = Number(process.env.FUZZ_TEST_CASES ?? 450);

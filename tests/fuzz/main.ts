@@ -6,7 +6,7 @@
 import { postgresBackend } from '../helpers/databases.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createPostgresDatabase } from '../helpers/databases.ts';
-import { accountWithToken } from '../e2e/support.ts';
+import { accountWithToken } from '../helpers/mcp-calls.ts';
 import { fuzz } from './harness.ts';
 
 const total = Number(process.env.FUZZ_CASES ?? 1_000_000);

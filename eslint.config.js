@@ -36,9 +36,10 @@ export default tseslint.config(
     },
   },
   {
-    // The framework's public surface is runtime/index.ts: the service, the examples and the
-    // benchmarks use only that, so the runtime can change inside without breaking them.
-    files: ['app/**/*.ts', 'examples/**/*.ts', 'bench/**/*.ts'],
+    // The framework's public surface is runtime/index.ts: the service, the examples, the
+    // benchmarks and the generator use only that (the generator what it shares with the runtime
+    // from core/), so the runtime can change inside without breaking them.
+    files: ['app/**/*.ts', 'examples/**/*.ts', 'bench/**/*.ts', 'codegen/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -47,6 +48,24 @@ export default tseslint.config(
             {
               group: ['**/runtime/*', '!**/runtime/index.ts'],
               message: 'Import the framework from runtime/index.ts (its public surface); export what you need there.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // core/ is what the generator and the runtime both read (definition types, the framework error
+    // table, URI templates, message templates, client configurations): it depends on neither.
+    files: ['core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/runtime/**', '**/codegen/**', '**/app/**', '**/generated/**'],
+              message: 'core/ is shared by the generator and the runtime: it imports neither (nor the app or generated code).',
             },
           ],
         },

@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../runtime/free-port.ts';
+import { freePort } from '../core/free-port.ts';
 import { generate } from './generate.ts';
 import { formatTypeErrors, HandlerCheck, scopeOf } from './handler-check/index.ts';
 import type { ProjectFolders } from './project-paths.ts';

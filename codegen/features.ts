@@ -2,7 +2,7 @@
  * Stage 1 for the resources and prompts of tools.yaml: their references (scopes, errors), URI
  * templates and variables, checked like a tool's, each problem at its place, and their models.
  */
-import { uriTemplateProblem, parseUriTemplate } from '../runtime/uri-template.ts';
+import { uriTemplateProblem, parseUriTemplate } from '../core/uri-template.ts';
 import { hint } from './did-you-mean.ts';
 import { byCodePoint, isObject, section, strings } from './raw-values.ts';
 import type { ArgumentModel, ErrorModel, PromptModel, ResourceModel } from './model.ts';

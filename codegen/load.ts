@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { LineCounter, parseDocument } from 'yaml';
-import { frameworkErrors } from '../runtime/framework-errors.ts';
+import { frameworkErrors } from '../core/framework-errors.ts';
 import { inlineRefs, refName, sharedRefs, type Defs } from './defs.ts';
 import { hint } from './did-you-mean.ts';
 import { loadPrompts, loadResources } from './features.ts';

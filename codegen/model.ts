@@ -2,8 +2,8 @@
 import type { JSONSchema } from './json-schema.ts';
 import type { Problem } from './problems.ts';
 import type { ValidatorModules } from './validator-modules.ts';
-import type { ErrorSurface } from '../runtime/definition.ts';
-import type { ParamType } from '../runtime/framework-errors.ts';
+import type { ErrorSurface } from '../core/definition.ts';
+import type { ParamType } from '../core/framework-errors.ts';
 
 export type { ErrorSurface, ParamType };
 

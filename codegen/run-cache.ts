@@ -1,6 +1,6 @@
 /**
  * What the last generation from a tools.yaml produced, keyed by everything its output depends on:
- * the YAML's text, the generator's own code (codegen/ and the runtime files it reads), the
+ * the YAML's text, the generator's own code (codegen/ and core/, what it shares with the runtime), the
  * installed packages (package-lock.json: prettier, ajv, json-schema-to-typescript) and the prettier
  * settings. When none of that changed, every output on disk still has the content recorded, no
  * other generated file appeared and every handler exists, the outputs are known to be what a run
@@ -23,8 +23,8 @@ export function generatorCacheDir(base = process.cwd()): string {
 }
 
 const CACHE_DIR = path.join(generatorCacheDir(), 'runs');
-/** The generator: its code, and the runtime files it imports. */
-const GENERATOR_DIRS = ['codegen', 'runtime'];
+/** The generator: its code, and core/ (the definitions it shares with the runtime; never runtime/ itself). */
+const GENERATOR_DIRS = ['codegen', 'core'];
 /** What else shapes its output. */
 const GENERATOR_FILES = ['package-lock.json', '.prettierrc.json', '.prettierrc', 'prettier.config.js', '.editorconfig'];
 

@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Challenges } from './auth.ts';
 import { TokenRefusedError } from './auth.ts';
-import type { ServerDefinition } from './definition.ts';
+import type { ServerDefinition } from '../core/definition.ts';
 import { refusalError, sendError } from './error-mapping.ts';
 import { FrameworkConfigError, type ErrorFactory } from './errors.ts';
 import type { Principal } from './handler.ts';

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Challenges, TokenRefusedError } from './auth.ts';
 import { CatalogError, clientCapabilityRequired, serviceUnavailable, type ErrorFactory } from './errors.ts';
-import { frameworkErrors } from './framework-errors.ts';
+import { frameworkErrors } from '../core/framework-errors.ts';
 import { InputRequestFailedError, InputRequired, InputUnavailableError } from './input-requests.ts';
 import { errorMessage, type JsonRpcErrorObject, type RequestId } from './jsonrpc.ts';
 

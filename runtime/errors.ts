@@ -2,10 +2,11 @@
  * Errors raised by handlers and by the runtime, all from the one catalog declared in tools.yaml.
  * Nothing is identified by its message text: every error carries its stable catalog code.
  */
-import type { ErrorCatalog, ErrorDefinition } from './definition.ts';
-import type { FrameworkErrorCode, FrameworkErrorParams } from './framework-errors.ts';
+import type { ErrorCatalog, ErrorDefinition } from '../core/definition.ts';
+import type { FrameworkErrorCode, FrameworkErrorParams } from '../core/framework-errors.ts';
+import { renderTemplate, type ErrorParamValues } from '../core/templates.ts';
 
-export type ErrorParamValues = Record<string, string | number>;
+export type { ErrorParamValues };
 
 /** An error from the catalog, with its parameters filled in. The transport maps it by surface. */
 export class CatalogError extends Error {
@@ -47,13 +48,6 @@ export function clientCapabilityRequired(factory: ErrorFactory, what: string, ca
 /** A fault of the server's own configuration (bad definition, missing handler): raised at start. */
 export class FrameworkConfigError extends Error {
   override name = 'FrameworkConfigError';
-}
-
-const PARAM = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-
-/** Fills `{{param}}` slots; single braces such as `{name}` stay literal. */
-export function renderTemplate(template: string, params: ErrorParamValues): string {
-  return template.replace(PARAM, (_, name: string) => (name in params ? String(params[name]) : `{{${name}}}`));
 }
 
 /** What `create` takes after a framework code: its params (which may be left out when it has none), then extra headers. */

@@ -6,9 +6,9 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { anonymousPrincipal, Challenges, type Authenticator } from './auth.ts';
-import type { ServerDefinition } from './definition.ts';
+import type { ServerDefinition } from '../core/definition.ts';
 import { ErrorFactory, FrameworkConfigError } from './errors.ts';
-import { frameworkErrors } from './framework-errors.ts';
+import { frameworkErrors } from '../core/framework-errors.ts';
 import type { AnyFeatureHandler, HandlerMap, LogLevel, NoClaims, Principal, PrincipalClaims } from './handler.ts';
 import { defaultOriginPolicy } from './origin-guard.ts';
 import { McpProtocol, type FeatureRunners } from './protocol.ts';

@@ -7,15 +7,16 @@
 export { mcpHttp, resourceMetadataUrl, type McpHttpOptions } from './http.ts';
 export type { WindowLimit } from './request-limits.ts';
 export { resourceMetadata, type ResourceMetadataOptions } from './resource-metadata.ts';
-export { freePort } from './free-port.ts';
+export { freePort } from '../core/free-port.ts';
 
 // Authentication.
 // (mcpHttp answers refusals: it owns the error catalog and the WWW-Authenticate challenges.)
 export { anonymousPrincipal, createJwtAuthenticator, TokenRefusedError, TokenRejectedError, type Authenticator, type JwtAuthOptions } from './auth.ts';
 
 // Errors: the catalog, raising its errors, and the runtime's own entries.
-export { CatalogError, FrameworkConfigError, protocolError, renderTemplate, type ErrorParamValues, type ToolErrors } from './errors.ts';
-export { frameworkErrors, type FrameworkError, type FrameworkErrorCode, type FrameworkErrorParams, type ParamType } from './framework-errors.ts';
+export { CatalogError, FrameworkConfigError, protocolError, type ErrorParamValues, type ToolErrors } from './errors.ts';
+export { renderTemplate } from '../core/templates.ts';
+export { frameworkErrors, type FrameworkError, type FrameworkErrorCode, type FrameworkErrorParams, type ParamType } from '../core/framework-errors.ts';
 
 // What the generator hands the runtime.
 export type {
@@ -35,7 +36,7 @@ export type {
   ToolListing,
   ValidationErrorObject,
   Validator,
-} from './definition.ts';
+} from '../core/definition.ts';
 
 // What a handler sees.
 export type {
@@ -77,10 +78,10 @@ export { memoryTaskStore, TASKS_EXTENSION, type TaskRecord, type TaskStatus, typ
 export { InputRequestFailedError, InputUnavailableError } from './input-requests.ts';
 
 // Resource URI templates (RFC 6570 simple expressions).
-export { parseUriTemplate, uriTemplateProblem, type UriTemplate } from './uri-template.ts';
+export { parseUriTemplate, uriTemplateProblem, type UriTemplate } from '../core/uri-template.ts';
 
 // Protocol versions.
 export { SUPPORTED_VERSIONS, STATELESS_VERSION, HANDSHAKE_VERSIONS } from './versions.ts';
 
 // Client configurations for a server (an MCP dialog, a CLI, docs).
-export { clientConfigs, signInConfigs, type ClientConfig, type ClientConfigInput, type SignInConfigInput } from './client-configs.ts';
+export { clientConfigs, signInConfigs, type ClientConfig, type ClientConfigInput, type SignInConfigInput } from '../core/client-configs.ts';

@@ -2,7 +2,7 @@
  * tools/list, resources/list, resources/templates/list and prompts/list: every page serialized once
  * at start (the lists are fixed for the server's lifetime), served by an opaque cursor.
  */
-import type { ServerDefinition } from './definition.ts';
+import type { ServerDefinition } from '../core/definition.ts';
 import type { Era } from './era.ts';
 import type { ErrorFactory } from './errors.ts';
 import { withFields } from './jsonrpc.ts';

@@ -2,7 +2,7 @@
  * prompts/get: checks the arguments against the declaration (strings only, every required one,
  * no unknown name), runs the handler and checks the messages it returns.
  */
-import type { PromptDefinition, ServerDefinition } from './definition.ts';
+import type { PromptDefinition, ServerDefinition } from '../core/definition.ts';
 import type { ErrorFactory } from './errors.ts';
 import { callFeatureHandler, prepareFeatures, withLazySignal, type FeatureEnvironment, type HandlerFailures, type PreparedFeature } from './feature-call.ts';
 import type { AnyFeatureHandler, Completer, ElicitResult, InputAsking, PromptContext, PromptResult, SamplingResult } from './handler.ts';

@@ -6,7 +6,7 @@
  * the client (input-rounds.ts) and the tasks (task-methods.ts) are answered by their own modules.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ServerDefinition } from './definition.ts';
+import type { ServerDefinition } from '../core/definition.ts';
 import { CatalogError, clientCapabilityRequired, type ErrorFactory } from './errors.ts';
 import { answersWithStatus, rpcError } from './error-mapping.ts';
 import { checkParamHeaders, declaredCapabilities, LOG_LEVELS, META, resolveEra, type Era } from './era.ts';

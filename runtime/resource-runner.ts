@@ -2,11 +2,11 @@
  * resources/read and the listings' data: finds the resource a URI names (a fixed URI first, then
  * the templates in declared order), checks scopes, runs its handler and shapes its contents.
  */
-import type { ResourceDefinition, ServerDefinition } from './definition.ts';
+import type { ResourceDefinition, ServerDefinition } from '../core/definition.ts';
 import type { ErrorFactory } from './errors.ts';
 import { callFeatureHandler, prepareFeatures, withLazySignal, type FeatureEnvironment, type HandlerFailures, type PreparedFeature } from './feature-call.ts';
 import type { AnyFeatureHandler, Completer, ResourceContent, ResourceContext } from './handler.ts';
-import { parseUriTemplate, type UriTemplate } from './uri-template.ts';
+import { parseUriTemplate, type UriTemplate } from '../core/uri-template.ts';
 
 type PreparedResource = PreparedFeature<ResourceDefinition> & {
   template?: UriTemplate;

@@ -1,6 +1,6 @@
 /** The 403 of a request whose token lacks scopes the tool, resource or prompt requires, with its insufficient_scope challenge. */
 import type { Challenges } from './auth.ts';
-import type { ToolDefinition } from './definition.ts';
+import type { ToolDefinition } from '../core/definition.ts';
 import type { ErrorFactory } from './errors.ts';
 import type { Principal } from './handler.ts';
 import type { ToolRunner } from './tool-runner.ts';

@@ -3,7 +3,7 @@
  * and mapping its outcome to a CallToolResult. Bad arguments and handler failures are tool
  * results with isError (the model can read and fix them), never protocol errors.
  */
-import type { ServerDefinition, ToolDefinition, ValidationErrorObject } from './definition.ts';
+import type { ServerDefinition, ToolDefinition, ValidationErrorObject } from '../core/definition.ts';
 import { type ErrorFactory, toolErrorConstructors } from './errors.ts';
 import { toolErrorResult, toolFailure, type ServerLogger } from './error-mapping.ts';
 import type {

@@ -4,8 +4,8 @@
  * the scopes and the whole error catalog. Connecting is separate: it depends on where the server
  * runs, so the Markdown shows a local URL and the server's /docs page its own.
  */
-import { clientConfigs } from '../../runtime/client-configs.ts';
-import { renderTemplate } from '../../runtime/errors.ts';
+import { clientConfigs } from '../../core/client-configs.ts';
+import { renderTemplate } from '../../core/templates.ts';
 import type { ErrorModel, Model, ToolExample, ToolModel } from '../model.ts';
 import { directDefs } from '../defs.ts';
 import type { Block } from './blocks.ts';

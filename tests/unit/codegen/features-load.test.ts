@@ -1,13 +1,13 @@
 /**
  * Resources and prompts in tools.yaml (codegen/features.ts) and the URI templates they use
- * (runtime/uri-template.ts): the model of a valid file, and every mistake reported at its line.
+ * (core/uri-template.ts): the model of a valid file, and every mistake reported at its line.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { parseToolsYaml } from '../../../codegen/load.ts';
 import { ToolsYamlError } from '../../../codegen/problems.ts';
-import { parseUriTemplate, uriTemplateProblem } from '../../../runtime/uri-template.ts';
+import { parseUriTemplate, uriTemplateProblem } from '../../../core/uri-template.ts';
 
 const FILE = path.join(process.cwd(), 'fixture', 'tools.yaml');
 

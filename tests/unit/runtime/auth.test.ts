@@ -8,7 +8,7 @@ import { before, describe, test } from 'node:test';
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { errorCatalog } from '../../../generated/errors.gen.ts';
 import { Challenges, createJwtAuthenticator, TokenRefusedError, TokenRejectedError, type JwtAuthOptions } from '../../../runtime/auth.ts';
-import type { ErrorCatalog } from '../../../runtime/definition.ts';
+import type { ErrorCatalog } from '../../../core/definition.ts';
 import { refusalError } from '../../../runtime/error-mapping.ts';
 import { CatalogError, ErrorFactory } from '../../../runtime/errors.ts';
 import type { Principal } from '../../../runtime/handler.ts';

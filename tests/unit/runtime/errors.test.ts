@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { loadToolsYaml } from '../../../codegen/load.ts';
 import { errorCatalog } from '../../../generated/errors.gen.ts';
-import { CatalogError, ErrorFactory, FrameworkConfigError, renderTemplate, toolErrorConstructors } from '../../../runtime/errors.ts';
+import { CatalogError, ErrorFactory, FrameworkConfigError, toolErrorConstructors } from '../../../runtime/errors.ts';
+import { renderTemplate } from '../../../core/templates.ts';
 
 describe('renderTemplate', () => {
   test('fills {{param}} slots and leaves single-brace text literal', () => {

@@ -9,8 +9,9 @@
  * stands for them) with its size and modification time; `isFresh()` compares them with the files.
  * Plain JavaScript, so that it runs before anything is built.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { sourcesUnchanged, stamp } from './build-record.mjs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -18,12 +19,6 @@ const DIST = path.join(ROOT, 'dist');
 const RECORD = path.join(DIST, 'build.json');
 const ENTRY = 'app/main.ts';
 const STATIC = 'app/web/static';
-
-/** What a source looked like when it was bundled. */
-const stamp = (file) => {
-  const s = statSync(path.join(ROOT, file));
-  return { size: s.size, mtimeMs: s.mtimeMs };
-};
 
 /** True when dist/main.js exists and no source it was built from has changed since. */
 export function isFresh() {
@@ -34,14 +29,7 @@ export function isFresh() {
   } catch {
     return false;
   }
-  return Object.entries(record.sources ?? {}).every(([file, was]) => {
-    try {
-      const now = stamp(file);
-      return now.size === was.size && now.mtimeMs === was.mtimeMs;
-    } catch {
-      return false;
-    }
-  });
+  return sourcesUnchanged(ROOT, record);
 }
 
 /** How a script is bundled to run on Node without a TypeScript loader (the benchmark bundles its servers alike). */
@@ -134,7 +122,7 @@ export async function build({ accept } = {}) {
     .filter((e) => e.isFile())
     .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
   sources.push(...staticFiles);
-  writeFileSync(RECORD, `${JSON.stringify({ entry: ENTRY, sources: Object.fromEntries(sources.sort().map((f) => [f, stamp(f)])) }, null, 2)}\n`);
+  writeFileSync(RECORD, `${JSON.stringify({ entry: ENTRY, sources: Object.fromEntries(sources.sort().map((f) => [f, stamp(ROOT, f)])) }, null, 2)}\n`);
   return Math.round(performance.now() - started);
 }
 

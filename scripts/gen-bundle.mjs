@@ -15,9 +15,10 @@
  * V8's compile cache (in the generator's cache folder) keeps the bundle's compiled code between
  * runs. Plain JavaScript, so that it runs before anything is built.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, enableCompileCache } from 'node:module';
 import path from 'node:path';
+import { sourcesUnchanged, stamp } from './build-record.mjs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -26,11 +27,6 @@ const RECORD = path.join(DIST, 'gen.json');
 /** Output name -> source. Every output sits directly in dist/: the generator finds the project one folder up from its own file, as from codegen/. */
 const ENTRIES = { gen: 'codegen/cli.ts', 'gen-dev': 'codegen/dev.ts', 'gen-check': 'codegen/handler-check/child.ts' };
 const CHUNK_PREFIX = 'gen-chunk-';
-
-const stamp = (file) => {
-  const s = statSync(path.join(ROOT, file));
-  return { size: s.size, mtimeMs: s.mtimeMs };
-};
 
 /** True when every bundle exists and no source it was built from has changed since. */
 export function isFresh() {
@@ -41,14 +37,7 @@ export function isFresh() {
     return false;
   }
   if (!(record.outputs ?? []).every((f) => existsSync(path.join(DIST, f)))) return false;
-  return Object.entries(record.sources ?? {}).every(([file, was]) => {
-    try {
-      const now = stamp(file);
-      return now.size === was.size && now.mtimeMs === was.mtimeMs;
-    } catch {
-      return false;
-    }
-  });
+  return sourcesUnchanged(ROOT, record);
 }
 
 const VALIDATOR_MODULE = 'codegen/tools-yaml-validator.ts';
@@ -123,7 +112,10 @@ export async function build() {
   const sources = Object.keys(result.metafile.inputs).filter((file) => !file.split('/').includes('node_modules'));
   // The build's own options are a source too, and package-lock.json stands for the bundled packages.
   sources.push('package-lock.json', 'package.json', 'scripts/gen-bundle.mjs', 'codegen/tools-yaml.schema.json');
-  writeFileSync(RECORD, `${JSON.stringify({ outputs: outputs.sort(), sources: Object.fromEntries(sources.sort().map((f) => [f, stamp(f)])) }, null, 2)}\n`);
+  writeFileSync(
+    RECORD,
+    `${JSON.stringify({ outputs: outputs.sort(), sources: Object.fromEntries(sources.sort().map((f) => [f, stamp(ROOT, f)])) }, null, 2)}\n`,
+  );
   return Math.round(performance.now() - started);
 }
 

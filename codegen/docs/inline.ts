@@ -13,7 +13,6 @@ export const link = (text: string, href: string): Inline => `[${text}](${href})`
 
 export const toolAnchor = (name: string) => `tool-${name}`;
 export const typeAnchor = (name: string) => `type-${name.toLowerCase()}`;
-export const errorAnchor = (code: string) => `error-${code.toLowerCase()}`;
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);

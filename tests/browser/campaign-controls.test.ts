@@ -174,6 +174,10 @@ for (const backend of await serverBackends()) {
           assert.match((await page.locator('.facts').textContent()) ?? '', /any day, any hour/);
           await assertNoHorizontalOverflow(page);
           await screenshot(page, `campaign-${size}`);
+          await page.goto(`${server.baseUrl}/app/campaigns/${run.campaignId}/archive`);
+          await assertNoHorizontalOverflow(page);
+          await screenshot(page, `campaign-archive-confirm-${size}`);
+          await page.goto(`${server.baseUrl}/app/campaigns/${run.campaignId}`);
 
           await andWaitForPage(page, () => page.getByRole('link', { name: 'Ada' }).click());
           assert.match(path(page), /^\/app\/conversations\//);

@@ -16,7 +16,7 @@
  * runs. Plain JavaScript, so that it runs before anything is built.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire, enableCompileCache } from 'node:module';
+import * as nodeModule from 'node:module';
 import path from 'node:path';
 import { sourcesUnchanged, stamp } from './build-record.mjs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -48,7 +48,7 @@ const VALIDATOR_MODULE = 'codegen/tools-yaml-validator.ts';
  * that module: the bundle compiles no schema for it. Its sources are the module and the schema.
  */
 export function toolsYamlValidatorCode() {
-  const require = createRequire(import.meta.url);
+  const require = nodeModule.createRequire(import.meta.url);
   const { Ajv2020 } = require('ajv/dist/2020.js');
   const standaloneCode = require('ajv/dist/standalone/index.js').default;
   const source = readFileSync(path.join(ROOT, VALIDATOR_MODULE), 'utf8');
@@ -123,7 +123,8 @@ export async function build() {
 export async function run(entry) {
   // As codegen/run-cache.ts finds the generator's cache folder: relative to the working directory.
   const cache = path.resolve(process.env.TOOLS_GEN_CACHE ?? path.join('node_modules', '.cache', 'tools-gen'));
-  enableCompileCache(path.join(cache, 'node-compile-cache'));
+  // Node 22.1 and later keep compiled code between runs; an older Node simply compiles each time.
+  nodeModule.enableCompileCache?.(path.join(cache, 'node-compile-cache'));
   if (!isFresh()) {
     const ms = await build();
     console.error(`(built the generator, dist/${entry}.js, in ${ms} ms: its sources changed since the last build)`);

@@ -67,6 +67,11 @@ export class Authorizations {
     return this.grants.listInUse(userId);
   }
 
+  /** Whether the user has any active authorization (the dashboard's hint; no usage figures needed). */
+  hasAny(userId: string): Promise<boolean> {
+    return this.grants.hasActive(userId);
+  }
+
   /** "Remove MCP authorization": every grant of the user (dialog, connectors, admin tokens). */
   async removeAll(userId: string): Promise<string[]> {
     return this.notify(await this.grants.revokeForUser(userId, 'removed'));

@@ -118,6 +118,12 @@ export class GrantStore {
       .execute() as Promise<GrantInUse[]>;
   }
 
+  /** Whether the user has a grant that is not revoked. */
+  async hasActive(userId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('grants').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** Records when the access token minted with a grant expires. */
   async setTokenExpiry(id: string, expiresAt: Date): Promise<void> {
     await this.db.updateTable('grants').set({ token_expires_at: expiresAt.toISOString() }).where('id', '=', id).execute();

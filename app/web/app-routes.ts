@@ -13,12 +13,12 @@ export async function appRoutes(app: FastifyInstance, ctx: WebContext): Promise<
 
   app.get('/app', { preHandler: guard }, async (req, reply) => {
     const user = req.user!;
-    const [profiles, campaigns, conversations, activity, grants] = await Promise.all([
+    const [profiles, campaigns, conversations, activity, authorized] = await Promise.all([
       ctx.accounts.listProfiles(user.account_id),
       ctx.dashboard.campaigns(user.account_id),
       ctx.dashboard.conversations(user.account_id),
       ctx.dashboard.activity(user.id, { limit: 10 }),
-      ctx.authorizations.list(user.id),
+      ctx.authorizations.hasAny(user.id),
     ]);
     return html(
       reply,
@@ -30,7 +30,7 @@ export async function appRoutes(app: FastifyInstance, ctx: WebContext): Promise<
         campaigns,
         conversations,
         activity,
-        authorized: grants.length > 0,
+        authorized,
       }),
     );
   });

@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 import { ActivityStore } from '../store/activity.ts';
+import { newId } from '../store/ids.ts';
 import { signedIn, takeNotice, viewerOf, type User, type WebContext } from './context.ts';
 import { archiveConfirmPage, campaignPage } from './pages/campaign.ts';
 import { conversationPage } from './pages/conversation.ts';
@@ -118,7 +119,7 @@ export async function campaignRoutes(app: FastifyInstance, ctx: WebContext): Pro
     }
     await activity.insert([
       {
-        id: `tc_web_${crypto.randomUUID()}`,
+        id: newId('tc'),
         account_id: user.account_id,
         user_id: user.id,
         grant_id: null,

@@ -17,6 +17,7 @@ import type { Selectable } from 'kysely';
 import pg from 'pg';
 import { candidateDays, localDay } from '../../app/store/accounts.ts';
 import { stepRow, toCampaign } from '../../app/store/campaigns.ts';
+import { BUSINESS_HOURS } from '../../app/domain/schedule.ts';
 import { newId } from '../../app/store/ids.ts';
 import { encodeCursor } from '../../app/store/cursor.ts';
 import { toLead } from '../../app/store/leads.ts';
@@ -172,7 +173,8 @@ const tools: Record<string, (args: Row) => Promise<unknown>> = {
       status: 'draft',
       created_at: at,
       updated_at: at,
-      schedule: args.schedule ? JSON.stringify(args.schedule) : null,
+      // As the tool does: without a schedule, business hours (since 0.2.0).
+      schedule: JSON.stringify(args.schedule ?? BUSINESS_HOURS),
       settings: args.settings ? JSON.stringify(args.settings) : null,
       version: 1,
     };

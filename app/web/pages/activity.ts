@@ -2,6 +2,7 @@
 import type { ActivityRow } from '../../store/dashboard.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { page, when, type Viewer } from './layout.ts';
+import { grantName } from './mcp-dialog.ts';
 import { badge, dataTable, type Column } from './table.ts';
 
 export interface ActivityView {
@@ -16,10 +17,9 @@ export interface ActivityView {
 /** Who acted: the person on the web, or the assistant through an authorization (named as the MCP dialog names it). */
 function actor(row: ActivityRow): string {
   if (row.actor === 'web') return 'You, on the web';
-  if (row.grant_kind === 'oauth') return row.client_name ?? row.client_id ?? 'connector';
-  if (row.grant_kind === 'dialog') return 'MCP dialog';
-  if (row.grant_kind === 'cli') return 'Admin token';
-  return row.client_id ?? '—';
+  // A grant since deleted leaves only the client id.
+  if (row.grant_kind === null) return row.client_id ?? '—';
+  return grantName({ kind: row.grant_kind, client_name: row.client_name, client_id: row.client_id });
 }
 
 /** What the call touched: its campaign (linked while it exists) and lead. */

@@ -46,9 +46,10 @@ function copyField(id: string, label: string, value: string, hint?: string): Saf
   </div>`;
 }
 
-/** How the dialog names an authorization. */
-export function grantName(grant: Pick<GrantInUse, 'kind' | 'client_name' | 'client_id'>): string {
-  return grant.kind === 'oauth' ? (grant.client_name ?? grant.client_id) : grant.kind === 'cli' ? 'Admin token (CLI)' : 'MCP dialog';
+/** How the pages name an authorization (the dialog, its confirmation, the activity list). */
+export function grantName(grant: { kind: string; client_name: string | null; client_id: string | null }): string {
+  if (grant.kind === 'oauth') return grant.client_name ?? grant.client_id ?? 'connector';
+  return grant.kind === 'cli' ? 'Admin token (CLI)' : 'MCP dialog';
 }
 
 /** When what the grant holds stops working: its one token, or (a connector) its refresh token, which the client renews by using it. */

@@ -14,7 +14,7 @@ import { emitToolTypes } from './emit/tool-types.ts';
 import { emitTypes } from './emit/types.ts';
 import { emitServer } from './emit/server.ts';
 import { emitHandlers, emitStub } from './emit/handlers.ts';
-import { emitFeatureStub, emitPrompts, emitResources, features } from './emit/features.ts';
+import { emitFeatureStub, emitPrompts, emitResources, features } from './emit/resources-prompts.ts';
 import { emitDocs } from './emit/docs.ts';
 import { formatOutputs } from './format.ts';
 import { checkContract, emitContract } from './contract/gate.ts';

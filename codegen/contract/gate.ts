@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Model } from '../model.ts';
 import type { OutputFile } from '../emit/output.ts';
 import { breakingChanges } from './breaks.ts';
-import { promptBreaks, promptContracts, resourceBreaks, resourceContracts } from './features.ts';
+import { promptBreaks, promptContracts, resourceBreaks, resourceContracts } from './resources-prompts.ts';
 import { contractOf, parseContract, renderContract, type Break, type Contract } from './snapshot.ts';
 import { canonical } from './json.ts';
 import { acceptsBreakingChanges, nextBreakingVersion } from './versions.ts';

@@ -9,7 +9,7 @@ import { renderTemplate } from '../../core/templates.ts';
 import type { ErrorModel, Model, ToolExample, ToolModel } from '../model.ts';
 import { directDefs } from '../defs.ts';
 import type { Block } from './blocks.ts';
-import { promptBlocks, resourceBlocks } from './features.ts';
+import { promptBlocks, resourceBlocks } from './resources-prompts.ts';
 import { fieldRows, isObjectDef, objectBranches, rulesOf, type Defs, type FieldRow, typeOf, detailsOf } from './fields.ts';
 import { code, link, toolAnchor, typeAnchor, type Inline } from './inline.ts';
 

@@ -108,6 +108,8 @@ export async function generate(toolsYaml: string, check: boolean): Promise<Gener
   const accepted = checkContract(model);
   const types = await compileTypes(typeJobs(model.tools), model.defs, new EntryCache<string>('types', toolsYaml));
   const files = await render(model, types, 'skip');
+  const warnings = generatorWarnings(model);
   model.validators.save();
-  return { model, outputs: files, ...sync(model, files, check), accepted, warnings: generatorWarnings(model) };
+  model.parts.save();
+  return { model, outputs: files, ...sync(model, files, check), accepted, warnings };
 }

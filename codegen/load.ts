@@ -24,6 +24,7 @@ import { validateToolsYamlFile } from './tools-yaml-validator.ts';
 import { buildErrors, type RawError } from './errors-load.ts';
 import { loadTools, pascalCase, type RawTool } from './tools-load.ts';
 import { warnUndescribed } from './undescribed.ts';
+import { ToolParts } from './tool-parts.ts';
 import type { JSONSchema } from './json-schema.ts';
 import { isPlainObject } from '../core/plain-object.ts';
 
@@ -158,6 +159,10 @@ export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions 
 
   const dir = path.dirname(path.resolve(file));
   const cg = data.codegen ?? {};
+  const sortedErrors = errors.sort((a, b) => byCodePoint(a.code, b.code));
+  const sortedDefs = Object.keys(defs)
+    .sort(byCodePoint)
+    .map((name) => ({ name, schema: defs[name]! }));
   return {
     paths: {
       source: path.resolve(file),
@@ -174,14 +179,13 @@ export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions 
     scopes: Object.entries(data.scopes)
       .map(([name, s]) => ({ name, description: s.description, default: s.default ?? false }))
       .sort((a, b) => byCodePoint(a.name, b.name)),
-    errors: errors.sort((a, b) => byCodePoint(a.code, b.code)),
-    defs: Object.keys(defs)
-      .sort(byCodePoint)
-      .map((name) => ({ name, schema: defs[name]! })),
+    errors: sortedErrors,
+    defs: sortedDefs,
     tools: tools.sort((a, b) => byCodePoint(a.name, b.name)),
     resources,
     prompts,
     validators,
+    parts: new ToolParts(options.cache ? file : undefined, { defs: sortedDefs, errors: sortedErrors }),
     warnings: lintDescriptions ? warnings.sort((a, b) => a.line - b.line || a.col - b.col) : [],
   };
 }

@@ -125,24 +125,26 @@ export function sortedUnique(values: string[]): string[] {
   return [...new Set(values)].sort(compareText);
 }
 
-/** The contract a declaration publishes. */
-export function contractOf(src: ContractSource): Contract {
+type SourceTool = ContractSource['tools'][number];
+
+/** What clients rely on of one tool. */
+export function toolContract(t: SourceTool): ToolContract {
+  return {
+    scopes: sortedUnique(t.scopes),
+    input: contractSchema(withLocalDefsInlined(t.inputSchema)) as JSONSchema,
+    ...(t.outputSchema && { output: contractSchema(withLocalDefsInlined(t.outputSchema)) as JSONSchema }),
+    errors: sortedUnique(t.errors),
+  };
+}
+
+/** The contract a declaration publishes; `entry` gives a tool's part (toolContract, or one kept from an earlier run). */
+export function contractOf(src: ContractSource, entry: (t: SourceTool) => ToolContract = toolContract): Contract {
   const tools = [...src.tools].sort((a, b) => compareText(a.name, b.name));
   const errors = [...src.errors].sort((a, b) => compareText(a.code, b.code));
   return {
     version: src.server.version,
     server: src.server.name,
-    tools: Object.fromEntries(
-      tools.map((t): [string, ToolContract] => [
-        t.name,
-        {
-          scopes: sortedUnique(t.scopes),
-          input: contractSchema(withLocalDefsInlined(t.inputSchema)) as JSONSchema,
-          ...(t.outputSchema && { output: contractSchema(withLocalDefsInlined(t.outputSchema)) as JSONSchema }),
-          errors: sortedUnique(t.errors),
-        },
-      ]),
-    ),
+    tools: Object.fromEntries(tools.map((t): [string, ToolContract] => [t.name, entry(t)])),
     errors: Object.fromEntries(
       errors.map((e): [string, ErrorContract] => [
         e.code,

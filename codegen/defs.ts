@@ -7,6 +7,7 @@
  * reach clients as declared.
  */
 import type { JSONSchema } from './json-schema.ts';
+import { isPlainObject } from '../core/plain-object.ts';
 
 const REF_PREFIX = '#/$defs/';
 
@@ -18,19 +19,17 @@ const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definiti
 export type Defs = Readonly<Record<string, JSONSchema>>;
 type Path = (string | number)[];
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * Rebuilds a schema bottom-up: `visit` sees every subschema (after its own subschemas were
  * rebuilt) with its path, and returns its replacement. Data keywords are copied as they are.
  */
 function mapSchema(node: unknown, visit: (schema: Record<string, unknown>, path: Path) => unknown, at: Path = []): unknown {
   if (Array.isArray(node)) return node.map((item, i) => mapSchema(item, visit, [...at, i]));
-  if (!isObject(node)) return node;
+  if (!isPlainObject(node)) return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (DATA_KEYWORDS.has(key)) out[key] = value;
-    else if (NAME_MAPS.has(key) && isObject(value))
+    else if (NAME_MAPS.has(key) && isPlainObject(value))
       out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, mapSchema(sub, visit, [...at, key, name])]));
     else out[key] = mapSchema(value, visit, [...at, key]);
   }
@@ -40,11 +39,11 @@ function mapSchema(node: unknown, visit: (schema: Record<string, unknown>, path:
 /** Visits every subschema as mapSchema does (after its own subschemas), without rebuilding anything. */
 function visitSchema(node: unknown, visit: (schema: Record<string, unknown>, path: Path) => void, at: Path): void {
   if (Array.isArray(node)) return node.forEach((item, i) => visitSchema(item, visit, [...at, i]));
-  if (!isObject(node)) return;
+  if (!isPlainObject(node)) return;
   for (const key in node) {
     const value = node[key];
     if (DATA_KEYWORDS.has(key)) continue;
-    if (NAME_MAPS.has(key) && isObject(value)) for (const name in value) visitSchema(value[name], visit, [...at, key, name]);
+    if (NAME_MAPS.has(key) && isPlainObject(value)) for (const name in value) visitSchema(value[name], visit, [...at, key, name]);
     else visitSchema(value, visit, [...at, key]);
   }
   visit(node, at);
@@ -66,7 +65,7 @@ export function refName(ref: unknown): string | undefined {
 
 /** The names a schema declares in its own root `$defs`. */
 export function localDefNames(schema: unknown): Set<string> {
-  const own = isObject(schema) && isObject(schema.$defs) ? schema.$defs : {};
+  const own = isPlainObject(schema) && isPlainObject(schema.$defs) ? schema.$defs : {};
   return new Set(Object.keys(own));
 }
 
@@ -165,7 +164,7 @@ export function directDefs(schema: unknown): string[] {
  * pointer; such a schema is returned as declared.
  */
 export function withLocalDefsInlined(schema: JSONSchema): JSONSchema {
-  if (!isObject(schema.$defs)) return schema;
+  if (!isPlainObject(schema.$defs)) return schema;
   const local = schema.$defs as Defs;
   if (findCycle(local)) return schema;
   // A reference by anchor or pointer (`#addr`, `#/$defs/a/properties/b`, `#`) would point at

@@ -14,7 +14,7 @@ import { emitToolTypes } from './emit/tool-types.ts';
 import { emitTypes } from './emit/types.ts';
 import { emitServer } from './emit/server.ts';
 import { emitHandlers, emitStub } from './emit/handlers.ts';
-import { emitFeatureStub, emitPrompts, emitResources, features } from './emit/features.ts';
+import { emitFeatureStub, emitPrompts, emitResources, features } from './emit/resources-prompts.ts';
 import { emitDocs } from './emit/docs.ts';
 import { formatOutputs } from './format.ts';
 import { checkContract, emitContract } from './contract/gate.ts';
@@ -108,6 +108,8 @@ export async function generate(toolsYaml: string, check: boolean): Promise<Gener
   const accepted = checkContract(model);
   const types = await compileTypes(typeJobs(model.tools), model.defs, new EntryCache<string>('types', toolsYaml));
   const files = await render(model, types, 'skip');
+  const warnings = generatorWarnings(model);
   model.validators.save();
-  return { model, outputs: files, ...sync(model, files, check), accepted, warnings: generatorWarnings(model) };
+  model.parts.save();
+  return { model, outputs: files, ...sync(model, files, check), accepted, warnings };
 }

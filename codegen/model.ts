@@ -1,6 +1,7 @@
 /** The plain intermediate model the emitters work from: everything resolved, sorted and validated. */
 import type { JSONSchema } from './json-schema.ts';
 import type { Problem } from './problems.ts';
+import type { ToolParts } from './tool-parts.ts';
 import type { ValidatorModules } from './validator-modules.ts';
 import type { ErrorSurface } from '../core/definition.ts';
 import type { ParamType } from '../core/framework-errors.ts';
@@ -164,6 +165,8 @@ export interface Model {
   prompts: PromptModel[];
   /** The validator modules, as the loader compiled them (or found them in the cache); the validators emitter writes them. */
   validators: ValidatorModules;
+  /** Each tool's part of the other outputs, kept between runs when the loader was asked to cache (tool-parts.ts). */
+  parts: ToolParts;
   /** What the loader found questionable but not wrong (e.g. a field without a description). */
   warnings: Problem[];
 }

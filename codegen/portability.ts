@@ -4,6 +4,7 @@
  * to. Each finding names the construct, who mishandles it and the portable way to say the same.
  */
 import type { JSONSchema } from './json-schema.ts';
+import { isPlainObject } from '../core/plain-object.ts';
 
 export interface PortabilityFinding {
   tool: string;
@@ -17,10 +18,6 @@ export interface PortabilityFinding {
 
 type Schema = Record<string, unknown>;
 type Report = (path: string, rule: string, message: string) => void;
-
-function isSchema(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 // The formats OpenAI structured outputs accepts; others have made whole tool lists fail there.
 const PORTABLE_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
@@ -67,7 +64,7 @@ function lintNode(node: Schema, path: string, report: Report): void {
   for (const union of ['anyOf', 'oneOf'])
     if (Array.isArray(node[union]))
       node[union].forEach((branch: unknown, i: number) => {
-        if (isSchema(branch) && branch.type === undefined)
+        if (isPlainObject(branch) && branch.type === undefined)
           report(
             `${path}<${union}[${i}]>`,
             'anyof-branch-type',
@@ -102,17 +99,17 @@ function lintNode(node: Schema, path: string, report: Report): void {
 function children(node: Schema, path: string): [string, unknown][] {
   const at = (name: string) => (path ? `${path}.${name}` : name);
   const found: [string, unknown][] = [];
-  if (isSchema(node.properties)) for (const [name, v] of Object.entries(node.properties)) found.push([at(name), v]);
+  if (isPlainObject(node.properties)) for (const [name, v] of Object.entries(node.properties)) found.push([at(name), v]);
   // Schemas that are not one property's value are named in angle brackets, like anyOf branches.
   for (const key of ['patternProperties', '$defs', 'definitions', 'dependentSchemas'])
-    if (isSchema(node[key])) for (const [name, v] of Object.entries(node[key])) found.push([`${path}<${key}.${name}>`, v]);
+    if (isPlainObject(node[key])) for (const [name, v] of Object.entries(node[key])) found.push([`${path}<${key}.${name}>`, v]);
   found.push([`${path}[]`, node.items]);
   if (Array.isArray(node.prefixItems)) node.prefixItems.forEach((item: unknown, i: number) => found.push([`${path}[${i}]`, item]));
   found.push([at('*'), node.additionalProperties]);
   for (const key of ['anyOf', 'oneOf', 'allOf'])
     if (Array.isArray(node[key])) node[key].forEach((b: unknown, i: number) => found.push([`${path}<${key}[${i}]>`, b]));
   for (const key of ['not', 'if', 'then', 'else', 'contains', 'propertyNames']) found.push([`${path}<${key}>`, node[key]]);
-  return found.filter(([, v]) => isSchema(v));
+  return found.filter(([, v]) => isPlainObject(v));
 }
 
 function lintSchema(node: Schema, path: string, report: Report): void {

@@ -3,6 +3,7 @@
  * must tell a keyword from a property name or from data: `properties: { minLenght: ... }` names a
  * field, `minLenght: 3` beside `type` is a typo, and `const: { requred: 1 }` is a value.
  */
+import { isPlainObject } from '../core/plain-object.ts';
 
 type Path = (string | number)[];
 export type SchemaNode = Record<string, unknown>;
@@ -26,7 +27,7 @@ const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']
 /** Keywords whose value maps names (of properties, definitions) to subschemas. */
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 
-export const isSchemaNode = (v: unknown): v is SchemaNode => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isSchemaNode: (v: unknown) => v is SchemaNode = isPlainObject;
 
 /** The direct subschemas of a node (boolean schemas skipped), each with its path relative to the node. */
 export function childSchemas(node: SchemaNode): { schema: SchemaNode; path: Path }[] {

@@ -13,7 +13,9 @@ export function generatorWarnings(model: Model): string[] {
   if (!model.lint.portability) return lines;
   const allowed = new Set(model.lint.allow.map((a) => `${a.tool}\0${a.path}\0${a.rule}`));
   const used = new Set<string>();
-  for (const f of lintPortability(model.tools)) {
+  // Each tool's findings kept per change of the tool or the shared shapes it inlines (tool-parts.ts).
+  const findings = model.tools.flatMap((t) => model.parts.of('portability', t, ['defs'], () => lintPortability([t])));
+  for (const f of findings) {
     const key = `${f.tool}\0${f.path}\0${f.rule}`;
     if (allowed.has(key)) {
       used.add(key);

@@ -1,4 +1,5 @@
 /** JSON-RPC 2.0 message shapes and classification. */
+import { isPlainObject } from '../core/plain-object.ts';
 
 export type RequestId = string | number;
 
@@ -35,12 +36,11 @@ export type Classified =
   | { kind: 'response'; message: JsonRpcResponse }
   | { kind: 'invalid'; id: RequestId | null; detail: string };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 
 /** Sorts a parsed body into request, notification, client response, or invalid (with why). */
 export function classify(body: unknown): Classified {
-  if (!isObject(body))
+  if (!isPlainObject(body))
     return {
       kind: 'invalid',
       id: null,
@@ -50,7 +50,7 @@ export function classify(body: unknown): Classified {
   if (body.jsonrpc !== '2.0') return { kind: 'invalid', id, detail: 'jsonrpc must be "2.0"' };
   if (body.method === undefined && ('result' in body || 'error' in body)) return { kind: 'response', message: { ...body, id } as JsonRpcResponse };
   if (typeof body.method !== 'string' || body.method === '') return { kind: 'invalid', id, detail: 'method must be a non-empty string' };
-  if (body.params !== undefined && !isObject(body.params)) return { kind: 'invalid', id, detail: 'params must be an object' };
+  if (body.params !== undefined && !isPlainObject(body.params)) return { kind: 'invalid', id, detail: 'params must be an object' };
   if (!('id' in body)) return { kind: 'notification', message: body as unknown as JsonRpcNotification };
   if (!isId(body.id)) return { kind: 'invalid', id: null, detail: 'id must be a string or an integer' };
   return { kind: 'request', message: body as unknown as JsonRpcRequest };

@@ -1,9 +1,10 @@
 /** The changes from a published contract to the current one that would break existing clients. */
-import { canonical, isObject, own, type Json } from './json.ts';
+import { canonical, own, type Json } from './json.ts';
 import { MCP_HEADER } from '../mcp-header.ts';
 import type { Break, Contract, ErrorContract } from './snapshot.ts';
 import { ANNOTATIONS, compareText } from './snapshot.ts';
 import { counterpart, describeTypes, describeVariant, variantLabel, variantsOf, type Variant } from './variants.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 type Direction = 'input' | 'output';
 
 interface Found {
@@ -37,9 +38,9 @@ function show(value: Json): string {
 
 /** Arguments may only accept more; results may only produce less (new fields aside). */
 function compareSchemas(published: Json, current: Json, direction: Direction, path: string, found: Found[]): void {
-  if (direction === 'input' && isObject(published) && published.default !== undefined) {
+  if (direction === 'input' && isPlainObject(published) && published.default !== undefined) {
     // Clients that omit the argument get the default; changing it changes what their calls do.
-    const now = isObject(current) ? current.default : undefined;
+    const now = isPlainObject(current) ? current.default : undefined;
     if (canonical(now) !== canonical(published.default))
       found.push({ path, message: `default changed from ${show(published.default)} to ${show(now)}; calls that omit it now behave differently` });
   }
@@ -120,8 +121,8 @@ function describeChange(before: Json, after: Json): string {
 }
 
 function compareObjects(published: Record<string, unknown>, current: Record<string, unknown>, direction: Direction, path: string, found: Found[]): void {
-  const was = isObject(published.properties) ? published.properties : {};
-  const now = isObject(current.properties) ? current.properties : {};
+  const was = isPlainObject(published.properties) ? published.properties : {};
+  const now = isPlainObject(current.properties) ? current.properties : {};
   const wasRequired = new Set(Array.isArray(published.required) ? published.required : []);
   const nowRequired = new Set(Array.isArray(current.required) ? current.required : []);
 
@@ -162,7 +163,7 @@ function compareObjects(published: Record<string, unknown>, current: Record<stri
   // Extra properties' own schema; `false` in a result only forbids new fields, which are additive.
   const wasExtra = published.additionalProperties;
   const nowExtra = current.additionalProperties;
-  if (wasExtra !== false && nowExtra !== false && (isObject(wasExtra) || isObject(nowExtra)))
+  if (wasExtra !== false && nowExtra !== false && (isPlainObject(wasExtra) || isPlainObject(nowExtra)))
     compareSchemas(wasExtra, nowExtra, direction, child(path, '*'), found);
 }
 

@@ -10,8 +10,8 @@ import path from 'node:path';
 import type { Model } from '../model.ts';
 import type { OutputFile } from '../emit/output.ts';
 import { breakingChanges } from './breaks.ts';
-import { promptBreaks, promptContracts, resourceBreaks, resourceContracts } from './features.ts';
-import { contractOf, parseContract, renderContract, type Break, type Contract } from './snapshot.ts';
+import { promptBreaks, promptContracts, resourceBreaks, resourceContracts } from './resources-prompts.ts';
+import { contractOf, parseContract, renderContract, toolContract, type Break, type Contract } from './snapshot.ts';
 import { canonical } from './json.ts';
 import { acceptsBreakingChanges, nextBreakingVersion } from './versions.ts';
 
@@ -42,24 +42,35 @@ function sameJson(text: string, contract: Contract): boolean {
   }
 }
 
-/** The contract a model publishes. */
+const contracts = new WeakMap<Model, Contract>();
+
+/** The contract a model publishes (computed once: the gate and the snapshot's emitter both read it). */
 function currentContract(model: Model): Contract {
-  const contract = contractOf({
-    server: model.server,
-    tools: model.tools.map((t) => ({
-      name: t.name,
-      scopes: t.scopes,
-      inputSchema: t.inputSchema,
-      ...(t.outputSchema && { outputSchema: t.outputSchema }),
-      errors: t.errors,
-    })),
-    errors: model.errors,
-  });
-  return {
+  const known = contracts.get(model);
+  if (known) return known;
+  const byName = new Map(model.tools.map((t) => [t.name, t]));
+  const contract = contractOf(
+    {
+      server: model.server,
+      tools: model.tools.map((t) => ({
+        name: t.name,
+        scopes: t.scopes,
+        inputSchema: t.inputSchema,
+        ...(t.outputSchema && { outputSchema: t.outputSchema }),
+        errors: t.errors,
+      })),
+      errors: model.errors,
+    },
+    // A tool's entry reads its inlined schemas: the tool and the shared shapes (tool-parts.ts).
+    (t) => model.parts.of('contract', byName.get(t.name)!, ['defs'], () => toolContract(t)),
+  );
+  const published = {
     ...contract,
     ...(model.resources.length && { resources: resourceContracts(model.resources) }),
     ...(model.prompts.length && { prompts: promptContracts(model.prompts) }),
   };
+  contracts.set(model, published);
+  return published;
 }
 
 /** The snapshot of the model's contract, written (or checked) with the other outputs. */

@@ -1,9 +1,7 @@
 /** Small JSON helpers shared by the contract's parts. */
-export type Json = unknown;
+import { isPlainObject } from '../../core/plain-object.ts';
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export type Json = unknown;
 
 /** Own properties only: a tool or field called `constructor` must not find Object.prototype's. */
 export function own<T>(record: Record<string, T> | undefined, key: string): T | undefined {
@@ -17,7 +15,7 @@ export function canonical(value: Json): string {
 
 export function sortKeys(value: Json): Json {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (!isObject(value)) return value;
+  if (!isPlainObject(value)) return value;
   return Object.fromEntries(
     Object.keys(value)
       .sort()

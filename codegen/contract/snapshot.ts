@@ -10,10 +10,11 @@
  * send what they sent yesterday); results may only narrow (clients parse what they parsed
  * yesterday), except that new result fields are always allowed.
  */
-import { canonical, isObject, sortKeys, type Json } from './json.ts';
+import { canonical, sortKeys, type Json } from './json.ts';
 import type { JSONSchema } from '../json-schema.ts';
 import { withLocalDefsInlined } from '../defs.ts';
 import { MCP_HEADER } from '../mcp-header.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 
 export interface ContractSource {
   server: { name: string; version: string };
@@ -48,7 +49,7 @@ export interface Contract {
   prompts?: Record<string, PromptContract>;
 }
 
-/** A resource as clients rely on it (compared in features.ts). */
+/** A resource as clients rely on it (compared in resources-prompts.ts). */
 export interface ResourceContract {
   /** The fixed URI, or the URI template. */
   address: string;
@@ -56,7 +57,7 @@ export interface ResourceContract {
   scopes: string[];
 }
 
-/** A prompt as clients rely on it (compared in features.ts). */
+/** A prompt as clients rely on it (compared in resources-prompts.ts). */
 export interface PromptContract {
   arguments: Record<string, { required: boolean }>;
   scopes: string[];
@@ -102,12 +103,12 @@ const SETS = new Set(['required', 'type', 'enum']);
 
 /** A schema without annotations, walked by structure so that a property named `description` stays. */
 function contractSchema(schema: Json): Json {
-  if (!isObject(schema)) return schema;
+  if (!isPlainObject(schema)) return schema;
   const entries: [string, Json][] = [];
   for (const [key, value] of Object.entries(schema)) {
     // x-mcp-header stays: gateways route on the header it names (SEP-2243), so it is contract.
     if (ANNOTATIONS.has(key) || (key.startsWith('x-') && key !== MCP_HEADER)) continue;
-    if (SCHEMA_MAPS.has(key) && isObject(value)) entries.push([key, Object.fromEntries(Object.entries(value).map(([k, v]) => [k, contractSchema(v)]))]);
+    if (SCHEMA_MAPS.has(key) && isPlainObject(value)) entries.push([key, Object.fromEntries(Object.entries(value).map(([k, v]) => [k, contractSchema(v)]))]);
     else if ((SCHEMA_LISTS.has(key) || SCHEMA_VALUES.has(key)) && Array.isArray(value)) entries.push([key, value.map(contractSchema)]);
     else if (SCHEMA_VALUES.has(key)) entries.push([key, contractSchema(value)]);
     else if (SETS.has(key) && Array.isArray(value)) entries.push([key, [...value].sort((a, b) => compareText(canonical(a), canonical(b)))]);
@@ -124,24 +125,26 @@ export function sortedUnique(values: string[]): string[] {
   return [...new Set(values)].sort(compareText);
 }
 
-/** The contract a declaration publishes. */
-export function contractOf(src: ContractSource): Contract {
+type SourceTool = ContractSource['tools'][number];
+
+/** What clients rely on of one tool. */
+export function toolContract(t: SourceTool): ToolContract {
+  return {
+    scopes: sortedUnique(t.scopes),
+    input: contractSchema(withLocalDefsInlined(t.inputSchema)) as JSONSchema,
+    ...(t.outputSchema && { output: contractSchema(withLocalDefsInlined(t.outputSchema)) as JSONSchema }),
+    errors: sortedUnique(t.errors),
+  };
+}
+
+/** The contract a declaration publishes; `entry` gives a tool's part (toolContract, or one kept from an earlier run). */
+export function contractOf(src: ContractSource, entry: (t: SourceTool) => ToolContract = toolContract): Contract {
   const tools = [...src.tools].sort((a, b) => compareText(a.name, b.name));
   const errors = [...src.errors].sort((a, b) => compareText(a.code, b.code));
   return {
     version: src.server.version,
     server: src.server.name,
-    tools: Object.fromEntries(
-      tools.map((t): [string, ToolContract] => [
-        t.name,
-        {
-          scopes: sortedUnique(t.scopes),
-          input: contractSchema(withLocalDefsInlined(t.inputSchema)) as JSONSchema,
-          ...(t.outputSchema && { output: contractSchema(withLocalDefsInlined(t.outputSchema)) as JSONSchema }),
-          errors: sortedUnique(t.errors),
-        },
-      ]),
-    ),
+    tools: Object.fromEntries(tools.map((t): [string, ToolContract] => [t.name, entry(t)])),
     errors: Object.fromEntries(
       errors.map((e): [string, ErrorContract] => [
         e.code,
@@ -181,28 +184,28 @@ export function parseContract(text: string, file: string): Contract {
 }
 
 function shapeProblems(data: unknown): string[] {
-  if (!isObject(data)) return ['the top level must be an object with version, server, tools and errors'];
+  if (!isPlainObject(data)) return ['the top level must be an object with version, server, tools and errors'];
   const problems: string[] = [];
   const isStrings = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string');
   if (typeof data.version !== 'string') problems.push('version must be a string');
   if (typeof data.server !== 'string') problems.push('server must be a string');
-  if (!isObject(data.tools)) problems.push('tools must be an object of tool name -> tool');
+  if (!isPlainObject(data.tools)) problems.push('tools must be an object of tool name -> tool');
   else
     for (const [name, tool] of Object.entries(data.tools)) {
-      if (!isObject(tool)) problems.push(`tools.${name} must be an object`);
+      if (!isPlainObject(tool)) problems.push(`tools.${name} must be an object`);
       else {
         if (!isStrings(tool.scopes)) problems.push(`tools.${name}.scopes must be a list of strings`);
         if (!isStrings(tool.errors)) problems.push(`tools.${name}.errors must be a list of strings`);
-        if (!isObject(tool.input)) problems.push(`tools.${name}.input must be a JSON Schema object`);
-        if (tool.output !== undefined && !isObject(tool.output)) problems.push(`tools.${name}.output must be a JSON Schema object`);
+        if (!isPlainObject(tool.input)) problems.push(`tools.${name}.input must be a JSON Schema object`);
+        if (tool.output !== undefined && !isPlainObject(tool.output)) problems.push(`tools.${name}.output must be a JSON Schema object`);
       }
     }
   for (const key of ['resources', 'prompts'] as const)
-    if (data[key] !== undefined && !isObject(data[key])) problems.push(`${key} must be an object of name -> ${key.slice(0, -1)}`);
-  if (!isObject(data.errors)) problems.push('errors must be an object of error code -> error');
+    if (data[key] !== undefined && !isPlainObject(data[key])) problems.push(`${key} must be an object of name -> ${key.slice(0, -1)}`);
+  if (!isPlainObject(data.errors)) problems.push('errors must be an object of error code -> error');
   else
     for (const [code, e] of Object.entries(data.errors)) {
-      if (!isObject(e)) problems.push(`errors.${code} must be an object`);
+      if (!isPlainObject(e)) problems.push(`errors.${code} must be an object`);
       else {
         if (typeof e.message !== 'string') problems.push(`errors.${code}.message must be a string`);
         if (typeof e.surface !== 'string') problems.push(`errors.${code}.surface must be a string`);

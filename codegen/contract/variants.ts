@@ -2,8 +2,9 @@
  * Schemas by meaning: a schema is split into one variant per JSON type it accepts, so that
  * `type: [string, null]` and `anyOf: [{type: string}, {type: null}]` compare as the same.
  */
-import { canonical, isObject, type Json } from './json.ts';
+import { canonical, type Json } from './json.ts';
 import { compareText, sortedUnique } from './snapshot.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 /** A JSON type, or `any` for a schema that does not restrict the type. */
 export type VariantType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object' | 'any';
 
@@ -51,12 +52,12 @@ export function allowedValues(schema: Record<string, unknown>): Json[] | undefin
 /** The variants of a schema; absent or `true` accepts anything, `false` nothing. */
 export function variantsOf(schema: Json): Variant[] {
   if (schema === false) return [];
-  if (!isObject(schema)) return [{ type: 'any', schema: {} }];
+  if (!isPlainObject(schema)) return [{ type: 'any', schema: {} }];
   const union = Array.isArray(schema.anyOf) ? 'anyOf' : Array.isArray(schema.oneOf) ? 'oneOf' : undefined;
   if (union) {
     // oneOf's exclusivity is ignored: the set of accepted types is what clients notice.
     const { [union]: branches, ...shared } = schema;
-    return (branches as Json[]).flatMap((branch) => variantsOf(isObject(branch) ? mergeBranch(shared, branch) : branch === false ? false : shared));
+    return (branches as Json[]).flatMap((branch) => variantsOf(isPlainObject(branch) ? mergeBranch(shared, branch) : branch === false ? false : shared));
   }
   return typesOf(schema).flatMap((type) => {
     const keywords = Object.entries(schema).filter(([k]) => k !== 'type' && k !== 'const' && k !== 'enum');
@@ -82,10 +83,10 @@ export function mergeBranch(shared: Record<string, unknown>, branch: Record<stri
 
 /** Object variants told apart by a property with one fixed value, e.g. `kind="email"`. */
 export function discriminator(v: Variant): string {
-  const properties = isObject(v.schema.properties) ? v.schema.properties : {};
+  const properties = isPlainObject(v.schema.properties) ? v.schema.properties : {};
   return Object.entries(properties)
     .flatMap(([name, p]) => {
-      const values = isObject(p) ? allowedValues(p) : undefined;
+      const values = isPlainObject(p) ? allowedValues(p) : undefined;
       return values?.length === 1 ? [`${name}=${JSON.stringify(values[0])}`] : [];
     })
     .sort(compareText)

@@ -10,6 +10,7 @@
  */
 import type { JSONSchema } from '../json-schema.ts';
 import { code, link, typeAnchor, type Inline } from './inline.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 
 export interface FieldRow {
   /** `name`, `parent.child`, `list[].child`. */
@@ -24,7 +25,6 @@ export interface FieldRow {
 export type Defs = Readonly<Record<string, JSONSchema>>;
 type Schema = Record<string, unknown>;
 
-const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 const REF = /^#\/\$defs\/([^/]+)$/;
 
 /**
@@ -39,7 +39,7 @@ interface Local {
 /** The shared definition a node refers to, when it is one of the file's $defs (and not one of the schema's own). */
 function refOf(node: Schema, defs: Defs, local?: Local): string | undefined {
   const name = typeof node.$ref === 'string' ? REF.exec(node.$ref)?.[1] : undefined;
-  if (name !== undefined && local && isSchema(local.root.$defs) && name in local.root.$defs) return undefined;
+  if (name !== undefined && local && isPlainObject(local.root.$defs) && name in local.root.$defs) return undefined;
   return name !== undefined && name in defs ? name : undefined;
 }
 
@@ -50,15 +50,15 @@ function localTarget(ref: string, root: Schema): Schema | undefined {
     let node: unknown = root;
     for (const part of ref.slice(2).split('/')) {
       const key = decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~');
-      node = isSchema(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
+      node = isPlainObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
     }
-    return isSchema(node) ? node : undefined;
+    return isPlainObject(node) ? node : undefined;
   }
   let found: Schema | undefined;
   const anchor = ref.slice(1);
   const visit = (node: unknown): void => {
     if (found || typeof node !== 'object' || node === null) return;
-    if (isSchema(node) && node.$anchor === anchor) found = node;
+    if (isPlainObject(node) && node.$anchor === anchor) found = node;
     else Object.values(node).forEach(visit);
   };
   visit(root);
@@ -80,7 +80,7 @@ function followLocal(node: Schema, defs: Defs, local: Local | undefined): { node
 
 /** True for a shared shape documented as a table of its own (an object with fields). */
 export function isObjectDef(schema: Schema | undefined): boolean {
-  return !!schema && (schema.type === 'object' || isSchema(schema.properties));
+  return !!schema && (schema.type === 'object' || isPlainObject(schema.properties));
 }
 
 /** The node with a scalar definition resolved (its keywords, overridden by those beside the $ref). */
@@ -94,7 +94,7 @@ function resolved(node: Schema, defs: Defs, local?: Local): Schema {
 
 /** Keywords that say which values a schema takes; a branch without any only adds rules to the value around it. */
 const TYPE_KEYWORDS = ['type', 'const', 'enum', '$ref', 'anyOf', 'oneOf', 'items', 'prefixItems'];
-const saysType = (b: unknown) => isSchema(b) && TYPE_KEYWORDS.some((k) => k in b);
+const saysType = (b: unknown) => isPlainObject(b) && TYPE_KEYWORDS.some((k) => k in b);
 
 /** The type of a value, e.g. `string`, `array of Step`, `"draft" | "active"`, `MessageText or null`. */
 export function typeOf(node: Schema, defs: Defs, local?: Local): Inline {
@@ -115,13 +115,13 @@ export function typeOf(node: Schema, defs: Defs, local?: Local): Inline {
         .map((b) => typeOf(node.type !== undefined && b.type === undefined ? { type: node.type, ...b } : b, defs, local))
         .join(' or ');
   if (Array.isArray(node.prefixItems)) {
-    const rest = node.items === false ? '' : `, then ${isSchema(node.items) ? typeOf(node.items, defs, local) : 'any'}…`;
-    return `tuple (${(node.prefixItems as unknown[]).map((b) => (isSchema(b) ? typeOf(b, defs, local) : 'any')).join(', ')}${rest})`;
+    const rest = node.items === false ? '' : `, then ${isPlainObject(node.items) ? typeOf(node.items, defs, local) : 'any'}…`;
+    return `tuple (${(node.prefixItems as unknown[]).map((b) => (isPlainObject(b) ? typeOf(b, defs, local) : 'any')).join(', ')}${rest})`;
   }
-  if (node.type === 'array') return `array of ${isSchema(node.items) ? typeOf(node.items, defs, local) : 'any'}`;
+  if (node.type === 'array') return `array of ${isPlainObject(node.items) ? typeOf(node.items, defs, local) : 'any'}`;
   if (Array.isArray(node.type)) return node.type.join(' or ');
   if (typeof node.type === 'string') return node.type;
-  return isSchema(node.properties) ? 'object' : 'any';
+  return isPlainObject(node.properties) ? 'object' : 'any';
 }
 
 /** `1 to 200 characters`, `at least 1 item`, `not empty`; undefined without limits. */
@@ -140,7 +140,7 @@ const range = (min: unknown, max: unknown, unit: string) => {
 export function detailsOf(node: Schema, defs: Defs, local?: Local): Inline {
   const n = resolved(node, defs, local);
   // A nullable value (`anyOf: [X, null]`) has the limits of X.
-  const branches = Array.isArray(n.anyOf) ? (n.anyOf as unknown[]).filter(isSchema) : [];
+  const branches = Array.isArray(n.anyOf) ? (n.anyOf as unknown[]).filter(isPlainObject) : [];
   const [single] = branches.filter((b) => b.type !== 'null');
   if (single && branches.length === 2 && branches.every(saysType))
     return [detailsOf(single, defs, local), n.default !== undefined ? `default ${code(JSON.stringify(n.default))}` : ''].filter(Boolean).join('; ');
@@ -154,8 +154,8 @@ export function detailsOf(node: Schema, defs: Defs, local?: Local): Inline {
     range(n.minProperties, n.maxProperties, 'field'),
     typeof n.format === 'string' ? `format ${code(n.format)}` : undefined,
     typeof n.pattern === 'string' ? `matches ${code(n.pattern)}` : undefined,
-    isSchema(n.propertyNames) && typeof n.propertyNames.pattern === 'string' ? `field names match ${code(n.propertyNames.pattern)}` : undefined,
-    isSchema(n.additionalProperties)
+    isPlainObject(n.propertyNames) && typeof n.propertyNames.pattern === 'string' ? `field names match ${code(n.propertyNames.pattern)}` : undefined,
+    isPlainObject(n.additionalProperties)
       ? `values: ${[typeOf(n.additionalProperties, defs, local), detailsOf(n.additionalProperties, defs, local)].filter(Boolean).join(', ')}`
       : undefined,
     n.default !== undefined ? `default ${code(JSON.stringify(n.default))}` : undefined,
@@ -174,12 +174,12 @@ export function rulesOf(schema: Schema, defs: Defs): Inline {
 }
 
 function ruleParts(n: Schema, defs: Defs, local: Local | undefined): string[] {
-  const branch = (b: unknown) => `(${isSchema(b) ? conditionOf(b, defs, local) : b === false ? 'nothing' : 'anything'})`;
+  const branch = (b: unknown) => `(${isPlainObject(b) ? conditionOf(b, defs, local) : b === false ? 'nothing' : 'anything'})`;
   const list = (key: string) => (Array.isArray(n[key]) ? (n[key] as unknown[]) : undefined);
   const anyOf = list('anyOf');
   const oneOf = list('oneOf');
   const allOf = list('allOf');
-  const patterns = isSchema(n.patternProperties) ? Object.entries(n.patternProperties) : [];
+  const patterns = isPlainObject(n.patternProperties) ? Object.entries(n.patternProperties) : [];
   return [
     anyOf && !anyOf.every(saysType) ? `at least one of: ${anyOf.map(branch).join(' or ')}` : undefined,
     oneOf && !oneOf.every(saysType) ? `exactly one of: ${oneOf.map(branch).join(' or ')}` : undefined,
@@ -188,11 +188,11 @@ function ruleParts(n: Schema, defs: Defs, local: Local | undefined): string[] {
       ? `if ${branch(n.if)}${n.then !== undefined ? ` then ${branch(n.then)}` : ''}${n.else !== undefined ? `${n.then !== undefined ? ',' : ''} otherwise ${branch(n.else)}` : ''}`
       : undefined,
     n.not !== undefined ? `not ${branch(n.not)}` : undefined,
-    ...(isSchema(n.dependentRequired) ? Object.entries(n.dependentRequired) : []).map(
+    ...(isPlainObject(n.dependentRequired) ? Object.entries(n.dependentRequired) : []).map(
       ([name, needs]) => `with ${code(name)}, also ${(Array.isArray(needs) ? needs : []).map((x) => code(String(x))).join(', ')}`,
     ),
-    ...(isSchema(n.dependentSchemas) ? Object.entries(n.dependentSchemas) : []).map(([name, sub]) => `with ${code(name)}: ${branch(sub)}`),
-    ...patterns.map(([pattern, sub]) => `fields matching ${code(pattern)}: ${isSchema(sub) ? typeOf(sub, defs, local) : 'any'}`),
+    ...(isPlainObject(n.dependentSchemas) ? Object.entries(n.dependentSchemas) : []).map(([name, sub]) => `with ${code(name)}: ${branch(sub)}`),
+    ...patterns.map(([pattern, sub]) => `fields matching ${code(pattern)}: ${isPlainObject(sub) ? typeOf(sub, defs, local) : 'any'}`),
     n.unevaluatedProperties === false ? 'no other fields' : undefined,
   ].filter((p): p is string => p !== undefined);
 }
@@ -201,12 +201,12 @@ function ruleParts(n: Schema, defs: Defs, local: Local | undefined): string[] {
 function conditionOf(b: Schema, defs: Defs, local: Local | undefined): string {
   const parts: string[] = [];
   if (saysType(b)) parts.push(typeOf(b, defs, local));
-  const properties = isSchema(b.properties) ? b.properties : {};
+  const properties = isPlainObject(b.properties) ? b.properties : {};
   // A required field with a condition of its own says both at once: `country` is "US".
-  const required = Array.isArray(b.required) ? (b.required as unknown[]).map(String).filter((r) => !isSchema(properties[r])) : [];
+  const required = Array.isArray(b.required) ? (b.required as unknown[]).map(String).filter((r) => !isPlainObject(properties[r])) : [];
   if (required.length) parts.push(`${required.map(code).join(', ')} given`);
   for (const [name, sub] of Object.entries(properties)) {
-    if (!isSchema(sub)) continue;
+    if (!isPlainObject(sub)) continue;
     const value =
       sub.const !== undefined
         ? `is ${code(JSON.stringify(sub.const))}`
@@ -235,20 +235,20 @@ function nested(node: Schema, defs: Defs, local: Local | undefined): { schema: S
   if (refOf(node, defs, local) !== undefined) return undefined;
   const followed = followLocal(node, defs, local);
   const n = followed.node;
-  if (isSchema(n.properties)) return { schema: n, suffix: '.', local: followed.local };
-  if (n.type === 'array' && isSchema(n.items) && refOf(n.items, defs, followed.local) === undefined) {
+  if (isPlainObject(n.properties)) return { schema: n, suffix: '.', local: followed.local };
+  if (n.type === 'array' && isPlainObject(n.items) && refOf(n.items, defs, followed.local) === undefined) {
     const items = followLocal(n.items, defs, followed.local);
-    if (isSchema(items.node.properties)) return { schema: items.node, suffix: '[].', local: items.local };
+    if (isPlainObject(items.node.properties)) return { schema: items.node, suffix: '[].', local: items.local };
   }
   return undefined;
 }
 
 /** The rows of an object schema's fields, depth first in declared order. */
 export function fieldRows(schema: Schema, defs: Defs, prefix = '', local: Local = { root: schema, open: new Set() }): FieldRow[] {
-  const properties = isSchema(schema.properties) ? schema.properties : {};
+  const properties = isPlainObject(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   return Object.entries(properties).flatMap(([name, sub]) => {
-    if (!isSchema(sub)) return [];
+    if (!isPlainObject(sub)) return [];
     const path = `${prefix}${name}`;
     const row: FieldRow = {
       path,
@@ -268,7 +268,7 @@ export function fieldRows(schema: Schema, defs: Defs, prefix = '', local: Local 
  */
 function itemRows(node: Schema, defs: Defs, path: string, local: Local | undefined): FieldRow[] {
   const n = followLocal(node, defs, local).node;
-  if (n.type !== 'array' || !isSchema(n.items) || refOf(n.items, defs, local) !== undefined) return [];
+  if (n.type !== 'array' || !isPlainObject(n.items) || refOf(n.items, defs, local) !== undefined) return [];
   const items = n.items;
   const inner = nested(items, defs, local);
   if (inner) return [];
@@ -291,12 +291,12 @@ function itemRows(node: Schema, defs: Defs, path: string, local: Local | undefin
 export function objectBranches(schema: Schema): { keyword: 'anyOf' | 'oneOf'; label: Inline; schema: Schema }[] {
   for (const keyword of ['oneOf', 'anyOf'] as const) {
     const branches = schema[keyword];
-    if (!Array.isArray(branches) || !branches.every((b) => isSchema(b) && isSchema(b.properties))) continue;
+    if (!Array.isArray(branches) || !branches.every((b) => isPlainObject(b) && isPlainObject(b.properties))) continue;
     const { [keyword]: _union, ...shared } = schema;
     const list = (v: unknown) => (Array.isArray(v) ? (v as unknown[]) : []);
     return (branches as Schema[]).map((b) => {
-      const properties = { ...(isSchema(shared.properties) ? shared.properties : {}), ...(b.properties as Schema) };
-      const fixed = Object.entries(b.properties as Schema).filter(([, p]) => isSchema(p) && p.const !== undefined);
+      const properties = { ...(isPlainObject(shared.properties) ? shared.properties : {}), ...(b.properties as Schema) };
+      const fixed = Object.entries(b.properties as Schema).filter(([, p]) => isPlainObject(p) && p.const !== undefined);
       return {
         keyword,
         label: fixed.map(([name, p]) => `${code(name)} is ${code(JSON.stringify((p as Schema).const))}`).join(', '),

@@ -9,7 +9,7 @@ import { renderTemplate } from '../../core/templates.ts';
 import type { ErrorModel, Model, ToolExample, ToolModel } from '../model.ts';
 import { directDefs } from '../defs.ts';
 import type { Block } from './blocks.ts';
-import { promptBlocks, resourceBlocks } from './features.ts';
+import { promptBlocks, resourceBlocks } from './resources-prompts.ts';
 import { fieldRows, isObjectDef, objectBranches, rulesOf, type Defs, type FieldRow, typeOf, detailsOf } from './fields.ts';
 import { code, link, toolAnchor, typeAnchor, type Inline } from './inline.ts';
 
@@ -154,14 +154,23 @@ function typeBlocks(model: Model, name: string, schema: Record<string, unknown>,
   return blocks;
 }
 
-/** The whole reference except connecting. */
-export function referenceBlocks(model: Model): Block[] {
+/**
+ * The whole reference except connecting, in three parts: what comes before the tools (their
+ * table of contents), each tool's section (which reads only the tool, the shared shapes and the
+ * error catalog, so that it can be kept per tool), and everything after.
+ */
+export function referenceParts(model: Model): { head: Block[]; tool: (tool: ToolModel) => Block[]; tail: Block[] } {
   const defs: Defs = Object.fromEntries(model.defs.map((d) => [d.name, d.schema]));
   const toc = model.tools.map((t) => `${link(code(t.name), `#${toolAnchor(t.name)}`)} — ${t.title ?? t.description.split('\n')[0]!}`);
-  return [
+  const head: Block[] = [
     { kind: 'heading', level: 2, id: 'tools', text: 'Tools' },
     { kind: 'list', items: toc },
-    ...model.tools.flatMap((t) => toolBlocks(model, t, defs)),
+  ];
+  return { head, tool: (t) => toolBlocks(model, t, defs), tail: tailBlocks(model, defs) };
+}
+
+function tailBlocks(model: Model, defs: Defs): Block[] {
+  return [
     ...(model.defs.length
       ? [
           { kind: 'heading' as const, level: 2 as const, id: 'types', text: 'Types' },

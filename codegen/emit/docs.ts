@@ -7,8 +7,8 @@
  */
 import path from 'node:path';
 import type { Model } from '../model.ts';
-import { toHtml, toMarkdown } from '../docs/blocks.ts';
-import { connectingBlocks, introBlocks, referenceBlocks } from '../docs/reference.ts';
+import { toHtml, toMarkdown, type Block } from '../docs/blocks.ts';
+import { connectingBlocks, introBlocks, referenceParts } from '../docs/reference.ts';
 import { mdBanner, type OutputFile } from './output.ts';
 import { literal, renderSource } from './ts-source.ts';
 
@@ -22,8 +22,18 @@ export function htmlDocsPath(markdown: string): string {
 
 export function emitDocs(model: Model): OutputFile[] {
   if (!model.paths.docs) return [];
-  const reference = referenceBlocks(model);
-  const referenceMarkdown = toMarkdown(reference);
+  const parts = referenceParts(model);
+  // Each tool's section rendered once per change of its tool (tool-parts.ts), then joined as
+  // toMarkdown and toHtml join blocks.
+  const sections = model.tools.map((t) =>
+    model.parts.of('reference', t, ['defs', 'errors'], () => {
+      const blocks = parts.tool(t);
+      return { markdown: toMarkdown(blocks).slice(0, -1), html: toHtml(blocks).slice(0, -1) };
+    }),
+  );
+  const joined = (render: (blocks: Block[]) => string, part: 'markdown' | 'html', separator: string) =>
+    [render(parts.head).slice(0, -1), ...sections.map((s) => s[part]), render(parts.tail).slice(0, -1)].join(separator) + '\n';
+  const referenceMarkdown = joined(toMarkdown, 'markdown', '\n\n');
   const markdown = mdBanner + toMarkdown([...introBlocks(model), ...connectingBlocks(model, LOCAL_URL)]) + '\n' + referenceMarkdown;
   // The reference proper begins at its first line (the Tools anchor), which nothing before it has.
   const start = referenceMarkdown.slice(0, referenceMarkdown.indexOf('\n'));
@@ -52,7 +62,7 @@ export function emitDocs(model: Model): OutputFile[] {
   ]);
   return [
     { path: model.paths.docs, content: markdown },
-    { path: html, content: mdBanner + toHtml(reference) },
+    { path: html, content: mdBanner + joined(toHtml, 'html', '\n') },
     { path: path.join(model.paths.generated, 'docs.gen.ts'), content: module },
   ];
 }

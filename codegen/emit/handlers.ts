@@ -7,7 +7,7 @@ import type { Model, ToolModel } from '../model.ts';
 import type { OutputFile } from './output.ts';
 import { importPath, renderSource } from './ts-source.ts';
 import { toolTypesPath } from './tool-types.ts';
-import { featureHandlerPath, features, promptsPath, resourcesPath } from './features.ts';
+import { featureHandlerPath, features, promptsPath, resourcesPath } from './resources-prompts.ts';
 
 /** The local name of an imported handler: tool `add_leads` -> `addLeadsHandler`, resource `campaign` -> `campaignResourceHandler`. */
 const handlerBinding = (item: { typeName: string }) => `${item.typeName[0]!.toLowerCase()}${item.typeName.slice(1)}Handler`;

@@ -8,7 +8,7 @@ import type { JSONSchema } from '../json-schema.ts';
 import type { Model, ToolModel } from '../model.ts';
 import { localDefNames, refName, usedDefs } from '../defs.ts';
 import type { OutputFile } from './output.ts';
-import { jsonLiteral, printLiteral, type Literal } from './ts-literal.ts';
+import { brokenArray, INDENT, jsonLiteral, printLiteral, type Literal } from './ts-literal.ts';
 import { renderSource } from './ts-source.ts';
 
 /** A tool's tools/list entry, with the schemas as clients get them. */
@@ -97,10 +97,10 @@ export function emitToolsList(model: Model): OutputFile {
       (name) =>
         `/** $defs ${name}, as clients get it (inlined). */\n${declaration(`const ${defConst(name)}`, schemaLiteral(byName.get(name)!.schema, new Set()))}`,
     ),
-    `/** The tools/list result entries, sorted by name. */\n${declaration('export const toolsList: readonly ToolListing[]', {
-      kind: 'array',
-      items: model.tools.map(listingLiteral),
-    })}`,
+    `/** The tools/list result entries, sorted by name. */\nexport const toolsList: readonly ToolListing[] = ${brokenArray(
+      // Each entry printed once per change of its tool (tool-parts.ts); the array only joins them.
+      model.tools.map((t) => model.parts.of('listing', t, [], () => printLiteral(listingLiteral(t), INDENT, INDENT.length, 1))),
+    )};`,
   ]);
   return { path: path.join(model.paths.generated, 'tools-list.gen.ts'), content, formatted: true };
 }

@@ -19,7 +19,7 @@ export type Literal =
   | { kind: 'array'; items: Literal[] };
 
 export const WIDTH = 160;
-const INDENT = '  ';
+export const INDENT = '  ';
 /** Keys narrower than this never have their value moved below them (prettier: tabWidth + 3). */
 const SHORT_KEY = 5;
 
@@ -135,6 +135,14 @@ export function printLiteral(l: Literal, indent: string, column: number, suffix:
     return `${inner}${key}: ${printLiteral(e.value, inner, at, 1)},\n`;
   });
   return `{\n${entries.join('')}${indent}}`;
+}
+
+/**
+ * An array of items printed already (each by printLiteral at one indent), one a line: how
+ * printLiteral lays out an array of expanded objects at the top level.
+ */
+export function brokenArray(items: readonly string[]): string {
+  return items.length ? `[\n${items.map((item) => `${INDENT}${item},\n`).join('')}]` : '[]';
 }
 
 /** Numbers as prettier fills them: as many to a line as fit, the last one followed by a comma. */

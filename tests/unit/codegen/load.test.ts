@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { parseToolsYaml, pascalCase, templateParams } from '../../../codegen/load.ts';
+import { templateParams } from '../../../codegen/errors-load.ts';
+import { parseToolsYaml } from '../../../codegen/load.ts';
+import { pascalCase } from '../../../codegen/tools-load.ts';
 import { ToolsYamlError, type Problem } from '../../../codegen/problems.ts';
 
 /** Removes the indentation common to every line, so the YAML can be indented with the code. */

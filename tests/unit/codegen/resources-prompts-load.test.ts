@@ -1,5 +1,5 @@
 /**
- * Resources and prompts in tools.yaml (codegen/features.ts) and the URI templates they use
+ * Resources and prompts in tools.yaml (codegen/resources-prompts.ts) and the URI templates they use
  * (core/uri-template.ts): the model of a valid file, and every mistake reported at its line.
  */
 import assert from 'node:assert/strict';

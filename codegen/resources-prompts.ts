@@ -4,8 +4,9 @@
  */
 import { uriTemplateProblem, parseUriTemplate } from '../core/uri-template.ts';
 import { hint } from './did-you-mean.ts';
-import { byCodePoint, isObject, section, strings } from './raw-values.ts';
+import { byCodePoint, section, strings } from './raw-values.ts';
 import type { ArgumentModel, ErrorModel, PromptModel, ResourceModel } from './model.ts';
+import { isPlainObject } from '../core/plain-object.ts';
 
 type Path = (string | number)[];
 type Report = (p: Path, message: string, key?: boolean) => void;
@@ -74,8 +75,8 @@ function claimTypeNames(kind: 'resource' | 'prompt', name: string, typeName: str
 }
 
 function argumentModels(raw: Record<string, RawArgument> | undefined, required: (name: string, arg: RawArgument) => boolean): ArgumentModel[] {
-  return Object.entries(isObject(raw) ? raw : {})
-    .filter(([, a]) => isObject(a))
+  return Object.entries(isPlainObject(raw) ? raw : {})
+    .filter(([, a]) => isPlainObject(a))
     .map(([name, a]) => ({ name, description: a.description ?? '', complete: a.complete === true, required: required(name, a) }));
 }
 

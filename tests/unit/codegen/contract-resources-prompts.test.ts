@@ -1,7 +1,7 @@
-/** codegen/contract/features.ts: which changes to resources and prompts break clients, and which do not. */
+/** codegen/contract/resources-prompts.ts: which changes to resources and prompts break clients, and which do not. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { promptBreaks, resourceBreaks, type PromptContract, type ResourceContract } from '../../../codegen/contract/features.ts';
+import { promptBreaks, resourceBreaks, type PromptContract, type ResourceContract } from '../../../codegen/contract/resources-prompts.ts';
 
 const campaign: ResourceContract = { address: 'outreach://profiles/{profile_id}/campaigns/{campaign_id}', mimeType: 'application/json', scopes: ['mcp:read'] };
 const plan: PromptContract = { arguments: { profile_id: { required: true }, goal: { required: true }, audience: { required: false } }, scopes: ['mcp:read'] };

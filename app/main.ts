@@ -4,6 +4,8 @@ import { freePort } from '../runtime/index.ts';
 import { DEMO, retirePublishedDemoPassword, seedDemo } from './seed.ts';
 import { buildServer } from './server.ts';
 import { plainKeysWarning } from './auth/key-encryption.ts';
+import { startTelemetry } from './ops/telemetry.ts';
+import { serverDefinition } from '../generated/server.gen.ts';
 
 /** A word the shell takes as it is. */
 const shellQuote = (value: string) => (/^[\w./:@-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
@@ -14,7 +16,9 @@ async function main(): Promise<void> {
     const port = await freePort(config.host);
     config = loadConfig({ ...process.env, PORT: String(port) });
   }
-  const service = await buildServer(config);
+  // Before the store opens: the PostgreSQL driver is instrumented as it loads.
+  const telemetry = await startTelemetry(process.env, serverDefinition.info.name);
+  const service = await buildServer(config, { telemetry: telemetry !== undefined });
   const keysWarning = plainKeysWarning(config);
   if (keysWarning) console.warn(keysWarning);
   const retired = await retirePublishedDemoPassword(config, service.accounts, service.db);
@@ -38,6 +42,8 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     service.app.log.info(`${signal}: shutting down`);
     await service.close();
+    // What the exporters still hold goes out before the process ends.
+    await telemetry?.shutdown().catch((err: unknown) => console.error(`OpenTelemetry did not shut down cleanly: ${(err as Error).message}`));
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));

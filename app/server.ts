@@ -56,6 +56,11 @@ export interface BuildOptions {
   clock?: Clock;
   /** Let the sequencer tick by itself, about once a second (default true); tests call `sequencer.tick()`. */
   autoTick?: boolean;
+  /**
+   * OpenTelemetry spans and metrics (default false): set when an SDK was started (ops/telemetry.ts).
+   * The MCP requests, the SQLite statements, the sequencer's batches and the outbox deliveries then make spans.
+   */
+  telemetry?: boolean;
 }
 
 export interface Service {
@@ -79,8 +84,8 @@ export interface Service {
 }
 
 /** Opens the store (running migrations), the keys and the authorizations: what both the server and the CLI need. */
-export async function openService(config: AppConfig, options: Pick<BuildOptions, 'accessTokenTtlSeconds' | 'clock'> = {}) {
-  const { db, kind, location, pool } = await openDatabase(config);
+export async function openService(config: AppConfig, options: Pick<BuildOptions, 'accessTokenTtlSeconds' | 'clock' | 'telemetry'> = {}) {
+  const { db, kind, location, pool } = await openDatabase(config, { traced: options.telemetry ?? false });
   await migrate(db);
   const clock = options.clock ?? systemClock;
   const keys = new SigningKeys(db, config.keyEncryptionKey && new KeyEncryption(config.keyEncryptionKey));
@@ -153,12 +158,14 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   const adapter = config.deliveryWebhookUrl
     ? new WebhookDeliveryAdapter(config.deliveryWebhookUrl)
     : new LogDeliveryAdapter((obj, msg) => app.log.info(obj, msg));
-  const outbox = new OutboxWorker(db, adapter, { logger: app.log, clock });
+  const telemetry = options.telemetry ?? false;
+  const outbox = new OutboxWorker(db, adapter, { logger: app.log, clock, telemetry });
   const sequencer = new Sequencer(new SequencingStore(db, kind), {
     clock,
     logger: app.log,
     // Deliver what a tick queued without waiting for the outbox's next poll.
     onQueued: () => void outbox.drain().catch((err: unknown) => app.log.error({ err }, 'outbox drain failed')),
+    telemetry,
   });
 
   // Without REDIS_URL the /mcp limits are counted in memory, by each instance alone.
@@ -194,6 +201,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
       activity.record(event);
       metrics.toolCall(event);
     },
+    telemetry,
     authFailureLimit: perMinute(config.authFailuresPerMinute),
     requestLimits: { perToken: perMinute(config.requestsPerMinutePerToken), perAddress: perMinute(config.requestsPerMinutePerAddress) },
     ...(redis && { rateLimitRedis: redis }),

@@ -78,7 +78,7 @@ const tmp = mkdtempSync(path.join(tmpdir(), 'outreach-bench-'));
 installCleanup(() => rmSync(tmp, { recursive: true, force: true }));
 
 interface ServerRun {
-  key: 'a' | 'b' | 'b-bench-build' | 'c';
+  key: 'a' | 'b' | 'b-bench-build' | 'b-otel' | 'b-baseline' | 'c';
   label: string;
   runs: LoadResult[];
 }
@@ -118,6 +118,13 @@ function versions() {
  * runs first: (a) and (c) answer its bytes; the bench build's answer must have their length (its
  * ids differ). With BENCH_PROFILE=1, npm start is profiled in an extra run of its own.
  */
+const RUN_KEY: Record<ServerKind, ServerRun['key']> = {
+  'npm-start': 'b',
+  'bench-build': 'b-bench-build',
+  'npm-start-otel': 'b-otel',
+  'npm-start-baseline': 'b-baseline',
+};
+
 async function benchReal(
   kind: ServerKind,
   expectedLength?: number,
@@ -173,7 +180,7 @@ async function benchReal(
       }
     }
     return {
-      run: { key: kind === 'npm-start' ? 'b' : 'b-bench-build', label: `${label} (real token, SQLite)`, runs },
+      run: { key: RUN_KEY[kind], label: `${label} (real token, SQLite)`, runs },
       responseBody: res.text,
       structured: body.result.structuredContent,
       ...(profileFile && { profileFile }),
@@ -438,13 +445,16 @@ async function main(): Promise<void> {
   if (ONLY.has('servers')) {
     real = await benchReal('npm-start');
     const benchBuild = await benchReal('bench-build', real.responseBody.length);
+    // What tracing costs: on, beside npm start; and npm start built without it, when a ref before it is named.
+    const otel = await benchReal('npm-start-otel', real.responseBody.length);
+    const baseline = process.env.BENCH_BASELINE_REF ? await benchReal('npm-start-baseline', real.responseBody.length) : undefined;
     const responseFile = path.join(tmp, 'response.json');
     const profilesFile = path.join(tmp, 'profiles.json');
     writeFileSync(responseFile, real.responseBody);
     writeFileSync(profilesFile, JSON.stringify(real.structured));
     const bare = await benchBare(responseFile, real.responseBody);
     const sdk = await benchSdk(profilesFile, real.structured);
-    servers = [bare, real.run, benchBuild.run, sdk];
+    servers = [bare, real.run, benchBuild.run, otel.run, ...(baseline ? [baseline.run] : []), sdk];
   }
   const tools = ONLY.has('tools')
     ? await benchTools({ tmp, plan: TOOL_PLAN, tools: TOOLS, backends: BACKENDS, ...(PROFILE && { profileDir: RESULTS_DIR }) })
@@ -510,6 +520,14 @@ async function main(): Promise<void> {
       cpuPerReqAOverB: a.serverCpuUsPerReq && b.serverCpuUsPerReq ? a.serverCpuUsPerReq / b.serverCpuUsPerReq : null,
       benchBuild: { bOverA: bench.reqPerSec / a.reqPerSec, bOverC: bench.reqPerSec / c.reqPerSec },
     };
+    // What tracing costs npm start: on (every span exported), and, with BENCH_BASELINE_REF, off against a build without its code.
+    const otel = at('b-otel');
+    const baseline = servers.some((s) => s.key === 'b-baseline') ? at('b-baseline') : undefined;
+    log();
+    log(
+      `tracing at ${top} connections: on ${fmt.int(otel.reqPerSec)} req/s = ${fmt.ratio(otel.reqPerSec / b.reqPerSec)} of off (${fmt.int(b.reqPerSec)})` +
+        (baseline ? `; off = ${fmt.ratio(b.reqPerSec / baseline.reqPerSec)} of the build without it (${fmt.int(baseline.reqPerSec)})` : ''),
+    );
     log();
     log(`ratios at ${top} connections (req/s); b is npm start, the targets are judged on it (the bench build's ratio beside, for comparison):`);
     log(

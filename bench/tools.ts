@@ -51,7 +51,8 @@ const DB_FLOOR_READS: readonly ToolName[] = ['profiles', 'get_campaign', 'list_l
 /** list_leads reads one page of this many. */
 const LEAD_PAGE = 50;
 /** The configurations of the server under test, npm start first (floor (b) runs on its data). */
-const SERVER_KINDS: readonly ServerKind[] = ['npm-start', 'bench-build'];
+/** The servers (f) compares (the tracing configurations are (b)'s: bench/run.ts). */
+const SERVER_KINDS = ['npm-start', 'bench-build'] as const satisfies readonly ServerKind[];
 
 export const SETUP_CAMPAIGN = {
   name: 'Bench campaign',
@@ -170,7 +171,10 @@ interface Pending {
 }
 
 /** A fresh store per server of a back-end (each server starts from the same state), or why there is none. */
-async function freshStores(kind: BackendKind, tmp: string): Promise<{ stores: Record<ServerKind, StoreSettings>; drop(): Promise<void> } | { skip: string }> {
+async function freshStores(
+  kind: BackendKind,
+  tmp: string,
+): Promise<{ stores: Record<(typeof SERVER_KINDS)[number], StoreSettings>; drop(): Promise<void> } | { skip: string }> {
   if (kind === 'sqlite')
     return {
       stores: { 'npm-start': { DATA_DIR: path.join(tmp, 'f-sqlite-npm-start') }, 'bench-build': { DATA_DIR: path.join(tmp, 'f-sqlite-bench-build') } },

@@ -21,6 +21,7 @@ import { PendingInputs, RequestStateSeal } from './input-requests.ts';
 import { memoryTaskStore, Tasks, type TaskStore } from './tasks.ts';
 import { Admission, requireAuthErrors } from './admission.ts';
 import { mcpTransport } from './transport.ts';
+import { McpTelemetry } from './telemetry.ts';
 
 /**
  * `Services` is whatever the handlers get as `ctx.services` (the type tools.yaml names under
@@ -75,6 +76,13 @@ interface McpHttpCommonOptions<Services, Claims extends PrincipalClaims> {
   /** A task's life and the poll interval suggested to clients (defaults: one hour, 500 ms). */
   taskTtlMs?: number;
   taskPollIntervalMs?: number;
+  /**
+   * A span per JSON-RPC request and the `mcp.server.operation.duration` histogram, after
+   * OpenTelemetry's conventions for MCP, through @opentelemetry/api's global tracer and meter:
+   * turn it on once the application registered an OpenTelemetry SDK (default off: a request then
+   * does nothing of it).
+   */
+  telemetry?: boolean;
   /** Told of every finished tools/call (for an activity log); keep it cheap, it runs on the hot path. */
   onToolCall?: ToolCallObserver<Claims>;
   /**
@@ -190,5 +198,14 @@ export async function mcpHttp<Services, Claims extends PrincipalClaims = NoClaim
   );
 
   const admission = new Admission(policy, errors, challenges, limits, authenticate);
-  mcpTransport(app, { path, bodyLimit, errors, policy, admission, protocol, describeOutage: options.describeOutage });
+  mcpTransport(app, {
+    path,
+    bodyLimit,
+    errors,
+    policy,
+    admission,
+    protocol,
+    describeOutage: options.describeOutage,
+    telemetry: options.telemetry ? new McpTelemetry() : undefined,
+  });
 }

@@ -29,6 +29,7 @@ import { NUL_RULE, pathWithNul } from './nul.ts';
 import { TASKS_EXTENSION, type Tasks } from './tasks.ts';
 import { SUPPORTED_VERSIONS, negotiate } from './versions.ts';
 import type { Challenges } from './auth.ts';
+import type { RequestTelemetry } from './telemetry.ts';
 
 export interface ProtocolOptions {
   /** tools/list page size. */
@@ -120,15 +121,24 @@ export class McpProtocol {
    * 400 era validation, 404 unknown method of the stateless revision) are thrown as CatalogError
    * before anything was streamed; everything else becomes a JSON-RPC result or error.
    */
-  async handle(request: JsonRpcRequest, era: Era, principal: Principal, channel: ResponseChannel, signal: () => AbortSignal): Promise<void> {
-    const state: RequestState = { id: request.id, era, principal, channel, signal };
+  async handle(
+    request: JsonRpcRequest,
+    era: Era,
+    principal: Principal,
+    channel: ResponseChannel,
+    signal: () => AbortSignal,
+    telemetry?: RequestTelemetry,
+  ): Promise<void> {
+    const state: RequestState = { id: request.id, era, principal, channel, signal, telemetry };
     let json: string;
     try {
       json = await this.dispatch(request, state);
     } catch (err) {
       if (!(err instanceof CatalogError)) throw err;
       if (answersWithStatus(err, era.stateless) && !channel.isStreaming) throw err;
-      channel.finish(errorMessage(request.id, rpcError(err)));
+      const answered = rpcError(err);
+      telemetry?.failed(err.code, answered.code);
+      channel.finish(errorMessage(request.id, answered));
       return;
     }
     if (era.stateless) json = state.interim ? withFields(json, this.serverInfoMeta) : withFields(json, this.statelessFields);
@@ -279,6 +289,7 @@ export class McpProtocol {
         signal: state.signal,
         log: this.logger(state),
         ask,
+        telemetry: state.telemetry,
         progress: (progress, total, message) => {
           if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
           channel.notify(

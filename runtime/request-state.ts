@@ -3,6 +3,7 @@ import type { Era } from './era.ts';
 import type { Principal } from './handler.ts';
 import type { RequestId } from './jsonrpc.ts';
 import type { ResponseChannel } from './response-channel.ts';
+import type { RequestTelemetry } from './telemetry.ts';
 
 export interface RequestState {
   id: RequestId;
@@ -13,4 +14,6 @@ export interface RequestState {
   signal: () => AbortSignal;
   /** The result carries its own resultType (input_required, or a task handle), not "complete". */
   interim?: boolean;
+  /** The request's span, when telemetry is on. */
+  telemetry?: RequestTelemetry | undefined;
 }

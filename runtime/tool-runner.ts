@@ -23,6 +23,7 @@ import type {
 import { FrameworkConfigError } from './errors.ts';
 import type { Asker } from './input-requests.ts';
 import { NUL_RULE, pathWithNul } from './nul.ts';
+import type { RequestTelemetry } from './telemetry.ts';
 
 export interface CallToolResult {
   content: ContentResult['content'];
@@ -39,6 +40,8 @@ export interface CallEnvironment {
   progress(progress: number, total?: number, message?: string): void;
   /** Puts a handler's question (elicitation, sampling, roots) to the client, as the request's era does. */
   ask: Asker;
+  /** The request's span, when telemetry is on: told the catalog code of a tool error result. */
+  telemetry?: RequestTelemetry | undefined;
 }
 
 export type { ServerLogger } from './error-mapping.ts';
@@ -191,6 +194,7 @@ export class ToolRunner<Services = unknown> {
     const invalid = argumentProblem(def, args);
     if (invalid !== undefined) {
       const err = this.errors.create('INVALID_ARGUMENTS', { tool: name, detail: invalid });
+      env.telemetry?.failed(err.code);
       return this.failed(name, env, started, toolErrorResult(err), err, undefined);
     }
     const ctx = new ToolCallContext(name, env, this.services, tool.errors);
@@ -202,7 +206,10 @@ export class ToolRunner<Services = unknown> {
       return json;
     } catch (err) {
       const failure = toolFailure(err, name, this.errors, this.options);
-      if ('result' in failure) return this.failed(name, env, started, failure.result, failure, args);
+      if ('result' in failure) {
+        env.telemetry?.failed(failure.code);
+        return this.failed(name, env, started, failure.result, failure, args);
+      }
       if (failure.code !== undefined) this.failed(name, env, started, '', failure, args);
       throw failure.thrown;
     }

@@ -5,14 +5,17 @@
  * to the protocol on a response channel (JSON, or an event stream).
  */
 import { METHODS } from 'node:http';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { frameworkErrors } from '../core/framework-errors.ts';
 import { corsHeaders, PREFLIGHT_HEADERS, type Admission } from './admission.ts';
 import { INTERNAL_RPC_ERROR, rpcError, sendError, sendInternalError } from './error-mapping.ts';
 import { CatalogError, serviceUnavailable, type ErrorFactory } from './errors.ts';
-import { classify, errorMessage } from './jsonrpc.ts';
+import type { Principal } from './handler.ts';
+import { classify, errorMessage, type JsonRpcRequest } from './jsonrpc.ts';
 import { checkOrigin, type OriginPolicy } from './origin-guard.ts';
 import type { McpProtocol } from './protocol.ts';
 import { ResponseChannel } from './response-channel.ts';
+import type { McpTelemetry, RequestSpan } from './telemetry.ts';
 
 const PARSE_FAILED = Symbol('parse failed');
 
@@ -33,10 +36,15 @@ export interface TransportOptions {
   admission: Admission;
   protocol: McpProtocol;
   describeOutage?: ((err: unknown) => string | undefined) | undefined;
+  /** A span and the duration metric per request, when telemetry is on (decided once, at start). */
+  telemetry?: McpTelemetry | undefined;
 }
 
 /** Serves /mcp on `app` (a plugin's encapsulated instance: the parsers and error handler are its own). */
-export function mcpTransport(app: FastifyInstance, { path, bodyLimit, errors, policy, admission, protocol, describeOutage }: TransportOptions): void {
+export function mcpTransport(
+  app: FastifyInstance,
+  { path, bodyLimit, errors, policy, admission, protocol, describeOutage, telemetry }: TransportOptions,
+): void {
   // JSON bodies are parsed here so that bad JSON becomes a JSON-RPC parse error, not a Fastify 400.
   // Only JSON is parsed (Fastify's default text/plain parser would let other types through): 415.
   app.removeAllContentTypeParsers();
@@ -109,10 +117,30 @@ export function mcpTransport(app: FastifyInstance, { path, bodyLimit, errors, po
     req.mcpMethod = request.method;
     if (request.method === 'tools/call' && typeof request.params?.name === 'string') req.mcpTool = request.params.name;
     const channel = new ResponseChannel(reply, accept.sse, accept.sse && !accept.json);
+    if (!telemetry) return answer(request, req, reply, principal, channel, undefined);
+    const traced = telemetry.start(request, req.headers, req.raw.httpVersion);
+    try {
+      return await traced.run(() => answer(request, req, reply, principal, channel, traced));
+    } finally {
+      traced.end();
+    }
+  });
+
+  /** Answers one request on its channel; `traced` hears how it failed. */
+  async function answer(
+    request: JsonRpcRequest,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    principal: Principal,
+    channel: ResponseChannel,
+    traced: RequestSpan | undefined,
+  ): Promise<FastifyReply> {
     try {
       const era = protocol.era(request, req.headers);
-      await protocol.handle(request, era, principal, channel, () => abortSignalOf(reply));
+      traced?.version(era.version);
+      await protocol.handle(request, era, principal, channel, () => abortSignalOf(reply), traced);
     } catch (err) {
+      if (traced) failedWith(traced, err);
       if (!channel.isStreaming) {
         if (err instanceof CatalogError) return sendError(reply, err, request.id);
         throw err;
@@ -122,7 +150,14 @@ export function mcpTransport(app: FastifyInstance, { path, bodyLimit, errors, po
       channel.finish(errorMessage(request.id, err instanceof CatalogError ? rpcError(err) : INTERNAL_RPC_ERROR));
     }
     return reply;
-  });
+  }
+
+  /** What a thrown error answers, for the span: its catalog code, the outage's 503, or a fault of our own. */
+  function failedWith(traced: RequestSpan, err: unknown): void {
+    if (err instanceof CatalogError) traced.failed(err.code, rpcError(err).code);
+    else if (describeOutage?.(err) !== undefined) traced.failed('SERVICE_UNAVAILABLE', frameworkErrors.SERVICE_UNAVAILABLE.code);
+    else traced.failed('_OTHER', INTERNAL_RPC_ERROR.code);
+  }
 }
 
 /** Aborted when the client goes away before the response is complete (made only if a handler asks). */

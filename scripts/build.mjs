@@ -40,7 +40,11 @@ export const bundleOptions = {
   format: 'esm',
   // better-sqlite3 is native; pg-native is optional; Fastify's own schema compilers load on first use
   // (app/ops/lazy-schema-compilers.ts), from node_modules: bundled, they would be parsed at every start.
-  external: ['better-sqlite3', 'pg-native', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
+  // pg and OpenTelemetry load from node_modules too: the pg instrumentation patches pg as require()
+  // loads it, which it cannot do to a bundled copy; the SDK (loaded only when tracing is on,
+  // app/ops/telemetry.ts) would bring gRPC and every exporter into the bundle; and the API must be
+  // the SDK's own copy: a tracer taken from a bundled copy before the SDK registered stays a no-op.
+  external: ['better-sqlite3', 'pg', 'pg-native', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', '@opentelemetry/*'],
   // Bundled CommonJS packages call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   // Class and function names stay what the sources say: oidc-provider names its models after their

@@ -4,9 +4,12 @@
  * message twice at once; the network call happens outside any transaction; the outcome is then
  * recorded in one transaction. Failures are retried with exponential backoff, up to maxAttempts.
  */
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Db } from '../store/database.ts';
 import { systemClock, type Clock } from '../clock.ts';
-import type { DeliveryAdapter, OutgoingMessage } from './adapter.ts';
+import type { DeliveryAdapter, DeliveryOutcome, OutgoingMessage } from './adapter.ts';
+
+const tracer = trace.getTracer('outreach-outbox');
 
 export interface OutboxWorkerOptions {
   maxAttempts?: number;
@@ -14,6 +17,8 @@ export interface OutboxWorkerOptions {
   leaseMs?: number;
   logger: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   clock?: Clock;
+  /** A span per delivery attempt (OpenTelemetry is on): the adapter's HTTP call is its child. */
+  telemetry?: boolean;
 }
 
 export class OutboxWorker {
@@ -87,14 +92,35 @@ export class OutboxWorker {
     if (!(await this.claim(messageId))) return false;
     const message = await this.load(messageId);
     if (!message) return false;
-    let outcome;
-    try {
-      outcome = await this.adapter.deliver(message);
-    } catch (err) {
-      outcome = { ok: false as const, error: (err as Error).message, retryable: true };
-    }
+    const outcome = await (this.options.telemetry ? this.tracedAttempt(message) : this.attempt(message));
     await this.record(messageId, outcome);
     return true;
+  }
+
+  private async attempt(message: OutgoingMessage): Promise<DeliveryOutcome> {
+    try {
+      return await this.adapter.deliver(message);
+    } catch (err) {
+      return { ok: false, error: (err as Error).message, retryable: true };
+    }
+  }
+
+  /**
+   * The attempt in a span of the current trace (send_message's call), or of a trace of its own
+   * (the outbox's poll). Its message id only: never the recipient, the text or the error, which
+   * can quote them.
+   */
+  private tracedAttempt(message: OutgoingMessage): Promise<DeliveryOutcome> {
+    const attributes = { 'outreach.message.id': message.id, 'outreach.delivery.adapter': this.adapter.name };
+    return tracer.startActiveSpan('outbox deliver', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+      const outcome = await this.attempt(message);
+      if (!outcome.ok) {
+        span.setAttribute('error.type', outcome.retryable ? 'delivery_retryable' : 'delivery_refused');
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+      return outcome;
+    });
   }
 
   private async claim(messageId: string): Promise<boolean> {

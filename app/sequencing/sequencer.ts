@@ -10,9 +10,12 @@
  * start() ticks about once a second, with jitter so instances do not march in step. After
  * downtime the limits cap what catches up.
  */
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Clock } from '../clock.ts';
 import { isOpen, sendingWindow } from '../domain/schedule.ts';
-import type { RunningCampaign, SequencingStore } from '../store/sequencing.ts';
+import type { BatchResult, RunningCampaign, SequencingStore } from '../store/sequencing.ts';
+
+const tracer = trace.getTracer('outreach-sequencer');
 
 export interface SequencerOptions {
   clock: Clock;
@@ -25,6 +28,8 @@ export interface SequencerOptions {
   logger: { error(obj: object, msg: string): void };
   /** Told how many messages a tick queued (the outbox is asked to deliver them at once). */
   onQueued?: (count: number) => void;
+  /** A span per batch, each the root of a trace of its own (OpenTelemetry is on). */
+  telemetry?: boolean;
 }
 
 export interface TickReport {
@@ -100,7 +105,10 @@ export class Sequencer {
       const batchSize = this.options.batchSize ?? 500;
       let budget = this.options.perCampaignPerTick ?? 5000;
       while (budget > 0) {
-        const batch = await this.store.sendDue(campaign, window.timezone, now, Math.min(batchSize, budget));
+        const max = Math.min(batchSize, budget);
+        const batch = await (this.options.telemetry
+          ? this.tracedBatch(campaign, window.timezone, now, max)
+          : this.store.sendDue(campaign, window.timezone, now, max));
         report.queued += batch.queued;
         report.finished += batch.finished;
         budget -= batch.queued;
@@ -108,5 +116,31 @@ export class Sequencer {
       }
     }
     if (await this.store.completeIfDone(campaign.id, now)) report.completed++;
+  }
+
+  /**
+   * One batch in a trace of its own (a tick is no one's request), named by its campaign and
+   * profile so that a campaign's batches are found together; its queries are its children.
+   */
+  private tracedBatch(campaign: RunningCampaign, timezone: string, now: Date, max: number): Promise<BatchResult> {
+    const attributes = { 'outreach.campaign.id': campaign.id, 'outreach.profile.id': campaign.profile_id };
+    return tracer.startActiveSpan('sequencer batch', { root: true, attributes }, async (span) => {
+      try {
+        const batch = await this.store.sendDue(campaign, timezone, now, max);
+        span.setAttributes({
+          'outreach.batch.queued': batch.queued,
+          'outreach.batch.finished': batch.finished,
+          'outreach.batch.capped': batch.capped,
+          'outreach.batch.busy': batch.busy,
+        });
+        return batch;
+      } catch (err) {
+        span.setAttribute('error.type', (err as { code?: string }).code ?? '_OTHER');
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw err;
+      } finally {
+        span.end();
+      }
+    });
   }
 }

@@ -3,6 +3,7 @@
  * set; runs the migrations either way. Everything above this file uses one set of Kysely queries.
  */
 import { chmodSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
@@ -11,6 +12,7 @@ import type pg from 'pg';
 import { migrationProvider } from './migrations.ts';
 import { allowDirectReads, postgresReader, sqliteReader } from './prepared.ts';
 import type { Database } from './schema.ts';
+import { tracedStatement } from './traced-statements.ts';
 
 export interface DatabaseConfig {
   dataDir: string;
@@ -20,10 +22,19 @@ export interface DatabaseConfig {
 export type Db = Kysely<Database>;
 export type DbKind = 'sqlite' | 'postgres';
 
-export async function openDatabase(config: DatabaseConfig): Promise<{ db: Db; kind: DbKind; location: string; pool?: pg.Pool }> {
+/**
+ * Opens the store; `traced`: a span per query (OpenTelemetry is on). PostgreSQL's driver is traced
+ * by its instrumentation (app/ops/telemetry.ts), SQLite's by traced-statements.ts.
+ */
+export async function openDatabase(
+  config: DatabaseConfig,
+  { traced = false }: { traced?: boolean } = {},
+): Promise<{ db: Db; kind: DbKind; location: string; pool?: pg.Pool }> {
   if (config.databaseUrl) {
-    // Loaded only for PostgreSQL: the driver costs a server on SQLite part of its start.
-    const { default: pgModule } = await import('pg');
+    // Loaded only for PostgreSQL: the driver costs a server on SQLite part of its start. Loaded by
+    // require, from node_modules (the bundle keeps pg external: scripts/build.mjs), so that
+    // OpenTelemetry's pg instrumentation, which hooks require, sees it load and patches it.
+    const pgModule = createRequire(import.meta.url)('pg') as typeof pg;
     const pool = new pgModule.Pool({ connectionString: config.databaseUrl, max: 10 });
     // An idle connection the server closes (restart, failover) must not crash the process:
     // the pool drops it and opens a new one on the next query.
@@ -52,7 +63,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<{ db: Db; ki
   // the store grows and stays resident, beyond the JavaScript heap. The pages are in the OS cache
   // anyway; at 2 MB `npm run soak` measured 13 MB less RSS and no more CPU per call.
   sqlite.pragma('cache_size = -2000');
-  const connection = withStatementCache(sqlite);
+  const connection = withStatementCache(sqlite, traced);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: connection }) });
   allowDirectReads(db, sqliteReader(connection));
   return { db, kind: 'sqlite', location: file };
@@ -71,12 +82,12 @@ export async function migrate(db: Db): Promise<void> {
  * driver only calls prepare() and close(), so a cache of prepared statements by SQL text (bounded:
  * `in (...)` lists of different lengths are different texts) is all it takes.
  */
-function withStatementCache(sqlite: SqliteDatabase.Database, max = 1000): SqliteDatabase.Database {
+function withStatementCache(sqlite: SqliteDatabase.Database, traced: boolean, max = 1000): SqliteDatabase.Database {
   const statements = new Map<string, SqliteDatabase.Statement>();
   const prepare = (sql: string) => {
     let statement = statements.get(sql);
     if (!statement) {
-      statement = sqlite.prepare(sql);
+      statement = traced ? tracedStatement(sqlite.prepare(sql), sql) : sqlite.prepare(sql);
       if (statements.size >= max) statements.delete(statements.keys().next().value!);
       statements.set(sql, statement);
     }

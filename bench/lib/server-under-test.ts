@@ -13,8 +13,15 @@
  * - the bench build (servers/real.ts, bundled): buildServer without logger and without result
  *   validation, request limits off. It makes its account itself and answers commands over IPC,
  *   which is what lets the bench count SQL statements per call.
+ * - npm start with OpenTelemetry on: the same, plus OTEL_EXPORTER_OTLP_ENDPOINT pointing at a sink
+ *   in a process of its own (servers/otlp-sink.ts), every span sampled and exported.
+ * - npm start without the tracing code: the sources of BENCH_BASELINE_REF (a git ref from before
+ *   tracing) exported to a temporary folder beside this repository's node_modules, bundled and
+ *   started there by their own scripts/start.mjs, with npm start's settings.
  */
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { openService } from '../../app/server.ts';
@@ -25,10 +32,12 @@ import { HOST, step } from './harness.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-export type ServerKind = 'npm-start' | 'bench-build';
+export type ServerKind = 'npm-start' | 'bench-build' | 'npm-start-otel' | 'npm-start-baseline';
 export const SERVER_LABEL: Record<ServerKind, string> = {
   'npm-start': 'npm start',
   'bench-build': 'bench build: no logger, no limits, no validation',
+  'npm-start-otel': 'npm start, OpenTelemetry on (OTLP/HTTP to a local sink)',
+  'npm-start-baseline': `npm start built from ${process.env.BENCH_BASELINE_REF ?? '(BENCH_BASELINE_REF)'}, without the tracing code`,
 };
 
 /** The settings that open a store: SQLite in a directory, or a PostgreSQL database. */
@@ -71,25 +80,56 @@ export async function freshBundle(): Promise<number | null> {
   return build();
 }
 
-/** `node [nodeArgs] scripts/start.mjs` with exactly `settings` as its configuration, on a fresh bundle. */
-export async function npmStart(settings: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
-  await freshBundle();
+/**
+ * `node [nodeArgs] scripts/start.mjs` with exactly `settings` as its configuration, on a fresh bundle;
+ * `root`: another copy of the project (its start.mjs builds its own bundle when stale).
+ */
+export async function npmStart(settings: Record<string, string>, nodeArgs: string[] = [], root = ROOT): Promise<Child> {
+  if (root === ROOT) await freshBundle();
   const { serverEnvironment } = await import('../../tests/helpers/server.ts');
-  return spawnChild(path.join(ROOT, 'scripts/start.mjs'), {}, nodeArgs, { typescript: false, environment: serverEnvironment(settings) });
+  return spawnChild(path.join(root, 'scripts/start.mjs'), {}, nodeArgs, { typescript: false, environment: serverEnvironment(settings) });
 }
 
 /** Starts the server of `kind` on `store` and gives it the bench account. */
-export function startServer(kind: ServerKind, store: StoreSettings): Promise<ServerUnderTest> {
-  return kind === 'npm-start' ? startNpmStart(store) : startBenchBuild(store);
+export async function startServer(kind: ServerKind, store: StoreSettings): Promise<ServerUnderTest> {
+  if (kind === 'bench-build') return startBenchBuild(store);
+  if (kind === 'npm-start') return startNpmStart(kind, store);
+  if (kind === 'npm-start-otel') {
+    const port = await freePort(HOST);
+    const sink = await spawnBundled(path.join(ROOT, 'bench/servers/otlp-sink.ts'), { PORT: String(port) });
+    await sink.message('started');
+    const server = await startNpmStart(kind, store, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://${HOST}:${port}` }).catch(async (err: unknown) => {
+      await sink.stop();
+      throw err;
+    });
+    return { ...server, stop: () => server.stop().finally(() => sink.stop()) };
+  }
+  const root = baselineCopy();
+  const server = await startNpmStart(kind, store, {}, root).catch((err: unknown) => {
+    rmSync(root, { recursive: true, force: true });
+    throw err;
+  });
+  return { ...server, stop: () => server.stop().finally(() => rmSync(root, { recursive: true, force: true })) };
 }
 
-async function startNpmStart(store: StoreSettings): Promise<ServerUnderTest> {
+/** The sources of BENCH_BASELINE_REF in a temporary folder, with this repository's node_modules (a superset of the ref's). */
+function baselineCopy(): string {
+  const ref = process.env.BENCH_BASELINE_REF;
+  if (!ref) throw new Error('BENCH_BASELINE_REF (a git ref from before tracing) names the build without the tracing code');
+  const root = mkdtempSync(path.join(tmpdir(), 'bench-baseline-'));
+  execFileSync('sh', ['-c', `git -C "$1" archive "$2" | tar -x -C "$3"`, 'sh', ROOT, ref, root]);
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+  return root;
+}
+
+async function startNpmStart(kind: ServerKind, store: StoreSettings, extra: Record<string, string> = {}, root = ROOT): Promise<ServerUnderTest> {
   const settings = (port: number) => ({
     PORT: String(port),
     HOST,
     ...store,
     MCP_REQUESTS_PER_MINUTE_PER_TOKEN: UNREACHED_LIMIT,
     MCP_REQUESTS_PER_MINUTE_PER_ADDRESS: UNREACHED_LIMIT,
+    ...extra,
   });
   /** The store opened as the admin CLI opens it with the settings of the server on `port`. */
   const openAdmin = async (port: number) => {
@@ -97,7 +137,7 @@ async function startNpmStart(store: StoreSettings): Promise<ServerUnderTest> {
     return app.openService(loadConfig(settings(port)));
   };
   const port = await freePort(HOST);
-  const child = await npmStart(settings(port));
+  const child = await npmStart(settings(port), [], root);
   let admin: Awaited<ReturnType<typeof openService>> | undefined;
   try {
     await waitHealthy(port, child, 120_000);
@@ -106,7 +146,7 @@ async function startNpmStart(store: StoreSettings): Promise<ServerUnderTest> {
     const account = await createBenchAccount(admin);
     const db = admin.db;
     return {
-      kind: 'npm-start',
+      kind,
       url: `http://${HOST}:${port}/mcp`,
       token: account.token,
       accountId: account.accountId,
@@ -123,7 +163,7 @@ async function startNpmStart(store: StoreSettings): Promise<ServerUnderTest> {
       async profile(file, load) {
         const twinPort = await freePort(HOST);
         const args = ['--cpu-prof', `--cpu-prof-dir=${path.dirname(file)}`, `--cpu-prof-name=${path.basename(file)}`, '--cpu-prof-interval=500'];
-        const twin = await npmStart(settings(twinPort), args);
+        const twin = await npmStart(settings(twinPort), args, root);
         try {
           await waitHealthy(twinPort, twin, 120_000);
           const twinAdmin = await openAdmin(twinPort);

@@ -155,7 +155,8 @@ const SERVER_SETTINGS = new Set([
 
 /** The environment of a server child: the machine's (PATH, HOME, ...) and exactly the settings given. */
 export function serverEnvironment(settings: Record<string, string>): NodeJS.ProcessEnv {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVER_SETTINGS.has(name)));
+  // OpenTelemetry's OTEL_* variables too: a developer's collector must not receive the tests' spans.
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVER_SETTINGS.has(name) && !name.startsWith('OTEL_')));
   return { ...base, ...settings };
 }
 

@@ -1,5 +1,5 @@
 /**
- * npm run gen [-- --check | --no-typecheck] [tools.yaml ...]
+ * npm run gen [-- --check | --no-typecheck | --warm] [tools.yaml ...]
  * Without file arguments it processes every file listed under "toolsYaml" in package.json.
  * Then it type-checks the handlers against the generated types (codegen/handler-check) and exits 1
  * naming every error; the generated files are written either way, so the user sees the new types.
@@ -99,9 +99,10 @@ async function typeCheck(handlerCheck: HandlerCheck, folders: ProjectFolders[], 
 }
 
 async function main(argv: string[]): Promise<number> {
-  const check = argv.includes('--check');
   let files = argv.filter((a) => !a.startsWith('--'));
   if (!files.length) files = (JSON.parse(readFileSync('package.json', 'utf8')) as { toolsYaml?: string[] }).toolsYaml ?? ['tools.yaml'];
+  if (argv.includes('--warm')) return warm(files);
+  const check = argv.includes('--check');
   // A resident checker (handler-check/resident.ts) keeps TypeScript's program between runs.
   const handlerCheck = check || argv.includes('--no-typecheck') ? undefined : new HandlerCheck({ yamlFiles: files, resident: true });
   try {
@@ -110,6 +111,30 @@ async function main(argv: string[]): Promise<number> {
     // Also when the run fails (a refused breaking change): a check still working for it is stopped.
     handlerCheck?.close();
   }
+}
+
+/**
+ * `--warm`, which `npm ci` runs (package.json's prepare): fills the caches a first `npm run gen`
+ * would fill (each tool's compiled parts, the record of the run, the handlers' .tsbuildinfo),
+ * writing nothing in the project, printing nothing and never failing: a project whose files are
+ * stale or whose handlers do not compile is `npm run gen`'s to report.
+ */
+async function warm(files: string[]): Promise<number> {
+  const handlerCheck = new HandlerCheck({ yamlFiles: files });
+  const log = console.log;
+  const error = console.error;
+  console.log = console.error = () => {};
+  try {
+    // As `npm run gen` checks, so that its record of the pass is the one gen looks up.
+    await generateAll(files, true, handlerCheck);
+  } catch {
+    // See above: a problem here is reported by the run that needs the result.
+  } finally {
+    handlerCheck.close();
+    console.log = log;
+    console.error = error;
+  }
+  return 0;
 }
 
 async function generateAll(files: string[], check: boolean, handlerCheck: HandlerCheck | undefined): Promise<number> {

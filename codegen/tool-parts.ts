@@ -6,25 +6,30 @@
  * plus the shared shapes or the error catalog where the part reads them.
  */
 import { EntryCache, sha256 } from './entry-cache.ts';
-import type { DefModel, ErrorModel, ToolModel } from './model.ts';
 
 /** What a part reads besides its tool. */
 export type PartInput = 'defs' | 'errors';
 
+/** A tool as the loader models it (model.ts's ToolModel; named structurally, as model.ts refers to this file). */
+interface Tool {
+  inputSchema: unknown;
+  outputSchema?: unknown;
+}
+
 export class ToolParts {
   private readonly caches = new Map<string, EntryCache<unknown>>();
-  private readonly toolKeys = new WeakMap<ToolModel, string>();
+  private readonly toolKeys = new WeakMap<Tool, string>();
   private defsKey: string | undefined;
   private errorsKey: string | undefined;
 
   /** `scope`: the tools.yaml whose parts are kept; without one, every part is computed (tests, --check of a copy). */
   constructor(
     private readonly scope: string | undefined,
-    private readonly model: { defs: readonly DefModel[]; errors: readonly ErrorModel[] },
+    private readonly model: { defs: readonly unknown[]; errors: readonly unknown[] },
   ) {}
 
   /** The tool's part of kind `kind`, computed by `compute` unless an earlier run kept it. The result must be plain JSON. */
-  of<T>(kind: string, tool: ToolModel, reads: readonly PartInput[], compute: () => T): T {
+  of<T>(kind: string, tool: Tool, reads: readonly PartInput[], compute: () => T): T {
     if (this.scope === undefined) return compute();
     let cache = this.caches.get(kind) as EntryCache<T> | undefined;
     if (!cache) this.caches.set(kind, (cache = new EntryCache<T>(kind, this.scope)));
@@ -42,7 +47,7 @@ export class ToolParts {
   }
 
   // The declaration as the loader read it; the inlined schemas follow from it and the shared shapes.
-  private toolKey(tool: ToolModel): string {
+  private toolKey(tool: Tool): string {
     let key = this.toolKeys.get(tool);
     if (key === undefined) {
       const { inputSchema: _in, outputSchema: _out, ...declared } = tool;

@@ -54,6 +54,9 @@ step(
     'tsx',
     '--test',
     '--test-concurrency=2',
+    // A test that hangs (a browser that never answers, a server that never listens) fails after
+    // ten minutes instead of holding the run until CI's own limit; no test is meant to take one.
+    '--test-timeout=600000',
     `--test-reporter=${reporter}`,
     '--test-reporter-destination=stdout',
     '--test-reporter=tap',

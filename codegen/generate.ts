@@ -16,6 +16,7 @@ import { emitServer } from './emit/server.ts';
 import { emitHandlers, emitStub } from './emit/handlers.ts';
 import { emitFeatureStub, emitPrompts, emitResources, features } from './emit/features.ts';
 import { emitDocs } from './emit/docs.ts';
+import { emitServerJson } from './emit/registry.ts';
 import { formatOutputs } from './format.ts';
 import { checkContract, emitContract } from './contract/gate.ts';
 import type { Break } from './contract/snapshot.ts';
@@ -50,6 +51,7 @@ export async function render(model: Model, types?: CompiledTypes, existingStubs:
       ...features(model).map((f) => emitFeatureStub(model, f)),
       ...emitDocs(model),
       emitContract(model),
+      ...emitServerJson(model),
     ],
     existingStubs === 'skip' ? (f) => f.once === true && existsSync(f.path) : undefined,
   );

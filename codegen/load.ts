@@ -18,7 +18,7 @@ import { EntryCache } from './entry-cache.ts';
 import { parseInPiecesWithSpans } from './yaml-pieces.ts';
 import { PieceLocator, wholeFileLocator, type LinePos } from './yaml-positions.ts';
 import { ValidatorModules, type CompiledPart } from './validator-modules.ts';
-import type { ErrorModel, LintOptions, Model, ParamType, ToolModel } from './model.ts';
+import type { ErrorModel, LintOptions, Model, ParamType, ServerModel, ToolModel } from './model.ts';
 import { projectFolders } from './project-paths.ts';
 import { ToolsYamlError, type Problem } from './problems.ts';
 import { validateToolsYamlFile } from './tools-yaml-validator.ts';
@@ -27,7 +27,7 @@ import type { JSONSchema } from './json-schema.ts';
 type Path = (string | number)[];
 
 interface RawFile {
-  server: { name: string; version: string; title?: string; instructions?: string; token_help?: string };
+  server: ServerModel;
   auth?: 'bearer' | 'none';
   codegen?: {
     generated?: string;
@@ -409,7 +409,7 @@ function sanitize(raw: unknown): RawFile {
   const errors: Record<string, RawError> = {};
   for (const [code, e] of section(file.errors)) if (typeof e.message === 'string' && typeof e.surface === 'string') errors[code] = e as unknown as RawError;
   return {
-    server: (isObject(file.server) ? file.server : { name: '', version: '' }) as RawFile['server'],
+    server: (isObject(file.server) ? file.server : { name: '', version: '' }) as unknown as RawFile['server'],
     ...(file.auth === 'none' || file.auth === 'bearer' ? { auth: file.auth } : {}),
     ...(isObject(file.codegen) ? { codegen: file.codegen as RawFile['codegen'] } : {}),
     scopes: Object.fromEntries(section(file.scopes)) as RawFile['scopes'],

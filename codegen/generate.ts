@@ -17,6 +17,7 @@ import { emitHandlers, emitStub } from './emit/handlers.ts';
 import { emitFeatureStub, emitPrompts, emitResources, features } from './emit/features.ts';
 import { emitDocs } from './emit/docs.ts';
 import { emitServerJson } from './emit/registry.ts';
+import { emitClient } from './emit/client.ts';
 import { formatOutputs } from './format.ts';
 import { checkContract, emitContract } from './contract/gate.ts';
 import type { Break } from './contract/snapshot.ts';
@@ -47,6 +48,7 @@ export async function render(model: Model, types?: CompiledTypes, existingStubs:
       ...emitPrompts(model),
       emitServer(model),
       emitHandlers(model),
+      emitClient(model),
       ...model.tools.map((t) => emitStub(model, t)),
       ...features(model).map((f) => emitFeatureStub(model, f)),
       ...emitDocs(model),

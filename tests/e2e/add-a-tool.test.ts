@@ -187,7 +187,10 @@ await client.close();
     );
     rmSync(path.join(copy.dir, 'tests/count-profiles-wrong.ts'));
     assert.ok(checked.failed, 'tsc fails');
-    assert.match(checked.out, /^tests\/count-profiles-wrong\.ts\(4,\d+\): error TS2322: Type 'number' is not assignable to type '"email" \| "linkedin" \| undefined'/m);
+    assert.match(
+      checked.out,
+      /^tests\/count-profiles-wrong\.ts\(4,\d+\): error TS2322: Type 'number' is not assignable to type '"email" \| "linkedin" \| undefined'/m,
+    );
     assert.deepEqual(
       checked.out.split('\n').filter((line) => /^\S+\(\d+,\d+\): error/.test(line) && !line.startsWith('tests/count-profiles-wrong.ts')),
       [],

@@ -36,9 +36,10 @@ export default tseslint.config(
     },
   },
   {
-    // The framework's public surface is runtime/index.ts: the service, the examples, the
-    // benchmarks and the generator use only that (the generator what it shares with the runtime
-    // from core/), so the runtime can change inside without breaking them.
+    // The framework's public surface is runtime/index.ts (servers) and runtime/client.ts (what a
+    // generated client extends): the service, the examples, the benchmarks and the generator use
+    // only those (the generator what it shares with the runtime from core/), so the runtime can
+    // change inside without breaking them.
     files: ['app/**/*.ts', 'examples/**/*.ts', 'bench/**/*.ts', 'codegen/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -46,8 +47,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/runtime/*', '!**/runtime/index.ts'],
-              message: 'Import the framework from runtime/index.ts (its public surface); export what you need there.',
+              group: ['**/runtime/*', '!**/runtime/index.ts', '!**/runtime/client.ts'],
+              message: 'Import the framework from runtime/index.ts (its public surface; runtime/client.ts for clients); export what you need there.',
             },
           ],
         },

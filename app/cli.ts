@@ -6,6 +6,7 @@
  *   reply --conversation ID --text T                                    records a lead's reply (what the delivery backend reports)
  *   keys rotate                                                         new signing key; old ones keep verifying
  *   password reset --email E                                            sets a new random password and prints it
+ *   server-json                                                         the registry entry with this instance's URL
  *   help [COMMAND], or --help after any command                         the usage, exit code 0
  */
 import { existsSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { openService } from './server.ts';
 import { DomainError } from './domain/errors.ts';
 import { backupSqlite } from './store/database.ts';
 import { randomPassword } from './seed.ts';
+import { registryEntry } from './registry-entry.ts';
 import { destroyUserSessions } from './web/session-store.ts';
 import { PromptCancelledError, promptNewPassword } from './password-prompt.ts';
 
@@ -44,6 +46,7 @@ const USAGE = `usage:
   npm run cli -- grants list --email EMAIL          (a user's active authorizations)
   npm run cli -- grants revoke --id GRANT_ID         (its tokens and refresh tokens stop working)
   npm run cli -- keys rotate
+  npm run cli -- server-json                        (server.json for the MCP registry, with this instance's PUBLIC_URL)
   npm run cli -- backup FILE                         (an online copy of the SQLite store)
   npm run cli -- password reset --email EMAIL   (sets a new random password and prints it)
   npm run cli -- help [COMMAND]                      (this text; also --help after any command)`;
@@ -104,6 +107,8 @@ async function run(argv: string[]): Promise<string> {
   if (positionals[0] === 'help') return usageOf(positionals.slice(1).join(' '));
   if (values.help) return usageOf(command);
   const config = loadConfig();
+  // Needs no store: the generated entry and this instance's URL.
+  if (command === 'server-json') return registryEntry(config.publicUrl);
   const service = await openService(config);
   try {
     switch (command) {

@@ -16,6 +16,8 @@ import { emitServer } from './emit/server.ts';
 import { emitHandlers, emitStub } from './emit/handlers.ts';
 import { emitFeatureStub, emitPrompts, emitResources, features } from './emit/resources-prompts.ts';
 import { emitDocs } from './emit/docs.ts';
+import { emitServerJson } from './emit/registry.ts';
+import { emitClient } from './emit/client.ts';
 import { formatOutputs } from './format.ts';
 import { checkContract, emitContract } from './contract/gate.ts';
 import type { Break } from './contract/snapshot.ts';
@@ -46,10 +48,12 @@ export async function render(model: Model, types?: CompiledTypes, existingStubs:
       ...emitPrompts(model),
       emitServer(model),
       emitHandlers(model),
+      emitClient(model),
       ...model.tools.map((t) => emitStub(model, t)),
       ...features(model).map((f) => emitFeatureStub(model, f)),
       ...emitDocs(model),
       emitContract(model),
+      ...emitServerJson(model),
     ],
     existingStubs === 'skip' ? (f) => f.once === true && existsSync(f.path) : undefined,
   );

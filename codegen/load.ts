@@ -17,7 +17,7 @@ import { EntryCache } from './entry-cache.ts';
 import { parseInPiecesWithSpans } from './yaml-pieces.ts';
 import { PieceLocator, wholeFileLocator, type LinePos } from './yaml-positions.ts';
 import { ValidatorModules, type CompiledPart } from './validator-modules.ts';
-import type { LintOptions, Model, ToolModel } from './model.ts';
+import type { LintOptions, Model, ServerModel, ToolModel } from './model.ts';
 import { projectFolders } from './project-paths.ts';
 import { ToolsYamlError, type Problem } from './problems.ts';
 import { validateToolsYamlFile } from './tools-yaml-validator.ts';
@@ -31,7 +31,7 @@ import { isPlainObject } from '../core/plain-object.ts';
 type Path = (string | number)[];
 
 interface RawFile {
-  server: { name: string; version: string; title?: string; instructions?: string; token_help?: string };
+  server: ServerModel;
   auth?: 'bearer' | 'none';
   codegen?: {
     generated?: string;
@@ -217,7 +217,7 @@ function sanitize(raw: unknown): RawFile {
   const errors: Record<string, RawError> = {};
   for (const [code, e] of section(file.errors)) if (typeof e.message === 'string' && typeof e.surface === 'string') errors[code] = e as unknown as RawError;
   return {
-    server: (isPlainObject(file.server) ? file.server : { name: '', version: '' }) as RawFile['server'],
+    server: (isPlainObject(file.server) ? file.server : { name: '', version: '' }) as unknown as RawFile['server'],
     ...(file.auth === 'none' || file.auth === 'bearer' ? { auth: file.auth } : {}),
     ...(isPlainObject(file.codegen) ? { codegen: file.codegen as RawFile['codegen'] } : {}),
     scopes: Object.fromEntries(section(file.scopes)) as RawFile['scopes'],

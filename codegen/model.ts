@@ -116,6 +116,8 @@ export interface ServerModel {
   instructions?: string;
   /** How a client gets its bearer token, for the docs' "Connecting". */
   token_help?: string;
+  /** The server's MCP registry entry (server.json), if it is published. */
+  registry?: { name: string; description: string };
 }
 
 export interface ProjectPaths {

@@ -17,6 +17,19 @@ export interface ErrorDefinition {
 
 export type ErrorCatalog = Readonly<Record<string, ErrorDefinition>>;
 
+/**
+ * Where an answer names the catalog error it carries, `{ code, params }`, so that a client acts on
+ * the code rather than the message's text: the `_meta` key of a tool's isError result, and the
+ * keys of a resource's or prompt's -32602 `error.data`.
+ */
+export const CATALOG_ERROR_META = 'catalogError';
+
+/** What CATALOG_ERROR_META holds. */
+export interface CatalogErrorMeta {
+  code: string;
+  params: Readonly<Record<string, string | number>>;
+}
+
 export interface ValidationErrorObject {
   instancePath: string;
   keyword: string;

@@ -65,6 +65,15 @@ export function parseUriTemplate(template: string): UriTemplate {
   };
 }
 
+/** The URI of a template with these values: each percent-encoded as RFC 6570's simple expansion does (unreserved characters kept). */
+export function expandUriTemplate(template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(EXPRESSION, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`URI template ${template} needs a value for {${name}}`);
+    return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  });
+}
+
 function decode(text: string): string | undefined {
   let value: string;
   try {

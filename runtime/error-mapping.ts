@@ -10,6 +10,7 @@ import type { FastifyReply } from 'fastify';
 import type { Challenges, TokenRefusedError } from './auth.ts';
 import { CatalogError, clientCapabilityRequired, serviceUnavailable, type ErrorFactory } from './errors.ts';
 import { frameworkErrors } from '../core/framework-errors.ts';
+import { CATALOG_ERROR_META, type CatalogErrorMeta } from '../core/definition.ts';
 import { InputRequestFailedError, InputRequired, InputUnavailableError } from './input-requests.ts';
 import { errorMessage, type JsonRpcErrorObject, type RequestId } from './jsonrpc.ts';
 
@@ -57,9 +58,12 @@ export function sendInternalError(reply: FastifyReply): FastifyReply {
   return reply.code(500).header('content-type', 'application/json').send(errorMessage(null, INTERNAL_RPC_ERROR));
 }
 
-/** The JSON text of a tool's isError result saying the catalog error's message. */
+/** The catalog error's code and parameters, as clients read them (CATALOG_ERROR_META). */
+const catalogErrorMeta = (err: CatalogError): CatalogErrorMeta => ({ code: err.code, params: err.params });
+
+/** The JSON text of a tool's isError result saying the catalog error's message, and naming its code and parameters. */
 export function toolErrorResult(err: CatalogError): string {
-  return JSON.stringify({ content: [{ type: 'text', text: err.message }], isError: true });
+  return JSON.stringify({ content: [{ type: 'text', text: err.message }], isError: true, _meta: { [CATALOG_ERROR_META]: catalogErrorMeta(err) } });
 }
 
 /** The 401 of a refused token: its catalog error, with the challenge that tells the client what to do. */
@@ -120,7 +124,7 @@ export function featureFailure(err: unknown, what: string, data: Record<string, 
   if (err instanceof CatalogError) {
     if (err.definition.surface !== 'tool') return err;
     const asParams = new CatalogError(err.code, { ...err.definition, surface: 'protocol', rpcCode: frameworkErrors.INVALID_PARAMS.code }, err.params);
-    asParams.data = { ...data, code: err.code };
+    asParams.data = { ...data, ...catalogErrorMeta(err) };
     return asParams;
   }
   const outage = failures.describeOutage?.(err);

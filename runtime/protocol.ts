@@ -141,8 +141,19 @@ export class McpProtocol {
       channel.finish(errorMessage(request.id, answered));
       return;
     }
-    if (era.stateless) json = state.interim ? withFields(json, this.serverInfoMeta) : withFields(json, this.statelessFields);
+    if (era.stateless) json = state.interim ? withFields(json, this.serverInfoMeta) : this.completeResult(json);
     channel.finish(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":${json}}`);
+  }
+
+  /**
+   * A complete result of the stateless revision: its resultType and serverInfo added. A result with
+   * a `_meta` of its own (a tool error naming its catalog error) gets serverInfo merged into it,
+   * not a second `_meta` key, which JSON parsers would read instead of the first.
+   */
+  private completeResult(json: string): string {
+    if (!json.includes('"_meta":')) return withFields(json, this.statelessFields);
+    const result = JSON.parse(json) as { _meta?: Record<string, unknown> };
+    return JSON.stringify({ ...result, resultType: 'complete', _meta: { ...result._meta, [META.serverInfo]: this.definition.info } });
   }
 
   /** Returns the serialized result of a request. */

@@ -1,7 +1,8 @@
 /**
  * The README's "Add a tool", done the way a newcomer does it, in a copy of the project: declare a
  * tool (and a prompt) in tools.yaml, `npm run gen`, fill in the stubs it wrote, `npm start`, and
- * call them with the official MCP SDK client. Then the two ways it can go wrong: a handler of the wrong type fails
+ * call them with the official MCP SDK client and through the regenerated typed client (a wrong
+ * argument type fails to compile). Then the two ways it can go wrong: a handler of the wrong type fails
  * the type-check naming the tool's file, and a tool removed from the YAML leaves a handler that
  * gen names.
  */
@@ -73,6 +74,7 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
   let dataDir: string;
   let env: Record<string, string>;
   let server: StartedServer | undefined;
+  let token: string;
 
   /** A command of the project, run in the copy as `npm run <script>` runs it. */
   const inCopy = (script: string, ...args: string[]) =>
@@ -128,7 +130,7 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
     const baseUrl = `http://127.0.0.1:${env.PORT}`;
     server = await startInCopy(copy.dir, env, baseUrl);
     const cli = await inCopy('app/cli.ts', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read profile service_account_id');
-    const token = cli.stdout.trim().split('\n').at(-1)!;
+    token = cli.stdout.trim().split('\n').at(-1)!;
 
     const client = new Client({ name: 'add-a-tool-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
@@ -164,6 +166,44 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
     }
     // The served reference has it too.
     assert.match(await (await fetch(`${baseUrl}/docs`)).text(), /id="tool-count_profiles"/);
+  });
+
+  test('5. the regenerated client calls it, typed: under tsc a wrong argument type does not compile', async () => {
+    const call = (args: string) => `import { OutreachMcpClient } from '../generated/client.gen.ts';
+
+const client = await OutreachMcpClient.connect({ url: process.env.MCP_URL!, auth: { token: process.env.MCP_TOKEN! } });
+const { account_id, count }: { account_id: string; count: number } = await client.tools.countProfiles(${args});
+console.log(JSON.stringify({ account_id, count }));
+await client.close();
+`;
+    writeFileSync(path.join(copy.dir, 'tests/count-profiles-call.ts'), call("{ channel: 'email' }"));
+    writeFileSync(path.join(copy.dir, 'tests/count-profiles-wrong.ts'), call('{ channel: 42 }'));
+    const checked = await run(process.execPath, [path.join(copy.dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], {
+      cwd: copy.dir,
+      maxBuffer: 16 << 20,
+    }).then(
+      () => ({ failed: false, out: '' }),
+      (err: { stdout: string }) => ({ failed: true, out: err.stdout }),
+    );
+    rmSync(path.join(copy.dir, 'tests/count-profiles-wrong.ts'));
+    assert.ok(checked.failed, 'tsc fails');
+    assert.match(
+      checked.out,
+      /^tests\/count-profiles-wrong\.ts\(4,\d+\): error TS2322: Type 'number' is not assignable to type '"email" \| "linkedin" \| undefined'/m,
+    );
+    assert.deepEqual(
+      checked.out.split('\n').filter((line) => /^\S+\(\d+,\d+\): error/.test(line) && !line.startsWith('tests/count-profiles-wrong.ts')),
+      [],
+      'the right call, and everything else, compiles',
+    );
+
+    const ran = await run(process.execPath, ['--import', 'tsx', 'tests/count-profiles-call.ts'], {
+      cwd: copy.dir,
+      env: { ...env, MCP_URL: `http://127.0.0.1:${env.PORT}/mcp`, MCP_TOKEN: token },
+    });
+    const answered = JSON.parse(ran.stdout) as { account_id: string; count: number };
+    assert.match(answered.account_id, /\S/);
+    assert.ok(Number.isInteger(answered.count) && answered.count >= 0, ran.stdout);
   });
 
   test('a handler of the wrong type fails the type-check, naming its file', async () => {

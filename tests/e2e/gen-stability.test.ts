@@ -37,7 +37,14 @@ const TOOL = `  clone_campaign:
 `;
 
 /** Registries and listings: one entry per tool, so adding a tool only adds lines to them. */
-const REGISTRIES = ['generated/handlers.gen.ts', 'generated/scopes.gen.ts', 'generated/server.gen.ts', 'generated/tools-list.gen.ts', 'tools.contract.json'];
+const REGISTRIES = [
+  'generated/client.gen.ts',
+  'generated/handlers.gen.ts',
+  'generated/scopes.gen.ts',
+  'generated/server.gen.ts',
+  'generated/tools-list.gen.ts',
+  'tools.contract.json',
+];
 /** The reference documents the tool, and under each shared shape it uses, lists it among the tools using it. */
 const DOCUMENTS = ['docs/reference.html', 'docs/reference.md'];
 

@@ -1,8 +1,9 @@
 /**
  * The official MCP TypeScript clients as peers over real HTTP with real tokens:
  * `@modelcontextprotocol/sdk` 1.x (handshake era) and `@modelcontextprotocol/client` 2.x, both in
- * its default legacy mode and speaking the stateless 2026-07-28 revision; and a token minted by
- * the admin CLI (`npm run cli -- token`).
+ * its default legacy mode and speaking the stateless 2026-07-28 revision; the client `npm run gen`
+ * generates on the latter (generated/client.gen.ts), at 2025-11-25 and at 2026-07-28; and a token
+ * minted by the admin CLI (`npm run cli -- token`).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -20,6 +21,8 @@ import {
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { accountWithToken, STATELESS } from '../helpers/mcp-calls.ts';
 import { toolsList } from '../../generated/tools-list.gen.ts';
+import { OutreachMcpClient } from '../../generated/client.gen.ts';
+import { ToolCallError, type ClientProtocolVersion } from '../../runtime/client.ts';
 
 const declaredTools = toolsList.map((t) => t.name).sort();
 
@@ -248,6 +251,61 @@ describe('@modelcontextprotocol/client 2.x', () => {
     assert.ok(!log.some((r) => r.body?.method === 'initialize'), 'no fallback to initialize');
     await client.close();
   });
+});
+
+describe('the generated client (generated/client.gen.ts)', () => {
+  for (const version of ['2025-11-25', STATELESS] as ClientProtocolVersion[]) {
+    test(`at ${version}: typed tools, a catalog error with its code and parameters, a resource template and a prompt`, async () => {
+      const log: Recorded[] = [];
+      const client = await OutreachMcpClient.connect({
+        url: server.mcpUrl,
+        auth: { token: account.token },
+        protocolVersion: version,
+        fetch: recordingFetch(log),
+      });
+      try {
+        assert.equal(client.mcp.getNegotiatedProtocolVersion(), version);
+        const { profiles } = await client.tools.profiles();
+        assert.deepEqual(
+          profiles.map((p) => p.id),
+          account.profileIds,
+        );
+        const service_profile_id = profiles[0]!.id;
+        const { campaign } = await client.tools.createCampaign({
+          service_profile_id,
+          name: `Generated client ${version}`,
+          steps: [{ name: 'Intro', type: 'message', text: 'Hi {name}!', fallback_text: 'Hi!' }],
+        });
+        assert.deepEqual(
+          campaign.steps.map((step) => step.position),
+          [1],
+        );
+
+        // A catalog error: thrown with its code and the message's parameters, typed by `is`.
+        const missing = await client.tools.getCampaign({ service_profile_id, campaign_id: 'cmp_missing' }).then(
+          () => assert.fail('an unknown campaign was found'),
+          (err: unknown) => err,
+        );
+        assert.ok(missing instanceof ToolCallError && missing.is('CAMPAIGN_NOT_FOUND'), String(missing));
+        assert.deepEqual(missing.params, { campaign_id: 'cmp_missing', service_profile_id });
+        assert.equal(
+          missing.message,
+          `Campaign cmp_missing was not found for profile ${service_profile_id}; call list_campaigns to see this profile's campaigns`,
+        );
+
+        const read = await client.resources.campaign({ profile_id: service_profile_id, campaign_id: campaign.id });
+        assert.ok((read.contents[0] as { text: string }).text.includes(campaign.id));
+        const plan = await client.prompts.planCampaign({ profile_id: service_profile_id, goal: 'book demos' });
+        assert.ok(plan.messages.length > 0);
+
+        const calls = log.filter((r) => r.body?.method === 'tools/call');
+        assert.ok(calls.length >= 3);
+        for (const call of calls) assert.equal(call.headers.get('mcp-protocol-version'), version);
+      } finally {
+        await client.close();
+      }
+    });
+  }
 });
 
 describe('a token minted by the admin CLI', () => {

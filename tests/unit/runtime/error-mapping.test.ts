@@ -46,7 +46,11 @@ describe('toolFailure', () => {
     const { lines, logger } = recording();
     const declared = errors.declared('PROFILE_NOT_FOUND', { service_profile_id: 'prf_1' });
     assert.deepEqual(toolFailure(declared, 't', errors, { logger }), {
-      result: JSON.stringify({ content: [{ type: 'text', text: declared.message }], isError: true }),
+      result: JSON.stringify({
+        content: [{ type: 'text', text: declared.message }],
+        isError: true,
+        _meta: { catalogError: { code: 'PROFILE_NOT_FOUND', params: { service_profile_id: 'prf_1' } } },
+      }),
       code: 'PROFILE_NOT_FOUND',
       message: declared.message,
     });
@@ -62,7 +66,7 @@ describe('toolFailure', () => {
 });
 
 describe('featureFailure', () => {
-  test('a bug is HANDLER_FAILED (-32603) with a reference, logged; a declared error is -32602 with its code in data', () => {
+  test('a bug is HANDLER_FAILED (-32603) with a reference, logged; a declared error is -32602 with its code and parameters in data', () => {
     const { lines, logger } = recording();
     const err = featureFailure(new TypeError('oops'), 'Resource campaign', {}, errors, { logger });
     assert.ok(err instanceof CatalogError);
@@ -71,7 +75,11 @@ describe('featureFailure', () => {
     assert.equal(lines.length, 1);
     const declared = featureFailure(errors.declared('PROFILE_NOT_FOUND', { service_profile_id: 'p' }), 'Resource campaign', { uri: 'u' }, errors, { logger });
     assert.ok(declared instanceof CatalogError);
-    assert.deepEqual(rpcError(declared), { code: -32602, message: declared.message, data: { uri: 'u', code: 'PROFILE_NOT_FOUND' } });
+    assert.deepEqual(rpcError(declared), {
+      code: -32602,
+      message: declared.message,
+      data: { uri: 'u', code: 'PROFILE_NOT_FOUND', params: { service_profile_id: 'p' } },
+    });
   });
 });
 

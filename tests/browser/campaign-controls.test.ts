@@ -86,7 +86,7 @@ for (const backend of await serverBackends()) {
 
     test('Pause stops the sequencer for the campaign at once, Resume lets it send, and both are in the activity as done on the web', async () => {
       // The campaign waits for its sending window, so nothing has gone out when the person pauses it.
-      const run = await startedCampaign('Spring launch', closedSchedule() as Schedule);
+      const run = await startedCampaign('Spring launch', closedSchedule());
       const page = await signedIn(run.email);
       try {
         await page.goto(`${server.baseUrl}/app/campaigns/${run.campaignId}`);
@@ -124,7 +124,7 @@ for (const backend of await serverBackends()) {
     });
 
     test('Archive asks first: Cancel keeps the campaign, confirming archives it and removes the buttons', async () => {
-      const run = await startedCampaign('To archive', closedSchedule() as Schedule);
+      const run = await startedCampaign('To archive', closedSchedule());
       const page = await signedIn(run.email);
       try {
         await page.goto(`${server.baseUrl}/app/campaigns/${run.campaignId}`);

@@ -1,5 +1,5 @@
 /**
- * A campaign run by the sequencer, seen through /mcp by the official SDK client, on each back-end:
+ * A campaign run by the sequencer, seen through /mcp by the generated typed client, on each back-end:
  * the assistant creates it, adds leads and starts it; the (simulated) clock moves on and the
  * sequencer ticks; get_campaign, list_leads, get_lead and campaign_stats show what went out, and
  * a reply (as the delivery backend reports it) stops that lead. That needs the server's clock in
@@ -8,14 +8,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ManualClock } from '../../app/clock.ts';
+import type { CampaignStatsArguments } from '../../generated/tools/campaign_stats.gen.ts';
+import type { Schedule } from '../../generated/types.gen.ts';
 import { createPostgresDatabase } from '../helpers/databases.ts';
 import { startInProcessServer } from '../helpers/in-process-server.ts';
 import { eventually } from '../helpers/server.ts';
 import { accountWithToken } from '../helpers/mcp-calls.ts';
-import { Assistant, serverBackends } from '../helpers/outreach.ts';
+import { connectAssistant, serverBackends } from '../helpers/outreach.ts';
 
 const DAY = 86_400_000;
 
@@ -26,19 +26,11 @@ for (const backend of await serverBackends()) {
       const clock = new ManualClock('2026-11-23T08:30:00.000Z');
       const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
       const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
-      const client = new Client({ name: 'sequencer-e2e', version: '1.0.0' });
       try {
         const account = await accountWithToken(server);
-        await client.connect(
-          new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${account.token}` } } }),
-        );
-        const call = async (name: string, args: Record<string, unknown> = {}) => {
-          const result = await client.callTool({ name, arguments: args });
-          assert.notEqual(result.isError, true, JSON.stringify(result.content));
-          return result.structuredContent as any;
-        };
-        const pid = { service_profile_id: account.profileIds[0] };
-        const { campaign } = await call('create_campaign', {
+        const assistant = await connectAssistant(server.mcpUrl, account.token);
+        const pid = { service_profile_id: account.profileIds[0]! };
+        const { campaign } = await assistant.tools.createCampaign({
           ...pid,
           name: 'Founders',
           steps: [
@@ -49,36 +41,38 @@ for (const backend of await serverBackends()) {
           settings: { daily_limit: 2 },
         });
         const cid = { ...pid, campaign_id: campaign.id };
-        await call('add_leads', {
+        await assistant.tools.addLeads({
           ...cid,
           leads: [{ first_name: 'Ann', email: 'ann@example.com' }, { first_name: 'Ben', email: 'ben@example.com' }, { email: 'cat@example.com' }],
         });
-        await call('start_campaign', cid);
+        await assistant.tools.startCampaign(cid);
 
         // 08:30: outside the window: the leads are scheduled, nothing goes out.
         await server.service.sequencer.tick();
-        let { leads } = await call('list_leads', cid);
+        let { leads } = await assistant.tools.listLeads(cid);
         assert.deepEqual(
-          leads.map((l: any) => [l.sequence.status, l.sequence.next_step, l.sequence.next_step_due_at]),
+          leads.map((l) => [l.sequence.status, l.sequence.next_step, l.sequence.next_step_due_at]),
           Array(3).fill(['waiting', 1, '2026-11-23T08:30:00.000Z']),
         );
         // 09:00: two go out (the daily limit), the third waits for Tuesday.
         clock.set('2026-11-23T09:00:00.000Z');
         await server.service.sequencer.tick();
         await server.service.outbox.drain();
-        let stats = await call('campaign_stats', cid);
+        let stats = await assistant.tools.campaignStats(cid);
         assert.deepEqual({ sent: stats.sent, delivered: stats.delivered, contacted: stats.contacted }, { sent: 2, delivered: 2, contacted: 2 });
-        ({ leads } = await call('list_leads', cid));
+        ({ leads } = await assistant.tools.listLeads(cid));
         assert.deepEqual(
-          leads.map((l: any) => l.sequence.steps_sent),
+          leads.map((l) => l.sequence.steps_sent),
           [1, 1, 0],
         );
-        assert.equal(leads[0].sequence.next_step_due_at, '2026-11-25T09:00:00.000Z', 'the follow-up two days later');
+        const ann = leads[0]!;
+        assert.equal(ann.sequence.next_step_due_at, '2026-11-25T09:00:00.000Z', 'the follow-up two days later');
 
         // Ann replies at noon, before her follow-up: she leaves the sequence.
         clock.set('2026-11-23T12:00:00.000Z');
-        const { conversations } = await call('list_conversations', pid);
-        const anns = conversations.find((c: any) => c.lead_id === leads[0].id);
+        const { conversations } = await assistant.tools.listConversations(pid);
+        const anns = conversations.find((c) => c.lead_id === ann.id);
+        assert.ok(anns, "Ann's conversation");
         await server.service.messages.recordInbound({ conversationId: anns.id }, 'Sounds good!');
 
         for (let day = 0; day < 5; day++) {
@@ -86,18 +80,18 @@ for (const backend of await serverBackends()) {
           await server.service.sequencer.tick();
           await server.service.outbox.drain();
         }
-        const { lead: ann } = await call('get_lead', { ...pid, lead_id: leads[0].id });
-        assert.equal(ann.sequence.status, 'replied');
-        const { campaign: done } = await call('get_campaign', cid);
+        const { lead: annNow } = await assistant.tools.getLead({ ...pid, lead_id: ann.id });
+        assert.equal(annNow.sequence.status, 'replied');
+        const { campaign: done } = await assistant.tools.getCampaign(cid);
         assert.equal(done.status, 'completed');
         assert.deepEqual(done.sequence, { pending: 0, waiting: 0, finished: 2, replied: 1, failed: 0 });
-        stats = await call('campaign_stats', cid);
+        stats = await assistant.tools.campaignStats(cid);
         assert.deepEqual(
           { sent: stats.sent, replied: stats.replied, replies: stats.replies, reply_rate: stats.reply_rate },
           { sent: 5, replied: 1, replies: 1, reply_rate: 0.3333 },
         );
         assert.deepEqual(
-          stats.per_day.map((d: any) => [d.day, d.sent]),
+          stats.per_day.map((d) => [d.day, d.sent]),
           [
             ['2026-11-23', 2],
             ['2026-11-24', 1],
@@ -105,16 +99,16 @@ for (const backend of await serverBackends()) {
             ['2026-11-26', 1],
           ],
         );
-        const { conversation } = await call('get_conversation', { ...pid, conversation_id: anns.id });
+        const { conversation } = await assistant.tools.getConversation({ ...pid, conversation_id: anns.id });
         assert.deepEqual(
-          conversation.messages.map((m: any) => [m.direction, m.text]),
+          conversation.messages.map((m) => [m.direction, m.text]),
           [
             ['outbound', 'Hi Ann!'],
             ['inbound', 'Sounds good!'],
           ],
         );
+        await assistant.close();
       } finally {
-        await client.close();
         await server.close();
         await database?.drop();
       }
@@ -127,21 +121,21 @@ for (const backend of await serverBackends()) {
       const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
       try {
         const account = await accountWithToken(server);
-        const assistant = await Assistant.connect(server.mcpUrl, account.token);
-        const pid = { service_profile_id: account.profileIds[0] };
-        const started = async (name: string, schedule?: object) => {
-          const { campaign } = await assistant.call('create_campaign', {
+        const assistant = await connectAssistant(server.mcpUrl, account.token);
+        const pid = { service_profile_id: account.profileIds[0]! };
+        const started = async (name: string, schedule?: Schedule) => {
+          const { campaign } = await assistant.tools.createCampaign({
             ...pid,
             name,
             steps: [{ name: 'Intro', type: 'message', text: 'Hello!' }],
             ...(schedule && { schedule }),
           });
           const cid = { ...pid, campaign_id: campaign.id };
-          await assistant.call('add_leads', { ...cid, leads: [{ first_name: 'Eve', email: `eve.${name.replace(/\W/g, '')}@example.com` }] });
-          await assistant.call('start_campaign', cid);
+          await assistant.tools.addLeads({ ...cid, leads: [{ first_name: 'Eve', email: `eve.${name.replace(/\W/g, '')}@example.com` }] });
+          await assistant.tools.startCampaign(cid);
           return { campaign, cid };
         };
-        const sent = async (cid: Record<string, unknown>) => (await assistant.call('campaign_stats', cid)).sent as number;
+        const sent = async (cid: CampaignStatsArguments) => (await assistant.tools.campaignStats(cid)).sent;
         const tick = async () => {
           await server.service.sequencer.tick();
           await server.service.outbox.drain();
@@ -171,31 +165,31 @@ for (const backend of await serverBackends()) {
     test('on the server `npm start` runs, a started campaign sends by itself: the message and the lead state show it', async () => {
       const server = await backend.start();
       const account = await accountWithToken(server);
-      const assistant = await Assistant.connect(server.mcpUrl, account.token);
+      const assistant = await connectAssistant(server.mcpUrl, account.token);
       try {
-        const pid = { service_profile_id: account.profileIds[0] };
+        const pid = { service_profile_id: account.profileIds[0]! };
         // An empty schedule: it sends at any hour, so the test does not depend on when it runs
         // (without one it would wait for business hours).
-        const { campaign } = await assistant.call('create_campaign', {
+        const { campaign } = await assistant.tools.createCampaign({
           ...pid,
           name: 'Real time',
           schedule: {},
           steps: [{ name: 'Intro', type: 'message', text: 'Hello {first_name}!', fallback_text: 'Hello!' }],
         });
         const cid = { ...pid, campaign_id: campaign.id };
-        await assistant.call('add_leads', { ...cid, leads: [{ first_name: 'Dee', email: 'dee@example.com' }] });
-        await assistant.call('start_campaign', cid);
+        await assistant.tools.addLeads({ ...cid, leads: [{ first_name: 'Dee', email: 'dee@example.com' }] });
+        await assistant.tools.startCampaign(cid);
         const stats = await eventually(async () => {
-          const figures = await assistant.call('campaign_stats', cid);
+          const figures = await assistant.tools.campaignStats(cid);
           return figures.delivered === 1 && figures;
         }, 'the step sent and delivered by the server on its own');
         assert.equal(stats.sent, 1);
-        const { leads } = await assistant.call('list_leads', cid);
-        assert.equal(leads[0].sequence.steps_sent, 1);
-        const { conversations } = await assistant.call('list_conversations', pid);
-        const { conversation } = await assistant.call('get_conversation', { ...pid, conversation_id: conversations[0].id });
+        const { leads } = await assistant.tools.listLeads(cid);
+        assert.equal(leads[0]?.sequence.steps_sent, 1);
+        const { conversations } = await assistant.tools.listConversations(pid);
+        const { conversation } = await assistant.tools.getConversation({ ...pid, conversation_id: conversations[0]!.id });
         assert.deepEqual(
-          conversation.messages.map((m: any) => [m.direction, m.text]),
+          conversation.messages.map((m) => [m.direction, m.text]),
           [['outbound', 'Hello Dee!']],
         );
       } finally {

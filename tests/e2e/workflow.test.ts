@@ -1,17 +1,20 @@
 /**
- * The outreach workflow as an AI assistant runs it, through the official SDK client only
- * (`@modelcontextprotocol/sdk` Client + StreamableHTTPClientTransport, a real token), on each
+ * The outreach workflow as an AI assistant runs it, through the typed client `npm run gen` writes
+ * (generated/client.gen.ts, on the official `@modelcontextprotocol/client`, a real token), on each
  * store back-end: pick a profile, build a campaign, add leads, run its lifecycle, preview and send
- * messages, read conversations and statistics, manage leads, archive.
+ * messages, read conversations and statistics, manage leads, archive. Arguments and results are
+ * typed from tools.yaml, so a tool whose schema drifts from what the workflow does fails to compile;
+ * a catalog error comes back as a ToolCallError with its code and parameters.
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { toolsList } from '../../generated/tools-list.gen.ts';
+import type { LeadInput, StepInput } from '../../generated/types.gen.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { Assistant, serverBackends } from '../helpers/outreach.ts';
+import { connectAssistant, serverBackends, toolError } from '../helpers/outreach.ts';
 import { closedSchedule } from '../helpers/mcp-calls.ts';
 
-const STEPS = [
+const STEPS: StepInput[] = [
   {
     name: 'Intro',
     type: 'connection_request',
@@ -22,7 +25,7 @@ const STEPS = [
   { name: 'Last call', type: 'inmail', subject: 'One more thing', text: 'A last note before I stop writing.', delay_days: 7 },
 ];
 
-const LEADS = [
+const LEADS: LeadInput[] = [
   { first_name: 'Grace', last_name: 'Hopper', company: 'Navy', position: 'Rear Admiral', email: 'grace@example.com' },
   { first_name: 'Alan', profile_url: 'https://www.linkedin.com/in/alan-turing' },
   { first_name: 'Grace', email: 'GRACE@example.com' },
@@ -42,16 +45,16 @@ for (const backend of await serverBackends()) {
       server = await backend.start();
       const account = await server.createAccount({ profiles: 2 });
       const token = await server.token(account);
-      const ai = await Assistant.connect(server.mcpUrl, token);
+      const ai = await connectAssistant(server.mcpUrl, token);
       try {
-        // Discover the tools (the SDK then validates every structuredContent against its outputSchema).
-        const { tools } = await ai.client.listTools();
+        // Discover the tools (the official client then validates every structuredContent against its outputSchema).
+        const { tools } = await ai.mcp.listTools();
         assert.deepEqual(tools.map((t) => t.name).sort(), toolsList.map((t) => t.name).sort());
 
         // 1. Pick a sender profile.
-        const { profiles } = await ai.call('profiles');
+        const { profiles } = await ai.tools.profiles();
         assert.deepEqual(
-          profiles.map((p: { id: string }) => p.id),
+          profiles.map((p) => p.id),
           account.profileIds,
         );
         for (const p of profiles)
@@ -59,7 +62,7 @@ for (const backend of await serverBackends()) {
             { ...p, id: undefined, name: undefined },
             { id: undefined, name: undefined, channel: 'linkedin', status: 'active', timezone: 'UTC', daily_limit: 50, sent_today: 0 },
           );
-        const profileId: string = profiles[0].id;
+        const profileId = profiles[0]!.id;
         const pid = { service_profile_id: profileId };
 
         // 2. Build a campaign with three steps (fallback_text, auto_fallback, no placeholder).
@@ -67,7 +70,7 @@ for (const backend of await serverBackends()) {
         // keeps it from sending during the test; it only schedules the leads for the next opening.
         const schedule = closedSchedule('Europe/Paris');
         const settings = { stop_on_reply: true, daily_limit: 20 };
-        const { campaign: created } = await ai.call('create_campaign', { ...pid, name: 'Q3 founders — «été»', steps: STEPS, schedule, settings });
+        const { campaign: created } = await ai.tools.createCampaign({ ...pid, name: 'Q3 founders — «été»', steps: STEPS, schedule, settings });
         assert.match(created.id, /^cmp_/);
         assert.equal(created.name, 'Q3 founders — «été»');
         assert.equal(created.status, 'draft');
@@ -77,24 +80,24 @@ for (const backend of await serverBackends()) {
         assert.deepEqual(created.settings, settings);
         assert.deepEqual(created.lead_counts, { total: 0, active: 0, replied: 0 });
         assert.deepEqual(
-          created.steps.map(({ id, ...s }: { id: string }) => (assert.match(id, /^stp_/), s)),
+          created.steps.map(({ id, ...s }) => (assert.match(id, /^stp_/), s)),
           [
             { position: 1, delay_days: 0, auto_fallback: false, ...STEPS[0] },
             { position: 2, ...STEPS[1] },
             { position: 3, auto_fallback: false, ...STEPS[2] },
           ],
         );
-        const campaignId: string = created.id;
+        const campaignId = created.id;
         const cid = { ...pid, campaign_id: campaignId };
         // A second, empty campaign (for the list filters and pagination).
-        const { campaign: side } = await ai.call('create_campaign', { ...pid, name: 'Side project' });
+        const { campaign: side } = await ai.tools.createCampaign({ ...pid, name: 'Side project' });
 
         // 3. Add leads: the duplicate (same email, other case) is reported, not failed.
-        const added = await ai.call('add_leads', { ...cid, leads: LEADS });
+        const added = await ai.tools.addLeads({ ...cid, leads: LEADS });
         assert.equal(added.added, 3);
         assert.equal(added.duplicates, 1);
         assert.deepEqual(
-          added.results.map((r: { index: number; status: string }) => [r.index, r.status]),
+          added.results.map((r) => [r.index, r.status]),
           [
             [0, 'added'],
             [1, 'added'],
@@ -102,30 +105,30 @@ for (const backend of await serverBackends()) {
             [3, 'added'],
           ],
         );
-        const [grace, alan, , katherine] = added.results.map((r: { lead_id: string }) => r.lead_id) as string[];
+        const [grace, alan, , katherine] = added.results.map((r) => r.lead_id) as [string, string, string, string];
         assert.deepEqual(added.results[2], { index: 2, status: 'duplicate', lead_id: grace, matched_on: 'email' });
         assert.equal(new Set([grace, alan, katherine]).size, 3);
         // The same person by profile URL, written differently: a duplicate again, nothing added.
-        const again = await ai.call('add_leads', { ...cid, leads: [{ first_name: 'Alan', profile_url: 'http://linkedin.com/in/alan-turing/' }] });
+        const again = await ai.tools.addLeads({ ...cid, leads: [{ first_name: 'Alan', profile_url: 'http://linkedin.com/in/alan-turing/' }] });
         assert.deepEqual(again, { added: 0, duplicates: 1, results: [{ index: 0, status: 'duplicate', lead_id: alan, matched_on: 'profile_url' }] });
 
         // 4. Read it back: ordered steps, lead counts.
-        const { campaign: read } = await ai.call('get_campaign', cid);
+        const { campaign: read } = await ai.tools.getCampaign(cid);
         assert.deepEqual(read.steps, created.steps);
         assert.deepEqual(read.lead_counts, { total: 3, active: 3, replied: 0 });
         assert.equal(read.status, 'draft');
 
         // 5. List with a status filter, one per page.
-        const page1 = await ai.call('list_campaigns', { ...pid, status: ['draft'], limit: 1 });
+        const page1 = await ai.tools.listCampaigns({ ...pid, status: ['draft'], limit: 1 });
         assert.deepEqual(
-          page1.campaigns.map((c: { id: string }) => c.id),
+          page1.campaigns.map((c) => c.id),
           [side.id],
           'newest first',
         );
         assert.equal(typeof page1.next_cursor, 'string');
-        const page2 = await ai.call('list_campaigns', { ...pid, status: ['draft'], limit: 1, cursor: page1.next_cursor });
+        const page2 = await ai.tools.listCampaigns({ ...pid, status: ['draft'], limit: 1, cursor: page1.next_cursor });
         assert.deepEqual(
-          page2.campaigns.map((c: { id: string }) => c.id),
+          page2.campaigns.map((c) => c.id),
           [campaignId],
         );
         assert.equal(page2.next_cursor, undefined, 'the last page has no cursor');
@@ -137,22 +140,22 @@ for (const backend of await serverBackends()) {
           created_at: created.created_at,
           updated_at: read.updated_at,
         });
-        assert.deepEqual(await ai.call('list_campaigns', { ...pid, status: ['active', 'paused'] }), { campaigns: [] });
+        assert.deepEqual(await ai.tools.listCampaigns({ ...pid, status: ['active', 'paused'] }), { campaigns: [] });
         assert.deepEqual(
-          await ai.call('list_campaigns', { service_profile_id: account.profileIds[1] }),
+          await ai.tools.listCampaigns({ service_profile_id: account.profileIds[1]! }),
           { campaigns: [] },
           "the other profile's list is its own",
         );
 
         // 6. Lifecycle: start, pause, change a step while paused, start again.
-        assert.equal((await ai.call('start_campaign', cid)).campaign.status, 'active');
+        assert.equal((await ai.tools.startCampaign(cid)).campaign.status, 'active');
         assert.deepEqual(
-          (await ai.call('list_campaigns', { ...pid, status: ['active'] })).campaigns.map((c: { id: string }) => c.id),
+          (await ai.tools.listCampaigns({ ...pid, status: ['active'] })).campaigns.map((c) => c.id),
           [campaignId],
         );
-        assert.equal((await ai.call('pause_campaign', cid)).campaign.status, 'paused');
-        const step2 = read.steps[1];
-        const { campaign: edited } = await ai.call('update_step', {
+        assert.equal((await ai.tools.pauseCampaign(cid)).campaign.status, 'paused');
+        const step2 = read.steps[1]!;
+        const { campaign: edited } = await ai.tools.updateStep({
           ...cid,
           step_id: step2.id,
           text: 'Good to be connected, {name}! How is {company}?',
@@ -163,43 +166,40 @@ for (const backend of await serverBackends()) {
         assert.deepEqual(edited.steps[0], read.steps[0]);
         assert.deepEqual(edited.steps[2], read.steps[2]);
         assert.deepEqual(
-          edited.steps.map((s: { position: number }) => s.position),
+          edited.steps.map((s) => s.position),
           [1, 2, 3],
         );
-        assert.equal((await ai.call('start_campaign', cid)).campaign.status, 'active');
+        assert.equal((await ai.tools.startCampaign(cid)).campaign.status, 'active');
 
         // 7. Preview: all values known, a value missing (the fallback text), generic, a custom field.
-        assert.deepEqual(await ai.call('preview_message', { ...cid, step_position: 1, lead_id: grace }), {
+        assert.deepEqual(await ai.tools.previewMessage({ ...cid, step_position: 1, lead_id: grace }), {
           text: 'Hi Grace, I loved what Navy is doing.',
           source: 'personalized',
           unresolved: [],
         });
-        assert.deepEqual(await ai.call('preview_message', { ...cid, step_position: 1, lead_id: alan }), {
+        assert.deepEqual(await ai.tools.previewMessage({ ...cid, step_position: 1, lead_id: alan }), {
           text: 'Hi, I loved what your team is doing.',
           source: 'fallback_text',
           unresolved: ['{company}'],
         });
-        assert.deepEqual(await ai.call('preview_message', { ...cid, step_id: step2.id }), {
+        assert.deepEqual(await ai.tools.previewMessage({ ...cid, step_id: step2.id }), {
           text: 'Good to be connected, there! How is your company?',
           source: 'auto_fallback',
           unresolved: ['{name}', '{company}'],
         });
-        assert.deepEqual(await ai.call('preview_message', { ...cid, step_id: step2.id, lead_id: alan }), {
+        assert.deepEqual(await ai.tools.previewMessage({ ...cid, step_id: step2.id, lead_id: alan }), {
           text: 'Good to be connected, Alan! How is your company?',
           source: 'auto_fallback',
           unresolved: ['{company}'],
         });
-        assert.deepEqual(
-          await ai.call('preview_message', { ...pid, text: 'How did {custom.mission} go?', fallback_text: 'How did it go?', lead_id: katherine }),
-          {
-            text: 'How did Apollo 11 go?',
-            source: 'personalized',
-            unresolved: [],
-          },
-        );
+        assert.deepEqual(await ai.tools.previewMessage({ ...pid, text: 'How did {custom.mission} go?', fallback_text: 'How did it go?', lead_id: katherine }), {
+          text: 'How did Apollo 11 go?',
+          source: 'personalized',
+          unresolved: [],
+        });
 
         // 8. Send: auto_fallback to a lead missing a value, with an idempotency key; the retry replays.
-        const sent = await ai.call('send_message', {
+        const sent = await ai.tools.sendMessage({
           ...pid,
           lead_id: alan,
           text: 'Hi {first_name}, how is {company}?',
@@ -212,10 +212,10 @@ for (const backend of await serverBackends()) {
         assert.equal(m.text, 'Hi Alan, how is your company?');
         assert.equal(m.direction, 'outbound');
         assert.equal(m.status, 'delivered', 'the built-in log adapter delivers at once');
-        assert.match(m.delivered_at, ISO);
+        assert.match(m.delivered_at ?? '', ISO);
         assert.equal(m.lead_id, alan);
         assert.equal(m.idempotency_key, 'alan-hello-1');
-        const retry = await ai.call('send_message', {
+        const retry = await ai.tools.sendMessage({
           ...pid,
           lead_id: alan,
           text: 'Hi {first_name}, how is {company}?',
@@ -225,11 +225,11 @@ for (const backend of await serverBackends()) {
         assert.equal(retry.replayed, true);
         assert.deepEqual(retry.message, m, 'the retry returns the first message');
         // A personalized message to Grace, then an answer in her conversation.
-        const toGrace = await ai.call('send_message', { ...pid, lead_id: grace, text: 'Hi {name} from {company}!', fallback_text: 'Hi there!' });
+        const toGrace = await ai.tools.sendMessage({ ...pid, lead_id: grace, text: 'Hi {name} from {company}!', fallback_text: 'Hi there!' });
         assert.equal(toGrace.message.text, 'Hi Grace from Navy!');
         assert.equal(toGrace.message.status, 'delivered');
         assert.notEqual(toGrace.message.conversation_id, m.conversation_id);
-        const inThread = await ai.call('send_message', {
+        const inThread = await ai.tools.sendMessage({
           ...pid,
           conversation_id: toGrace.message.conversation_id,
           subject: 'Re: hello',
@@ -242,30 +242,25 @@ for (const backend of await serverBackends()) {
         assert.equal(inThread.message.subject, 'Re: hello');
 
         // 9. Conversations: most recent first, with counts; one of them in full.
-        const { conversations } = await ai.call('list_conversations', { ...pid, campaign_id: campaignId });
+        const { conversations } = await ai.tools.listConversations({ ...pid, campaign_id: campaignId });
         assert.deepEqual(
-          conversations.map((c: { id: string; lead_id: string; campaign_id: string; message_count: number }) => [
-            c.id,
-            c.lead_id,
-            c.campaign_id,
-            c.message_count,
-          ]),
+          conversations.map((c) => [c.id, c.lead_id, c.campaign_id, c.message_count]),
           [
             [toGrace.message.conversation_id, grace, campaignId, 2],
             [m.conversation_id, alan, campaignId, 1],
           ],
         );
-        const firstPage = await ai.call('list_conversations', { ...pid, limit: 1 });
+        const firstPage = await ai.tools.listConversations({ ...pid, limit: 1 });
         assert.equal(firstPage.conversations.length, 1);
-        const secondPage = await ai.call('list_conversations', { ...pid, limit: 1, cursor: firstPage.next_cursor });
+        const secondPage = await ai.tools.listConversations({ ...pid, limit: 1, cursor: firstPage.next_cursor });
         assert.deepEqual(secondPage, { conversations: [conversations[1]] });
-        assert.deepEqual(await ai.call('list_conversations', { ...pid, lead_id: alan }), { conversations: [conversations[1]] });
-        const { conversation } = await ai.call('get_conversation', { ...pid, conversation_id: toGrace.message.conversation_id });
+        assert.deepEqual(await ai.tools.listConversations({ ...pid, lead_id: alan }), { conversations: [conversations[1]] });
+        const { conversation } = await ai.tools.getConversation({ ...pid, conversation_id: toGrace.message.conversation_id });
         assert.equal(conversation.id, toGrace.message.conversation_id);
         assert.equal(conversation.lead_id, grace);
         assert.equal(conversation.campaign_id, campaignId);
         assert.deepEqual(
-          conversation.messages.map((x: { id: string }) => x.id),
+          conversation.messages.map((x) => x.id),
           [toGrace.message.id, inThread.message.id],
           'oldest first',
         );
@@ -275,46 +270,46 @@ for (const backend of await serverBackends()) {
         // 10. Statistics: totals and per day (UTC days of the messages).
         const day = m.created_at.slice(0, 10);
         const days = [...new Set([m, toGrace.message, inThread.message].map((x) => x.created_at.slice(0, 10)))];
-        const stats = await ai.call('campaign_stats', cid);
+        const stats = await ai.tools.campaignStats(cid);
         assert.deepEqual(
           { ...stats, per_day: undefined },
           { campaign_id: campaignId, leads: 3, contacted: 2, replied: 0, reply_rate: 0, sent: 3, delivered: 3, failed: 0, replies: 0, per_day: undefined },
         );
         assert.deepEqual(
-          stats.per_day.map((d: { day: string }) => d.day),
+          stats.per_day.map((d) => d.day),
           days,
         );
         assert.equal(
-          stats.per_day.reduce((n: number, d: { sent: number }) => n + d.sent, 0),
+          stats.per_day.reduce((n, d) => n + d.sent, 0),
           3,
         );
         if (days.length === 1) assert.deepEqual(stats.per_day, [{ day, sent: 3, delivered: 3, failed: 0, replies: 0 }]);
-        const ranged = await ai.call('campaign_stats', { ...cid, from: days[0], to: days.at(-1) });
+        const ranged = await ai.tools.campaignStats({ ...cid, from: days[0], to: days.at(-1) });
         assert.deepEqual(ranged, stats);
-        const later = await ai.call('campaign_stats', { ...cid, from: '2999-01-01' });
+        const later = await ai.tools.campaignStats({ ...cid, from: '2999-01-01' });
         assert.deepEqual({ sent: later.sent, leads: later.leads, per_day: later.per_day }, { sent: 0, leads: 3, per_day: [] });
-        const { profiles: after } = await ai.call('profiles');
-        assert.equal(after[0].sent_today, 3, 'the replayed retry did not count');
-        assert.equal(after[1].sent_today, 0);
+        const { profiles: after } = await ai.tools.profiles();
+        assert.equal(after[0]!.sent_today, 3, 'the replayed retry did not count');
+        assert.equal(after[1]!.sent_today, 0);
 
         // 11. Leads: pages, search, one lead, removal.
-        const leads1 = await ai.call('list_leads', { ...cid, limit: 2 });
+        const leads1 = await ai.tools.listLeads({ ...cid, limit: 2 });
         assert.deepEqual(
-          leads1.leads.map((l: { id: string }) => l.id),
+          leads1.leads.map((l) => l.id),
           [grace, alan],
           'in the order added',
         );
-        const leads2 = await ai.call('list_leads', { ...cid, limit: 2, cursor: leads1.next_cursor });
+        const leads2 = await ai.tools.listLeads({ ...cid, limit: 2, cursor: leads1.next_cursor });
         assert.deepEqual(
-          leads2.leads.map((l: { id: string }) => l.id),
+          leads2.leads.map((l) => l.id),
           [katherine],
         );
         assert.equal(leads2.next_cursor, undefined);
         assert.deepEqual(
-          (await ai.call('list_leads', { ...cid, search: 'NAVY' })).leads.map((l: { id: string }) => l.id),
+          (await ai.tools.listLeads({ ...cid, search: 'NAVY' })).leads.map((l) => l.id),
           [grace],
         );
-        const { lead } = await ai.call('get_lead', { ...pid, lead_id: katherine });
+        const { lead } = await ai.tools.getLead({ ...pid, lead_id: katherine });
         // The schedule is closed: nothing was sent; the sequencer may have scheduled the first step for its opening.
         const { sequence, ...rest } = lead;
         assert.deepEqual(
@@ -330,24 +325,24 @@ for (const backend of await serverBackends()) {
         assert.deepEqual({ steps_sent: sequence.steps_sent, next_step: sequence.next_step }, { steps_sent: 0, next_step: 1 });
         // Waiting means scheduled: due now, sent when the window opens.
         assert.ok(['pending', 'waiting'].includes(sequence.status), JSON.stringify(sequence));
-        assert.deepEqual(await ai.call('remove_lead', { ...pid, lead_id: katherine }), { removed: true, lead_id: katherine });
-        assert.equal(
-          await ai.fail('get_lead', { ...pid, lead_id: katherine }),
-          `Lead ${katherine} was not found for profile ${profileId}; call list_leads to see a campaign's leads`,
-        );
+        assert.deepEqual(await ai.tools.removeLead({ ...pid, lead_id: katherine }), { removed: true, lead_id: katherine });
+        const gone = await toolError(ai.tools.getLead({ ...pid, lead_id: katherine }));
+        assert.ok(gone.is('LEAD_NOT_FOUND'), gone.code);
+        assert.deepEqual(gone.params, { lead_id: katherine, service_profile_id: profileId });
+        assert.equal(gone.message, `Lead ${katherine} was not found for profile ${profileId}; call list_leads to see a campaign's leads`);
         assert.deepEqual(
-          (await ai.call('list_leads', { ...cid })).leads.map((l: { id: string }) => l.id),
+          (await ai.tools.listLeads({ ...cid })).leads.map((l) => l.id),
           [grace, alan],
         );
-        assert.deepEqual((await ai.call('get_campaign', cid)).campaign.lead_counts, { total: 2, active: 2, replied: 0 });
-        assert.equal((await ai.call('get_conversation', { ...pid, conversation_id: m.conversation_id })).conversation.messages.length, 1, 'past messages stay');
+        assert.deepEqual((await ai.tools.getCampaign(cid)).campaign.lead_counts, { total: 2, active: 2, replied: 0 });
+        assert.equal((await ai.tools.getConversation({ ...pid, conversation_id: m.conversation_id })).conversation.messages.length, 1, 'past messages stay');
 
         // 12. Archive.
-        const { campaign: archived } = await ai.call('archive_campaign', cid);
+        const { campaign: archived } = await ai.tools.archiveCampaign(cid);
         assert.equal(archived.status, 'archived');
         assert.deepEqual(archived.steps, edited.steps);
         assert.deepEqual(
-          (await ai.call('list_campaigns', { ...pid, status: ['archived'] })).campaigns.map((c: { id: string }) => c.id),
+          (await ai.tools.listCampaigns({ ...pid, status: ['archived'] })).campaigns.map((c) => c.id),
           [campaignId],
         );
       } finally {

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import type { Schedule } from '../../generated/types.gen.ts';
 import { postMcp, type TestServer } from './server.ts';
 
 export type McpResponse = Awaited<ReturnType<typeof postMcp>>;
@@ -122,7 +123,7 @@ const WEEK = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
  * schedule stays active and sends nothing during a test; the sequencer only schedules its leads
  * for the next opening.
  */
-export function closedSchedule(timeZone = 'UTC'): { timezone: string; days: string[]; start_hour: number; end_hour: number } {
+export function closedSchedule(timeZone = 'UTC'): Required<Schedule> {
   const weekday = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short' }).format(new Date()).toLowerCase();
   const today = WEEK.indexOf(weekday as (typeof WEEK)[number]);
   const monFirst = (day: string) => (WEEK.indexOf(day as (typeof WEEK)[number]) + 6) % 7;

@@ -1,17 +1,17 @@
 /**
  * Helpers of the outreach end-to-end tests (workflow, errors, concurrency): the two store
- * back-ends as running servers, an "assistant" that speaks only through the official SDK client,
+ * back-ends as running servers, an "assistant" that speaks only through the generated typed client,
  * a whole-store snapshot to prove that a refused call wrote nothing, and real server processes.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sql } from 'kysely';
 import { isOpen, sendingWindow } from '../../app/domain/schedule.ts';
 import type { Schedule } from '../../app/store/campaigns.ts';
 import type { Db, DbKind } from '../../app/store/database.ts';
+import { OutreachMcpClient, type OutreachMcpError } from '../../generated/client.gen.ts';
+import { ToolCallError } from '../../runtime/client.ts';
 import { createPostgresDatabase, postgresBackend } from './databases.ts';
 import { eventually, startServerProcess, startTestServer, type ServerProcess, type TestServer } from './server.ts';
 
@@ -63,53 +63,55 @@ export async function serverBackends(): Promise<ServerBackend[]> {
   ];
 }
 
-export interface ToolResult {
-  content: Array<{ type: string; text: string }>;
-  structuredContent?: any;
+/**
+ * The assistant of the outreach tests: the typed client `npm run gen` writes (on the official
+ * `@modelcontextprotocol/client`), with a bearer token, nothing else. Its tool methods return only
+ * a result's structuredContent, so its fetch checks each tools/call answer as the server sent it:
+ * a result's one content is the structuredContent as JSON text (what a model reads that does not
+ * take structured output), an error is text with no structuredContent.
+ */
+export function connectAssistant(mcpUrl: string, token: string): Promise<OutreachMcpClient> {
+  return OutreachMcpClient.connect({ url: mcpUrl, auth: { token }, clientInfo: { name: 'e2e-assistant', version: '1.0.0' }, fetch: checkingToolAnswers });
+}
+
+const checkingToolAnswers: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const request = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+  if (request?.method !== 'tools/call') return response;
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json/, 'a tools/call answer of these tests is one JSON body');
+  // A JSON-RPC error (not a tool result) is the client's to throw.
+  const { result } = (await response.clone().json()) as { result?: ToolAnswer };
+  if (result !== undefined) checkToolAnswer(request.params.name, result);
+  return response;
+};
+
+interface ToolAnswer {
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: unknown;
   isError?: boolean;
 }
 
-/** An assistant-style client: the official SDK client over Streamable HTTP with a bearer token, nothing else. */
-export class Assistant {
-  private constructor(
-    readonly client: Client,
-    readonly transport: StreamableHTTPClientTransport,
-  ) {}
-
-  static async connect(mcpUrl: string, token: string): Promise<Assistant> {
-    const client = new Client({ name: 'e2e-assistant', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
-    await client.connect(transport);
-    return new Assistant(client, transport);
+function checkToolAnswer(tool: string, result: ToolAnswer): void {
+  if (result.isError) {
+    assert.equal(result.structuredContent, undefined, `${tool}: an error has no structuredContent`);
+    assert.equal(result.content[0]?.type, 'text', tool);
+    return;
   }
+  assert.equal(result.content.length, 1, tool);
+  assert.equal(result.content[0]!.type, 'text', tool);
+  assert.ok(result.structuredContent !== undefined, `${tool}: structuredContent`);
+  assert.deepEqual(JSON.parse(result.content[0]!.text!), result.structuredContent, `${tool}: content[0].text is the structuredContent JSON`);
+}
 
-  async raw(name: string, args: Record<string, unknown>): Promise<ToolResult> {
-    return (await this.client.callTool({ name, arguments: args })) as ToolResult;
-  }
-
-  /** Calls a tool that must succeed; returns its structuredContent after checking that content[0].text is the same JSON. */
-  async call(name: string, args: Record<string, unknown> = {}): Promise<any> {
-    const result = await this.raw(name, args);
-    assert.notEqual(result.isError, true, `${name} failed: ${result.content?.[0]?.text}`);
-    assert.equal(result.content.length, 1, name);
-    assert.equal(result.content[0]!.type, 'text');
-    assert.ok(result.structuredContent !== undefined, `${name}: structuredContent`);
-    assert.deepEqual(JSON.parse(result.content[0]!.text), result.structuredContent, `${name}: content[0].text is the structuredContent JSON`);
-    return result.structuredContent;
-  }
-
-  /** Calls a tool that must fail as a tool result (isError); returns the message text. */
-  async fail(name: string, args: Record<string, unknown>): Promise<string> {
-    const result = await this.raw(name, args);
-    assert.equal(result.isError, true, `${name} was expected to fail, got ${JSON.stringify(result.structuredContent)}`);
-    assert.equal(result.structuredContent, undefined);
-    assert.equal(result.content[0]?.type, 'text');
-    return result.content[0]!.text;
-  }
-
-  close(): Promise<void> {
-    return this.client.close();
-  }
+/** The catalog error a call that must fail threw (a result or any other error fails the test). */
+export async function toolError(call: Promise<unknown>): Promise<OutreachMcpError> {
+  const err = await call.then(
+    (value) => assert.fail(`expected a catalog error, got ${JSON.stringify(value)}`),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof ToolCallError, String(err));
+  // The generated client throws its catalog errors typed by its ErrorParams.
+  return err as OutreachMcpError;
 }
 
 /** The tables that tool calls write (not grants or signing keys, which tokens write). */

@@ -16,8 +16,8 @@ const tracer = trace.getTracer('outreach-store');
 
 /**
  * `statement`, each of whose runs makes a span (see the file's comment). A plain object made once
- * per cached statement, with what kysely's SQLite driver and prepared.ts's reader use of it: a
- * Proxy's trap and a bound function on every property read cost more than the span (bench (b)).
+ * per cached statement, with what kysely's SQLite driver and prepared.ts's reader use of it; a
+ * Proxy would run its trap, and bind a function, on every property read of every query.
  */
 export function tracedStatement(statement: SqliteStatement, sql: string): SqliteStatement {
   const { name, attributes } = describe(sql);

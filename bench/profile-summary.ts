@@ -53,6 +53,8 @@ function sourceMapper(root: string): (frame: CallFrame) => CallFrame {
   return (frame) => {
     if (!frame.url.startsWith('file://') || frame.lineNumber < 0) return frame;
     const bundle = filePath(frame.url);
+    // A package's own maps (OpenTelemetry ships them) point into that package, not the project: its frames keep their package.
+    if (bundle.includes(`${path.sep}node_modules${path.sep}`)) return frame;
     let map = maps.get(bundle);
     if (map === undefined) {
       map = existsSync(`${bundle}.map`) ? new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8'))) : null;

@@ -22,7 +22,8 @@
  * BENCH_TOOL_SECONDS (3), BENCH_TOOL_WARMUP_SECONDS (1), BENCH_TOOL_CONNECTIONS ("1,50"), BENCH_TOOLS,
  * BENCH_BACKENDS (sqlite,postgres), TEST_POSTGRES_URL (the PostgreSQL server (f) creates its database on),
  * BENCH_PROFILE=1 to CPU-profile npm start in (b) and (f), each in an extra run on a second npm start
- * process (bench/results/real-server.cpuprofile, tool-<tool>-<back-end>.cpuprofile; summarized).
+ * process (bench/results/real-server.cpuprofile, real-server-npm-start-otel.cpuprofile for tracing on,
+ * tool-<tool>-<back-end>.cpuprofile; summarized).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -78,7 +79,7 @@ const tmp = mkdtempSync(path.join(tmpdir(), 'outreach-bench-'));
 installCleanup(() => rmSync(tmp, { recursive: true, force: true }));
 
 interface ServerRun {
-  key: 'a' | 'b' | 'b-bench-build' | 'b-otel' | 'b-baseline' | 'c';
+  key: 'a' | 'b' | 'b-bench-build' | 'b-otel' | 'b-otel-sampled' | 'b-baseline' | 'c';
   label: string;
   runs: LoadResult[];
 }
@@ -122,6 +123,7 @@ const RUN_KEY: Record<ServerKind, ServerRun['key']> = {
   'npm-start': 'b',
   'bench-build': 'b-bench-build',
   'npm-start-otel': 'b-otel',
+  'npm-start-otel-sampled': 'b-otel-sampled',
   'npm-start-baseline': 'b-baseline',
 };
 
@@ -155,8 +157,10 @@ async function benchReal(
 
     const runs = await loadRuns({ url, headers, body: REQUEST_BODY, expectBody: res.text, child: server.child, label, plan: PLAN });
     let profileFile: string | undefined;
-    if (PROFILE && server.profile) {
-      const file = path.join(RESULTS_DIR, 'real-server.cpuprofile');
+    // The sampled configuration is not profiled: its profile would show a tenth of the other's tracing work.
+    if (PROFILE && server.profile && kind !== 'npm-start-otel-sampled') {
+      // One file per kind: npm start with tracing on is profiled too, and must not overwrite it.
+      const file = path.join(RESULTS_DIR, kind === 'npm-start' ? 'real-server.cpuprofile' : `real-server-${kind}.cpuprofile`);
       rmSync(file, { force: true });
       const connections = Math.max(...CONNECTIONS);
       step(`${label}: CPU profile of a second npm start, ${connections} connections, ${WARMUP} s warm-up + ${SECONDS} s (not in the table)`);
@@ -441,12 +445,15 @@ async function main(): Promise<void> {
   log();
 
   let real: Awaited<ReturnType<typeof benchReal>> | undefined;
+  let otelProfileFile: string | undefined;
   let servers: ServerRun[] = [];
   if (ONLY.has('servers')) {
     real = await benchReal('npm-start');
     const benchBuild = await benchReal('bench-build', real.responseBody.length);
     // What tracing costs: on, beside npm start; and npm start built without it, when a ref before it is named.
     const otel = await benchReal('npm-start-otel', real.responseBody.length);
+    otelProfileFile = otel.profileFile;
+    const sampled = await benchReal('npm-start-otel-sampled', real.responseBody.length);
     const baseline = process.env.BENCH_BASELINE_REF ? await benchReal('npm-start-baseline', real.responseBody.length) : undefined;
     const responseFile = path.join(tmp, 'response.json');
     const profilesFile = path.join(tmp, 'profiles.json');
@@ -454,7 +461,7 @@ async function main(): Promise<void> {
     writeFileSync(profilesFile, JSON.stringify(real.structured));
     const bare = await benchBare(responseFile, real.responseBody);
     const sdk = await benchSdk(profilesFile, real.structured);
-    servers = [bare, real.run, benchBuild.run, otel.run, ...(baseline ? [baseline.run] : []), sdk];
+    servers = [bare, real.run, benchBuild.run, otel.run, sampled.run, ...(baseline ? [baseline.run] : []), sdk];
   }
   const tools = ONLY.has('tools')
     ? await benchTools({ tmp, plan: TOOL_PLAN, tools: TOOLS, backends: BACKENDS, ...(PROFILE && { profileDir: RESULTS_DIR }) })
@@ -520,12 +527,16 @@ async function main(): Promise<void> {
       cpuPerReqAOverB: a.serverCpuUsPerReq && b.serverCpuUsPerReq ? a.serverCpuUsPerReq / b.serverCpuUsPerReq : null,
       benchBuild: { bOverA: bench.reqPerSec / a.reqPerSec, bOverC: bench.reqPerSec / c.reqPerSec },
     };
-    // What tracing costs npm start: on (every span exported), and, with BENCH_BASELINE_REF, off against a build without its code.
+    // What tracing costs npm start: on (every span exported; one trace in ten), and, with BENCH_BASELINE_REF, off against a build without its code.
     const otel = at('b-otel');
+    const sampled = at('b-otel-sampled');
     const baseline = servers.some((s) => s.key === 'b-baseline') ? at('b-baseline') : undefined;
+    const cpu = (r: LoadResult) => (r.serverCpuUsPerReq === null ? '' : `, ${fmt.int(r.serverCpuUsPerReq)} µs CPU/req`);
     log();
     log(
-      `tracing at ${top} connections: on ${fmt.int(otel.reqPerSec)} req/s = ${fmt.ratio(otel.reqPerSec / b.reqPerSec)} of off (${fmt.int(b.reqPerSec)})` +
+      `tracing at ${top} connections: off ${fmt.int(b.reqPerSec)} req/s${cpu(b)}; ` +
+        `on, every trace: ${fmt.int(otel.reqPerSec)} req/s = ${fmt.ratio(otel.reqPerSec / b.reqPerSec)} of off${cpu(otel)}; ` +
+        `on, 1 in 10: ${fmt.int(sampled.reqPerSec)} req/s = ${fmt.ratio(sampled.reqPerSec / b.reqPerSec)} of off${cpu(sampled)}` +
         (baseline ? `; off = ${fmt.ratio(b.reqPerSec / baseline.reqPerSec)} of the build without it (${fmt.int(baseline.reqPerSec)})` : ''),
     );
     log();
@@ -676,6 +687,12 @@ async function main(): Promise<void> {
     );
     log(summarizeProfile(real.profileFile, ROOT));
     json.profile = { file: path.relative(ROOT, real.profileFile) };
+  }
+  if (otelProfileFile) {
+    log();
+    log(`(b) CPU profile of npm start with OpenTelemetry on, made the same way: ${path.relative(ROOT, otelProfileFile)}`);
+    log(summarizeProfile(otelProfileFile, ROOT));
+    json.otelProfile = { file: path.relative(ROOT, otelProfileFile) };
   }
 
   json.problems = problems;

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, type SqliteDatabase as KyselySqliteDatabase, type SqliteStatement } from 'kysely';
 import { ImmediateSqliteDialect } from './sqlite-dialect.ts';
 import type pg from 'pg';
 import { migrationProvider } from './migrations.ts';
@@ -80,10 +80,11 @@ export async function migrate(db: Db): Promise<void> {
 /**
  * Kysely prepares every query anew; preparing costs more than running a primary-key read. The
  * driver only calls prepare() and close(), so a cache of prepared statements by SQL text (bounded:
- * `in (...)` lists of different lengths are different texts) is all it takes.
+ * `in (...)` lists of different lengths are different texts) is all it takes. What it hands out is
+ * what kysely's driver and prepared.ts's reader use of a connection and of its statements.
  */
-function withStatementCache(sqlite: SqliteDatabase.Database, traced: boolean, max = 1000): SqliteDatabase.Database {
-  const statements = new Map<string, SqliteDatabase.Statement>();
+function withStatementCache(sqlite: SqliteDatabase.Database, traced: boolean, max = 1000): KyselySqliteDatabase & { readonly inTransaction: boolean } {
+  const statements = new Map<string, SqliteStatement>();
   const prepare = (sql: string) => {
     let statement = statements.get(sql);
     if (!statement) {

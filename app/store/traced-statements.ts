@@ -4,41 +4,52 @@
  * query of the store goes through one prepare() (database.ts's statement cache), so each cached
  * statement is wrapped once. Spans follow the database conventions: `db.system.name` sqlite,
  * `db.operation.name`, `db.collection.name` and `db.query.text`, the SQL with its `?`
- * placeholders (the values are never recorded). Only inside a traced operation (a request, a
- * sequencer batch): the outbox's idle polls make none, as with PostgreSQL (ops/telemetry.ts).
+ * placeholders (the values are never recorded). Only inside a recorded operation (a sampled
+ * request, a sequencer batch): the outbox's idle polls make none, as with PostgreSQL
+ * (ops/telemetry.ts), and neither does a request the sampler left out, whose children every
+ * standard sampler would leave out too (the parent's decision, or the same trace id's ratio).
  */
-import { SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
-import type SqliteDatabase from 'better-sqlite3';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import type { SqliteStatement } from 'kysely';
 
 const tracer = trace.getTracer('outreach-store');
 
-/** The methods that run a statement. */
-const RUNS = new Set<PropertyKey>(['all', 'get', 'run', 'iterate']);
-
-/** `statement`, each of whose runs makes a span (see the file's comment). */
-export function tracedStatement(statement: SqliteDatabase.Statement, sql: string): SqliteDatabase.Statement {
+/**
+ * `statement`, each of whose runs makes a span (see the file's comment). A plain object made once
+ * per cached statement, with what kysely's SQLite driver and prepared.ts's reader use of it; a
+ * Proxy would run its trap, and bind a function, on every property read of every query.
+ */
+export function tracedStatement(statement: SqliteStatement, sql: string): SqliteStatement {
   const { name, attributes } = describe(sql);
-  return new Proxy(statement, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key, target);
-      if (typeof value !== 'function') return value;
-      if (!RUNS.has(key)) return value.bind(target);
-      return (...args: unknown[]) => {
-        if (!trace.getActiveSpan()) return (value as (...a: unknown[]) => unknown).apply(target, args);
-        const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
-        try {
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        } catch (err) {
-          // The driver's error code (SQLITE_BUSY, SQLITE_CONSTRAINT_UNIQUE), not its message, which can quote values.
-          span.setAttribute('error.type', (err as { code?: string }).code ?? '_OTHER');
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          throw err;
-        } finally {
-          span.end();
-        }
-      };
-    },
-  });
+  /** A span for this run, under the active one when that is recorded; undefined otherwise. */
+  const start = (): Span | undefined => {
+    const active = context.active();
+    if (!trace.getSpan(active)?.isRecording()) return undefined;
+    return tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, active);
+  };
+  const traced =
+    <A extends unknown[], R>(run: (...args: A) => R) =>
+    (...args: A): R => {
+      const span = start();
+      if (!span) return run(...args);
+      try {
+        return run(...args);
+      } catch (err) {
+        // The driver's error code (SQLITE_BUSY, SQLITE_CONSTRAINT_UNIQUE), not its message, which can quote values.
+        span.setAttribute('error.type', (err as { code?: string }).code ?? '_OTHER');
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw err;
+      } finally {
+        span.end();
+      }
+    };
+  return {
+    reader: statement.reader,
+    all: traced((parameters) => statement.all(parameters)),
+    run: traced((parameters) => statement.run(parameters)),
+    // The span covers making the iterator, not reading it (kysely's stream(), which the store does not use).
+    iterate: traced((parameters) => statement.iterate(parameters)),
+  };
 }
 
 /** The span name and attributes of a statement, worked out once when it is prepared. */

@@ -14,7 +14,9 @@
  *   validation, request limits off. It makes its account itself and answers commands over IPC,
  *   which is what lets the bench count SQL statements per call.
  * - npm start with OpenTelemetry on: the same, plus OTEL_EXPORTER_OTLP_ENDPOINT pointing at a sink
- *   in a process of its own (servers/otlp-sink.ts), every span sampled and exported.
+ *   in a process of its own (servers/otlp-sink.ts), every span sampled and exported; and once more
+ *   with the sampler docs/operating.md offers operators (OTEL_TRACES_SAMPLER parentbased_traceidratio,
+ *   OTEL_TRACES_SAMPLER_ARG 0.1: one trace in ten recorded).
  * - npm start without the tracing code: the sources of BENCH_BASELINE_REF (a git ref from before
  *   tracing) exported to a temporary folder beside this repository's node_modules, bundled and
  *   started there by their own scripts/start.mjs, with npm start's settings.
@@ -32,11 +34,12 @@ import { HOST, step } from './harness.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-export type ServerKind = 'npm-start' | 'bench-build' | 'npm-start-otel' | 'npm-start-baseline';
+export type ServerKind = 'npm-start' | 'bench-build' | 'npm-start-otel' | 'npm-start-otel-sampled' | 'npm-start-baseline';
 export const SERVER_LABEL: Record<ServerKind, string> = {
   'npm-start': 'npm start',
   'bench-build': 'bench build: no logger, no limits, no validation',
   'npm-start-otel': 'npm start, OpenTelemetry on (OTLP/HTTP to a local sink)',
+  'npm-start-otel-sampled': 'npm start, OpenTelemetry on, 1 trace in 10 sampled',
   'npm-start-baseline': `npm start built from ${process.env.BENCH_BASELINE_REF ?? '(BENCH_BASELINE_REF)'}, without the tracing code`,
 };
 
@@ -94,11 +97,15 @@ export async function npmStart(settings: Record<string, string>, nodeArgs: strin
 export async function startServer(kind: ServerKind, store: StoreSettings): Promise<ServerUnderTest> {
   if (kind === 'bench-build') return startBenchBuild(store);
   if (kind === 'npm-start') return startNpmStart(kind, store);
-  if (kind === 'npm-start-otel') {
+  if (kind === 'npm-start-otel' || kind === 'npm-start-otel-sampled') {
     const port = await freePort(HOST);
     const sink = await spawnBundled(path.join(ROOT, 'bench/servers/otlp-sink.ts'), { PORT: String(port) });
     await sink.message('started');
-    const server = await startNpmStart(kind, store, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://${HOST}:${port}` }).catch(async (err: unknown) => {
+    const otel = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://${HOST}:${port}`,
+      ...(kind === 'npm-start-otel-sampled' && { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }),
+    };
+    const server = await startNpmStart(kind, store, otel).catch(async (err: unknown) => {
       await sink.stop();
       throw err;
     });

@@ -4,7 +4,8 @@
  * message twice at once; the network call happens outside any transaction; the outcome is then
  * recorded in one transaction. Failures are retried with exponential backoff, up to maxAttempts.
  */
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanKind, trace } from '@opentelemetry/api';
+import { errorType, failSpan } from '../ops/span-failure.ts';
 import type { Db } from '../store/database.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { DeliveryAdapter, DeliveryOutcome, OutgoingMessage } from './adapter.ts';
@@ -113,13 +114,17 @@ export class OutboxWorker {
   private tracedAttempt(message: OutgoingMessage): Promise<DeliveryOutcome> {
     const attributes = { 'outreach.message.id': message.id, 'outreach.delivery.adapter': this.adapter.name };
     return tracer.startActiveSpan('outbox deliver', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
-      const outcome = await this.attempt(message);
-      if (!outcome.ok) {
-        span.setAttribute('error.type', outcome.retryable ? 'delivery_retryable' : 'delivery_refused');
-        span.setStatus({ code: SpanStatusCode.ERROR });
+      try {
+        const outcome = await this.attempt(message);
+        if (!outcome.ok) failSpan(span, outcome.retryable ? 'delivery_retryable' : 'delivery_refused');
+        return outcome;
+      } catch (err) {
+        failSpan(span, errorType(err));
+        throw err;
+      } finally {
+        // Ended however the attempt went: a span left open is never exported.
+        span.end();
       }
-      span.end();
-      return outcome;
     });
   }
 

@@ -10,7 +10,8 @@
  * start() ticks about once a second, with jitter so instances do not march in step. After
  * downtime the limits cap what catches up.
  */
-import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
+import { errorType, failSpan } from '../ops/span-failure.ts';
 import type { Clock } from '../clock.ts';
 import { isOpen, sendingWindow } from '../domain/schedule.ts';
 import type { BatchResult, RunningCampaign, SequencingStore } from '../store/sequencing.ts';
@@ -135,8 +136,7 @@ export class Sequencer {
         });
         return batch;
       } catch (err) {
-        span.setAttribute('error.type', (err as { code?: string }).code ?? '_OTHER');
-        span.setStatus({ code: SpanStatusCode.ERROR });
+        failSpan(span, errorType(err));
         throw err;
       } finally {
         span.end();

@@ -9,7 +9,8 @@
  * (ops/telemetry.ts), and neither does a request the sampler left out, whose children every
  * standard sampler would leave out too (the parent's decision, or the same trace id's ratio).
  */
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, SpanKind, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { errorType, failSpan } from '../ops/span-failure.ts';
 import type { SqliteStatement } from 'kysely';
 
 const tracer = trace.getTracer('outreach-store');
@@ -35,9 +36,8 @@ export function tracedStatement(statement: SqliteStatement, sql: string): Sqlite
       try {
         return run(...args);
       } catch (err) {
-        // The driver's error code (SQLITE_BUSY, SQLITE_CONSTRAINT_UNIQUE), not its message, which can quote values.
-        span.setAttribute('error.type', (err as { code?: string }).code ?? '_OTHER');
-        span.setStatus({ code: SpanStatusCode.ERROR });
+        // The driver's error code (SQLITE_BUSY, SQLITE_CONSTRAINT_UNIQUE).
+        failSpan(span, errorType(err));
         throw err;
       } finally {
         span.end();

@@ -34,13 +34,14 @@ import { HOST, step } from './harness.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-export type ServerKind = 'npm-start' | 'bench-build' | 'npm-start-otel' | 'npm-start-otel-sampled' | 'npm-start-baseline';
+export type ServerKind = 'npm-start' | 'bench-build' | 'npm-start-otel' | 'npm-start-otel-sampled' | 'npm-start-baseline' | 'npm-start-again';
 export const SERVER_LABEL: Record<ServerKind, string> = {
   'npm-start': 'npm start',
   'bench-build': 'bench build: no logger, no limits, no validation',
   'npm-start-otel': 'npm start, OpenTelemetry on (OTLP/HTTP to a local sink)',
   'npm-start-otel-sampled': 'npm start, OpenTelemetry on, 1 trace in 10 sampled',
   'npm-start-baseline': `npm start built from ${process.env.BENCH_BASELINE_REF ?? '(BENCH_BASELINE_REF)'}, without the tracing code`,
+  'npm-start-again': 'npm start again, measured after the others',
 };
 
 /** The settings that open a store: SQLite in a directory, or a PostgreSQL database. */
@@ -96,7 +97,7 @@ export async function npmStart(settings: Record<string, string>, nodeArgs: strin
 /** Starts the server of `kind` on `store` and gives it the bench account. */
 export async function startServer(kind: ServerKind, store: StoreSettings): Promise<ServerUnderTest> {
   if (kind === 'bench-build') return startBenchBuild(store);
-  if (kind === 'npm-start') return startNpmStart(kind, store);
+  if (kind === 'npm-start' || kind === 'npm-start-again') return startNpmStart(kind, store);
   if (kind === 'npm-start-otel' || kind === 'npm-start-otel-sampled') {
     const port = await freePort(HOST);
     const sink = await spawnBundled(path.join(ROOT, 'bench/servers/otlp-sink.ts'), { PORT: String(port) });

@@ -133,9 +133,10 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       assert.equal(modern.attributes['mcp.protocol.version'], '2026-07-28');
 
       // The delivery: an outbox span under the call, the webhook's HTTP client span under it.
+      // All three awaited: the batches that carry them can arrive in any order.
       const delivery = await traceOf(
         third.traceId,
-        (s) => s.some((x) => x.name === 'outbox deliver') && s.some((x) => x.attributes['http.request.method'] === 'POST'),
+        (s) => s.some((x) => x.kind === SERVER) && s.some((x) => x.name === 'outbox deliver') && s.some((x) => x.attributes['http.request.method'] === 'POST'),
       );
       const sendSpan = delivery.find((s) => s.kind === SERVER)!;
       const outbox = delivery.find((s) => s.name === 'outbox deliver')!;

@@ -5,7 +5,7 @@
  * recorded in one transaction. Failures are retried with exponential backoff, up to maxAttempts.
  */
 import { SpanKind, trace } from '@opentelemetry/api';
-import { errorType, failSpan } from '../ops/span-failure.ts';
+import { failSpan, inSpan } from '../ops/span-failure.ts';
 import type { Db } from '../store/database.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { DeliveryAdapter, DeliveryOutcome, OutgoingMessage } from './adapter.ts';
@@ -113,18 +113,10 @@ export class OutboxWorker {
    */
   private tracedAttempt(message: OutgoingMessage): Promise<DeliveryOutcome> {
     const attributes = { 'outreach.message.id': message.id, 'outreach.delivery.adapter': this.adapter.name };
-    return tracer.startActiveSpan('outbox deliver', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
-      try {
-        const outcome = await this.attempt(message);
-        if (!outcome.ok) failSpan(span, outcome.retryable ? 'delivery_retryable' : 'delivery_refused');
-        return outcome;
-      } catch (err) {
-        failSpan(span, errorType(err));
-        throw err;
-      } finally {
-        // Ended however the attempt went: a span left open is never exported.
-        span.end();
-      }
+    return inSpan(tracer, 'outbox deliver', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+      const outcome = await this.attempt(message);
+      if (!outcome.ok) failSpan(span, outcome.retryable ? 'delivery_retryable' : 'delivery_refused');
+      return outcome;
     });
   }
 

@@ -11,7 +11,7 @@
  * downtime the limits cap what catches up.
  */
 import { trace } from '@opentelemetry/api';
-import { errorType, failSpan } from '../ops/span-failure.ts';
+import { inSpan } from '../ops/span-failure.ts';
 import type { Clock } from '../clock.ts';
 import { isOpen, sendingWindow } from '../domain/schedule.ts';
 import type { BatchResult, RunningCampaign, SequencingStore } from '../store/sequencing.ts';
@@ -125,22 +125,15 @@ export class Sequencer {
    */
   private tracedBatch(campaign: RunningCampaign, timezone: string, now: Date, max: number): Promise<BatchResult> {
     const attributes = { 'outreach.campaign.id': campaign.id, 'outreach.profile.id': campaign.profile_id };
-    return tracer.startActiveSpan('sequencer batch', { root: true, attributes }, async (span) => {
-      try {
-        const batch = await this.store.sendDue(campaign, timezone, now, max);
-        span.setAttributes({
-          'outreach.batch.queued': batch.queued,
-          'outreach.batch.finished': batch.finished,
-          'outreach.batch.capped': batch.capped,
-          'outreach.batch.busy': batch.busy,
-        });
-        return batch;
-      } catch (err) {
-        failSpan(span, errorType(err));
-        throw err;
-      } finally {
-        span.end();
-      }
+    return inSpan(tracer, 'sequencer batch', { root: true, attributes }, async (span) => {
+      const batch = await this.store.sendDue(campaign, timezone, now, max);
+      span.setAttributes({
+        'outreach.batch.queued': batch.queued,
+        'outreach.batch.finished': batch.finished,
+        'outreach.batch.capped': batch.capped,
+        'outreach.batch.busy': batch.busy,
+      });
+      return batch;
     });
   }
 }

@@ -1,8 +1,8 @@
 /**
  * `npm run build` (also run by `npm ci`, and by `npm start` when the sources changed): bundles the
  * server into dist/main.js with esbuild, so that `npm start` runs plain JavaScript: no TypeScript
- * loader at start, and one file to load instead of a thousand (the packages are bundled too, all
- * but the native better-sqlite3). The web app's static files are copied to dist/static, where the
+ * loader at start, and one file to load instead of a thousand (the packages are bundled too, but
+ * the few listed in `external` below). The web app's static files are copied to dist/static, where the
  * bundle looks for them. `npm run dev`, the CLI and the tests keep running the TypeScript itself.
  *
  * dist/build.json lists every source the bundle was made from (not the packages: package-lock.json
@@ -38,13 +38,13 @@ export const bundleOptions = {
   platform: 'node',
   target: 'node22',
   format: 'esm',
-  // better-sqlite3 is native; pg-native is optional; Fastify's own schema compilers load on first use
+  // pg-native is optional; Fastify's own schema compilers load on first use
   // (app/ops/lazy-schema-compilers.ts), from node_modules: bundled, they would be parsed at every start.
   // pg and OpenTelemetry load from node_modules too: the pg instrumentation patches pg as require()
   // loads it, which it cannot do to a bundled copy; the SDK (loaded only when tracing is on,
   // app/ops/telemetry.ts) would bring gRPC and every exporter into the bundle; and the API must be
   // the SDK's own copy: a tracer taken from a bundled copy before the SDK registered stays a no-op.
-  external: ['better-sqlite3', 'pg', 'pg-native', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', '@opentelemetry/*'],
+  external: ['pg', 'pg-native', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', '@opentelemetry/*'],
   // Bundled CommonJS packages call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   // Class and function names stay what the sources say: oidc-provider names its models after their

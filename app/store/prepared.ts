@@ -37,7 +37,7 @@ type Executor = Pick<Kysely<never>, 'executeQuery'>;
  */
 export type DirectReader = (sql: string, parameters: readonly unknown[], name: string) => unknown[] | Promise<unknown[]> | undefined;
 
-/** What the SQLite reader needs of a better-sqlite3 connection (its prepare() caching statements). */
+/** What the SQLite reader needs of a connection (sqlite-driver.ts: its prepare() caches statements). */
 interface SqliteConnection {
   readonly inTransaction: boolean;
   prepare(sql: string): { all(parameters: readonly unknown[]): unknown[] };

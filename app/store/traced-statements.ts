@@ -1,8 +1,7 @@
 /**
  * A CLIENT span per run of a SQLite statement, when telemetry is on. No kept OpenTelemetry
- * instrumentation fits better-sqlite3 13 (the one on npm stops at 12, on an older SDK), and every
- * query of the store goes through one prepare() (database.ts's statement cache), so each cached
- * statement is wrapped once. Spans follow the database conventions: `db.system.name` sqlite,
+ * instrumentation covers `node:sqlite`, and every query of the store goes through one prepare()
+ * (sqlite-driver.ts's statement cache), so each cached statement is wrapped once. Spans follow the database conventions: `db.system.name` sqlite,
  * `db.operation.name`, `db.collection.name` and `db.query.text`, the SQL with its `?`
  * placeholders (the values are never recorded). Only inside a recorded operation (a sampled
  * request, a sequencer batch): the outbox's idle polls make none, as with PostgreSQL

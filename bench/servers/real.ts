@@ -10,7 +10,7 @@
  * accountId, profileIds}.
  * Commands from the parent (each answered with a message of the same type once done):
  *   `count-queries-start`, `count-queries-stop` -> {queries}: count the SQL statements the driver
- *     runs in between (better-sqlite3 statements run, or pg Client.query calls, BEGIN/COMMIT
+ *     runs in between (node:sqlite statements run, or pg Client.query calls, BEGIN/COMMIT
  *     included); the counting wrappers exist only in between, never while a load run is measured;
  *   `counts` -> {campaigns, steps}: rows in those tables.
  */
@@ -60,17 +60,15 @@ async function main(): Promise<void> {
 }
 
 /**
- * Counts statements at the driver, below Kysely: every better-sqlite3 statement execution (Kysely's
+ * Counts statements at the driver, below Kysely: every node:sqlite statement execution (Kysely's
  * SQLite driver prepares, then runs `all` or `run`; the store caches prepared statements) and every
  * pg Client.query (Kysely's PostgreSQL driver). stop() puts the original methods back.
  */
 async function countQueries(): Promise<{ stop(): number }> {
   // Imported here, not at the top, so that (e)'s import time still includes them.
-  const [{ default: SqliteDatabase }, { default: pg }] = await Promise.all([import('better-sqlite3'), import('pg')]);
+  const [{ StatementSync }, { default: pg }] = await Promise.all([import('node:sqlite'), import('pg')]);
   let n = 0;
-  const memory = new SqliteDatabase(':memory:');
-  const statementProto = Object.getPrototypeOf(memory.prepare('select 1')) as Record<string, unknown>;
-  memory.close();
+  const statementProto = StatementSync.prototype as unknown as Record<string, unknown>;
   const targets: [Record<string, unknown>, string][] = [
     ...(['run', 'all', 'get', 'iterate'] as const).map((m): [Record<string, unknown>, string] => [statementProto, m]),
     [pg.Client.prototype as unknown as Record<string, unknown>, 'query'],

@@ -1,0 +1,156 @@
+/**
+ * The embedded store's SQLite driver: Node's built-in `node:sqlite`, shaped as Kysely's SQLite
+ * dialect expects a connection (prepare, close) and its statements (reader, all, run, iterate).
+ *
+ * Why this driver (docs/performance.md has the table): per read it costs what better-sqlite3 12
+ * does on Node 22 (4.3 µs for a two-row indexed select) and 1.1 to 1.3 times it on Node 24, where
+ * better-sqlite3 12 aborts the process whenever the collector frees a statement; better-sqlite3 13,
+ * which does not, builds every row through calls into JavaScript and costs 4 to 5 times as much.
+ * Being part of Node, it also needs no native build and no download at install.
+ *
+ * Three differences from better-sqlite3 are smoothed here, once, so the store above sees none:
+ * statements take their values as arguments, not as an array; a failure carries SQLite's result
+ * code as a number (`errcode`), which is turned into SQLite's own name (`code`: SQLITE_BUSY,
+ * SQLITE_CONSTRAINT_UNIQUE), the vocabulary the store and its spans use; and Node 22 warns that
+ * the module is experimental the first time it loads (Node 24 no longer does), which an operator
+ * cannot act on, so that one warning is left out.
+ */
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+/** A connection as Kysely's SQLite dialect and prepared.ts's direct reader use it. */
+export interface SqliteConnection extends SqliteDatabase {
+  prepare(sql: string): SqliteStatement;
+  /** A transaction is open on the connection (BEGIN without COMMIT or ROLLBACK yet). */
+  readonly inTransaction: boolean;
+}
+
+export interface OpenOptions {
+  readOnly?: boolean;
+  /** Wraps each prepared statement once (the store's tracing); the default keeps it as it is. */
+  wrap?: (statement: SqliteStatement, sql: string) => SqliteStatement;
+  /** Statements kept prepared, by SQL text (`in (...)` lists of other lengths are other texts). */
+  cachedStatements?: number;
+}
+
+/** Opens (or creates, unless read-only) the SQLite file at `file`, with its statements cached. */
+export function openSqlite(file: string, { readOnly = false, wrap, cachedStatements = 1000 }: OpenOptions = {}): {
+  connection: SqliteConnection;
+  database: DatabaseSync;
+} {
+  const { DatabaseSync } = loadSqlite();
+  const database = translated(() => new DatabaseSync(file, { readOnly }));
+  // Kysely prepares every query anew, and preparing costs more than running a primary-key read.
+  const statements = new Map<string, SqliteStatement>();
+  const connection: SqliteConnection = {
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        const adapted = adapt(translated(() => database.prepare(sql)));
+        statement = wrap ? wrap(adapted, sql) : adapted;
+        if (statements.size >= cachedStatements) statements.delete(statements.keys().next().value!);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+    close: () => database.close(),
+    get inTransaction() {
+      return database.isTransaction;
+    },
+  };
+  return { connection, database };
+}
+
+/** Runs SQL that returns nothing (pragmas, several statements at once). */
+export function execute(database: DatabaseSync, sql: string): void {
+  translated(() => database.exec(sql));
+}
+
+/** `statement` as Kysely calls it: values as an array, whether it returns rows known up front. */
+function adapt(statement: StatementSync): SqliteStatement {
+  return {
+    reader: statement.columns().length > 0,
+    all: (parameters) => translated(() => statement.all(...(parameters as SqlValue[]))),
+    run: (parameters) => translated(() => statement.run(...(parameters as SqlValue[]))),
+    iterate: (parameters) => translated(() => statement.iterate(...(parameters as SqlValue[]))),
+  };
+}
+
+type SqlValue = null | number | bigint | string | NodeJS.ArrayBufferView;
+
+/** `run()`, with a driver failure's numeric result code named as SQLite names it (see the top). */
+function translated<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    const failure = err as { code?: unknown; errcode?: unknown };
+    if (failure?.code === 'ERR_SQLITE_ERROR' && typeof failure.errcode === 'number') failure.code = sqliteCodeName(failure.errcode);
+    throw err;
+  }
+}
+
+/**
+ * SQLite's name for a result code: the extended name where the store tells them apart (which
+ * constraint failed), the primary name otherwise (SQLITE_IOERR for every kind of I/O error).
+ */
+export function sqliteCodeName(errcode: number): string {
+  return EXTENDED_CODES[errcode] ?? PRIMARY_CODES[errcode & 0xff] ?? `SQLITE_ERROR_${errcode}`;
+}
+
+/** SQLite's primary result codes (sqlite3.h), by number. */
+const PRIMARY_CODES: Readonly<Record<number, string>> = {
+  1: 'SQLITE_ERROR',
+  2: 'SQLITE_INTERNAL',
+  3: 'SQLITE_PERM',
+  4: 'SQLITE_ABORT',
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  7: 'SQLITE_NOMEM',
+  8: 'SQLITE_READONLY',
+  9: 'SQLITE_INTERRUPT',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  12: 'SQLITE_NOTFOUND',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  15: 'SQLITE_PROTOCOL',
+  16: 'SQLITE_EMPTY',
+  17: 'SQLITE_SCHEMA',
+  18: 'SQLITE_TOOBIG',
+  19: 'SQLITE_CONSTRAINT',
+  20: 'SQLITE_MISMATCH',
+  21: 'SQLITE_MISUSE',
+  22: 'SQLITE_NOLFS',
+  23: 'SQLITE_AUTH',
+  24: 'SQLITE_FORMAT',
+  25: 'SQLITE_RANGE',
+  26: 'SQLITE_NOTADB',
+};
+
+/** The extended codes of the constraints the store tells apart (unique and primary keys: "written first"). */
+const EXTENDED_CODES: Readonly<Record<number, string>> = {
+  275: 'SQLITE_CONSTRAINT_CHECK',
+  787: 'SQLITE_CONSTRAINT_FOREIGNKEY',
+  1299: 'SQLITE_CONSTRAINT_NOTNULL',
+  1555: 'SQLITE_CONSTRAINT_PRIMARYKEY',
+  2067: 'SQLITE_CONSTRAINT_UNIQUE',
+};
+
+let sqlite: typeof import('node:sqlite') | undefined;
+
+/** `node:sqlite`, loaded on first use without Node 22's experimental-feature warning (see the top). */
+function loadSqlite(): typeof import('node:sqlite') {
+  if (sqlite) return sqlite;
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (/^SQLite is an experimental feature/.test(text)) return;
+    (emitWarning as (...args: unknown[]) => void).call(this, warning, ...rest);
+  } as typeof process.emitWarning;
+  try {
+    sqlite = process.getBuiltinModule('node:sqlite');
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+  return sqlite;
+}

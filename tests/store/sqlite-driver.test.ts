@@ -1,0 +1,85 @@
+/**
+ * The embedded store's driver (app/store/sqlite-driver.ts) on a real SQLite file: what Kysely and
+ * the store rely on of it. Values go in as an array; a statement says up front whether it returns
+ * rows; a failure names SQLite's result code as SQLite does (the store tells "written first" and
+ * "the file cannot be opened" apart by those names); statements are prepared once per SQL text;
+ * transactions show; and loading it prints nothing (Node 22 warns that node:sqlite is
+ * experimental; an operator cannot act on that, so the driver leaves that one warning out).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { isUniqueViolation } from '../../app/store/db-errors.ts';
+import { describeStoreOutage } from '../../app/store/outage.ts';
+import { execute, openSqlite, sqliteCodeName } from '../../app/store/sqlite-driver.ts';
+
+describe('the SQLite driver', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sqlite-driver-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const { connection, database } = openSqlite(path.join(dir, 'test.sqlite'));
+  execute(database, 'create table people (id text primary key, name text not null unique, age integer)');
+
+  test('takes values as an array, and answers rows and changes as Kysely expects', () => {
+    const insert = connection.prepare('insert into people (id, name, age) values (?, ?, ?)');
+    assert.equal(insert.reader, false);
+    const result = insert.run(['p1', 'Ada', 36]);
+    assert.equal(Number(result.changes), 1);
+    assert.equal(Number(result.lastInsertRowid), 1);
+    const select = connection.prepare('select id, name, age from people where id = ?');
+    assert.equal(select.reader, true);
+    assert.deepEqual(select.all(['p1']).map((row) => ({ ...(row as object) })), [{ id: 'p1', name: 'Ada', age: 36 }]);
+    assert.deepEqual([...select.iterate(['p1'])].length, 1);
+    // RETURNING makes a writing statement a reader: Kysely must read its rows.
+    assert.equal(connection.prepare('insert into people (id, name) values (?, ?) returning id').reader, true);
+  });
+
+  test('prepares each SQL text once', () => {
+    const sql = 'select count(*) as n from people';
+    assert.equal(connection.prepare(sql), connection.prepare(sql));
+  });
+
+  test('names a unique or primary-key violation as SQLite does, which the store reads as "written first"', () => {
+    const insert = connection.prepare('insert into people (id, name) values (?, ?)');
+    insert.run(['p2', 'Grace']);
+    for (const [values, code] of [
+      [['p2', 'Someone else'], 'SQLITE_CONSTRAINT_PRIMARYKEY'],
+      [['p3', 'Grace'], 'SQLITE_CONSTRAINT_UNIQUE'],
+    ] as const) {
+      assert.throws(
+        () => insert.run(values),
+        (err: unknown) => (err as { code?: unknown }).code === code && isUniqueViolation(err),
+      );
+    }
+    assert.throws(() => connection.prepare('insert into people (id) values (?)').run(['p4']), { code: 'SQLITE_CONSTRAINT_NOTNULL' });
+  });
+
+  test('names a file it cannot open, which the store reads as an outage', () => {
+    assert.throws(
+      () => openSqlite(path.join(dir, 'no-such-folder', 'x.sqlite')),
+      (err: unknown) => (err as { code?: unknown }).code === 'SQLITE_CANTOPEN' && describeStoreOutage(err) !== undefined,
+    );
+    assert.equal(sqliteCodeName(5), 'SQLITE_BUSY');
+    assert.equal(sqliteCodeName(10 | (3 << 8)), 'SQLITE_IOERR');
+  });
+
+  test('shows an open transaction', () => {
+    assert.equal(connection.inTransaction, false);
+    execute(database, 'begin immediate');
+    assert.equal(connection.inTransaction, true);
+    execute(database, 'rollback');
+    assert.equal(connection.inTransaction, false);
+  });
+
+  test('loads without printing a warning', () => {
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', `import { openSqlite } from ${JSON.stringify(path.resolve('app/store/sqlite-driver.ts'))}; openSqlite(':memory:');`],
+      { encoding: 'utf8' },
+    );
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stderr, '');
+  });
+});

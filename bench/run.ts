@@ -31,7 +31,8 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../runtime/index.ts';
-import { installCleanup, rssMb, spawnBundled, spawnChild, waitHealthy } from './lib/children.ts';
+import { installCleanup, rssMb, spawnChild, waitHealthy } from './lib/children.ts';
+import { ensureFloors, floorVersions, spawnFloor } from './lib/floors.ts';
 import { check, envConnections, envNumber, envSubset, HOST, BASE_HEADERS, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import { measure, type LoadResult } from './lib/load.ts';
 import { banner, fmt, median, table } from './lib/report.ts';
@@ -108,6 +109,8 @@ function versions() {
     fastify: v('fastify'),
     sdk: v('@modelcontextprotocol/sdk'),
     autocannon: v('autocannon'),
+    /** What the floors and the SDK peer run on: bench/floors' pinned packages, not the project's. */
+    floors: floorVersions(),
     commit,
   };
 }
@@ -197,9 +200,8 @@ async function benchReal(
 
 async function benchBare(responseFile: string, expected: string): Promise<ServerRun> {
   const port = await freePort(HOST);
-  const child = await spawnBundled(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
+  const child = await spawnFloor(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
   try {
-    await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS, authorization: 'Bearer not-checked' };
     const res = await post(url, headers, REQUEST_BODY);
@@ -215,9 +217,8 @@ async function benchBare(responseFile: string, expected: string): Promise<Server
 
 async function benchSdk(profilesFile: string, structured: unknown): Promise<ServerRun> {
   const port = await freePort(HOST);
-  const child = await spawnBundled(path.join(BENCH_DIR, 'servers/sdk.ts'), { PORT: String(port), BENCH_PROFILES_FILE: profilesFile, NODE_ENV: 'production' });
+  const child = await spawnFloor(path.join(BENCH_DIR, 'servers/sdk.ts'), { PORT: String(port), BENCH_PROFILES_FILE: profilesFile, NODE_ENV: 'production' });
   try {
-    await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS };
     const res = await post(url, headers, REQUEST_BODY);
@@ -426,11 +427,19 @@ async function benchSequencer(): Promise<SequencerRun[]> {
 async function main(): Promise<void> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const started = new Date();
+  // Installed (when missing or stale) before anything is measured, so the versions can be reported.
+  if (ONLY.has('servers') || ONLY.has('tools')) ensureFloors();
   const env = versions();
   log(`outreach-mcp benchmark, ${started.toISOString()}`);
   log(
-    `node ${env.node}, ${env.cpus}, ${env.memoryGb} GB, load average ${env.loadAverage1m}; fastify ${env.fastify}, sdk ${env.sdk}, autocannon ${env.autocannon}; commit ${env.commit}`,
+    `node ${env.node}, ${env.cpus}, ${env.memoryGb} GB, load average ${env.loadAverage1m}; the project's fastify ${env.fastify}, sdk ${env.sdk}; autocannon ${env.autocannon}; commit ${env.commit}`,
   );
+  if (ONLY.has('servers') || ONLY.has('tools'))
+    log(
+      `floors (a), (b) and peer (c) on bench/floors' pinned packages: ${Object.entries(env.floors)
+        .map(([name, version]) => `${name} ${version}`)
+        .join(', ')}`,
+    );
   if (ONLY.has('servers'))
     log(
       `POST /mcp tools/call "profiles"; per run ${WARMUP} s warm-up + ${SECONDS} s measured; connections ${CONNECTIONS.join(', ')}; each server in its own process, autocannon in this one`,

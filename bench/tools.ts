@@ -24,7 +24,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../runtime/index.ts';
 import { createPostgresDatabase, POSTGRES_ADMIN_URL } from '../tests/helpers/databases.ts';
-import { addAsyncCleanup, rssMb, spawnBundled } from './lib/children.ts';
+import { addAsyncCleanup, rssMb } from './lib/children.ts';
+import { spawnFloor } from './lib/floors.ts';
 import { BASE_HEADERS, check, HOST, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import { measure, pidsNamed, type LoadResult } from './lib/load.ts';
 import { fmt, table } from './lib/report.ts';
@@ -455,10 +456,9 @@ async function benchDbFloor(
 ): Promise<DbFloor[]> {
   const label = BACKEND_LABEL[kind];
   const port = await freePort(HOST);
-  const child = await spawnBundled(path.join(BENCH_DIR, 'servers/floor-db.ts'), { PORT: String(port), NODE_ENV: 'production', ...env });
+  const child = await spawnFloor(path.join(BENCH_DIR, 'servers/floor-db.ts'), { PORT: String(port), NODE_ENV: 'production', ...env });
   const floors: DbFloor[] = [];
   try {
-    await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS, authorization: 'Bearer not-checked' };
     for (const a of answers.filter((x) => x.server === 'npm-start')) {
@@ -498,9 +498,8 @@ async function benchFloor(tmp: string, plan: RunPlan, p: Pending): Promise<Floor
   const responseFile = path.join(tmp, `floor-${p.row.tool}-${p.row.responseBytes}.json`);
   writeFileSync(responseFile, p.responseBody);
   const port = await freePort(HOST);
-  const child = await spawnBundled(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
+  const child = await spawnFloor(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
   try {
-    await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS, authorization: 'Bearer not-checked' };
     const res = await post(url, headers, p.requestBody);

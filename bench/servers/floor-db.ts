@@ -7,6 +7,11 @@
  * the framework does: no token check, no argument or scope validation, no JSON-RPC or MCP
  * protocol handling, no activity log or metrics, no Kysely.
  *
+ * It runs on bench/floors' pinned fastify, better-sqlite3 and pg (lib/floors.ts), not the project's:
+ * a driver of the project's that gets slower must not slow its floor down with it. What it shares
+ * with the project is only those row-to-JSON functions (pure code: the store modules' package
+ * imports are unused here, and lib/floors.ts refuses a bundle holding any of the project's packages).
+ *
  * Env: PORT; DATA_DIR (SQLite, the real server's file) or DATABASE_URL; BENCH_ACCOUNT_ID (the
  * account whose data is read: the real server takes it from the token).
  */

@@ -177,15 +177,16 @@ function bundledFloor(script: string): Promise<string> {
 
 /**
  * Spawns a floor or peer script (bench/servers/) bundled on the pinned packages, on plain Node, and
- * waits for it to start; refuses it if it loaded a native module of the project's node_modules.
+ * waits for its `started` message (returned: floor-db.ts names its SQLite driver in it); refuses it
+ * if it loaded a native module of the project's node_modules.
  */
-export async function spawnFloor(script: string, env: Record<string, string> = {}): Promise<Child> {
+export async function spawnFloor(script: string, env: Record<string, string> = {}): Promise<Child & { started: Record<string, unknown> }> {
   const child = spawnChild(await bundledFloor(script), env, [], { typescript: false });
   try {
-    await child.message('started');
+    const started = await child.message('started');
     const leaked = projectNativeModules(child.proc.pid!);
     if (leaked.length) throw new Error(`${path.relative(ROOT, script)} loaded the project's native modules, not the pinned ones: ${leaked.join(', ')}`);
-    return child;
+    return Object.assign(child, { started });
   } catch (err) {
     await child.stop();
     throw err;

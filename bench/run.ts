@@ -13,8 +13,13 @@
  *   (f) (run after (a)-(c)) npm start and the bench build answering tools/call profiles, get_campaign,
  *       list_leads and create_campaign on SQLite and PostgreSQL, against two floors (bench/tools.ts),
  *   (g) the sequencer (bench/tasks/sequencer.ts).
+ * The floors and the SDK peer run on packages pinned for the bench (lib/floors.ts), and npm start is
+ * measured against a recorded baseline commit on its own dependencies (lib/baseline.ts) in (b) and (f).
  * Prints a report and writes bench/results/latest.json. Not a test: targets are reported, not enforced;
- * the exit code is non-zero only when a server failed verification or a load run had errors.
+ * the exit code is non-zero only when a server failed verification, a load run had errors, or a
+ * tools/call of npm start is more than 10% slower than at the baseline.
+ *
+ * BENCH_BASELINE_REF: another commit as the baseline, `none` for none (bench/baseline.json's by default).
  *
  * Environment: BENCH_SECONDS (5) measured seconds per run, BENCH_WARMUP_SECONDS (2),
  * BENCH_CONNECTIONS ("1,50"), BENCH_START_SAMPLES (3), BENCH_GEN_SAMPLES (5, the edit loop of (d): bench/gen-loop.ts),
@@ -31,8 +36,25 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../runtime/index.ts';
-import { installCleanup, rssMb, spawnBundled, spawnChild, waitHealthy } from './lib/children.ts';
-import { check, envConnections, envNumber, envSubset, HOST, BASE_HEADERS, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
+import { installCleanup, rssMb, spawnChild, waitHealthy } from './lib/children.ts';
+import { ensureFloors, floorVersions, spawnFloor } from './lib/floors.ts';
+import {
+  check,
+  envConnections,
+  envNumber,
+  envSubset,
+  HOST,
+  BASE_HEADERS,
+  loadRuns,
+  log,
+  post,
+  problems,
+  regressions,
+  step,
+  warnings,
+  type RunPlan,
+} from './lib/harness.ts';
+import { baseline, BASELINE_MIN_RATIO, baselineDied, BaselineUnavailable, baselineUnavailable, judgeAgainstBaseline } from './lib/baseline.ts';
 import { measure, type LoadResult } from './lib/load.ts';
 import { banner, fmt, median, table } from './lib/report.ts';
 import { freshBundle, npmStart, SERVER_LABEL, startServer, type ServerKind } from './lib/server-under-test.ts';
@@ -108,6 +130,8 @@ function versions() {
     fastify: v('fastify'),
     sdk: v('@modelcontextprotocol/sdk'),
     autocannon: v('autocannon'),
+    /** What the floors and the SDK peer run on: bench/floors' pinned packages, not the project's. */
+    floors: floorVersions(),
     commit,
   };
 }
@@ -156,7 +180,14 @@ async function benchReal(
     if (expectedLength !== undefined) check(res.text.length === expectedLength, `${label} answered ${res.text.length} bytes, npm start ${expectedLength}`);
     log(`verified ${label}: HTTP 200, tools/call profiles -> ${ids.length} profiles, ${Buffer.byteLength(res.text)} bytes`);
 
+    const before = problems.length;
     const runs = await loadRuns({ url, headers, body: REQUEST_BODY, expectBody: res.text, child: server.child, label, plan: PLAN });
+    const died = kind === 'npm-start-baseline' && baselineDied(server.child);
+    if (died) {
+      // Its failed requests are that it died, which baselineUnavailable() reports instead.
+      problems.splice(before);
+      throw died;
+    }
     let profileFile: string | undefined;
     // The sampled configuration is not profiled: its profile would show a tenth of the other's tracing work.
     if (PROFILE && server.profile && kind !== 'npm-start-otel-sampled') {
@@ -190,6 +221,9 @@ async function benchReal(
       structured: body.result.structuredContent,
       ...(profileFile && { profileFile }),
     };
+  } catch (err) {
+    // A check that failed because the baseline aborted meanwhile is that abort.
+    throw (kind === 'npm-start-baseline' && !(err instanceof BaselineUnavailable) && baselineDied(server.child)) || err;
   } finally {
     await server.stop();
   }
@@ -197,9 +231,8 @@ async function benchReal(
 
 async function benchBare(responseFile: string, expected: string): Promise<ServerRun> {
   const port = await freePort(HOST);
-  const child = await spawnBundled(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
+  const child = await spawnFloor(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
   try {
-    await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS, authorization: 'Bearer not-checked' };
     const res = await post(url, headers, REQUEST_BODY);
@@ -215,9 +248,8 @@ async function benchBare(responseFile: string, expected: string): Promise<Server
 
 async function benchSdk(profilesFile: string, structured: unknown): Promise<ServerRun> {
   const port = await freePort(HOST);
-  const child = await spawnBundled(path.join(BENCH_DIR, 'servers/sdk.ts'), { PORT: String(port), BENCH_PROFILES_FILE: profilesFile, NODE_ENV: 'production' });
+  const child = await spawnFloor(path.join(BENCH_DIR, 'servers/sdk.ts'), { PORT: String(port), BENCH_PROFILES_FILE: profilesFile, NODE_ENV: 'production' });
   try {
-    await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS };
     const res = await post(url, headers, REQUEST_BODY);
@@ -426,11 +458,19 @@ async function benchSequencer(): Promise<SequencerRun[]> {
 async function main(): Promise<void> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const started = new Date();
+  // Installed (when missing or stale) before anything is measured, so the versions can be reported.
+  if (ONLY.has('servers') || ONLY.has('tools')) ensureFloors();
   const env = versions();
   log(`outreach-mcp benchmark, ${started.toISOString()}`);
   log(
-    `node ${env.node}, ${env.cpus}, ${env.memoryGb} GB, load average ${env.loadAverage1m}; fastify ${env.fastify}, sdk ${env.sdk}, autocannon ${env.autocannon}; commit ${env.commit}`,
+    `node ${env.node}, ${env.cpus}, ${env.memoryGb} GB, load average ${env.loadAverage1m}; the project's fastify ${env.fastify}, sdk ${env.sdk}; autocannon ${env.autocannon}; commit ${env.commit}`,
   );
+  if (ONLY.has('servers') || ONLY.has('tools'))
+    log(
+      `floors (a), (b) and peer (c) on bench/floors' pinned packages: ${Object.entries(env.floors)
+        .map(([name, version]) => `${name} ${version}`)
+        .join(', ')}`,
+    );
   if (ONLY.has('servers'))
     log(
       `POST /mcp tools/call "profiles"; per run ${WARMUP} s warm-up + ${SECONDS} s measured; connections ${CONNECTIONS.join(', ')}; each server in its own process, autocannon in this one`,
@@ -449,16 +489,24 @@ async function main(): Promise<void> {
   let otelProfileFile: string | undefined;
   let servers: ServerRun[] = [];
   if (ONLY.has('servers')) {
+    // npm start first and again last: the servers are measured one after another, and the first has
+    // come out up to a tenth slower than the same code measured last. Tracing's figures and the
+    // baseline's are read against both runs of npm start and measured near the middle, so that the
+    // order does not flatter or burden them.
     real = await benchReal('npm-start');
-    const benchBuild = await benchReal('bench-build', real.responseBody.length);
-    // What tracing costs: on, beside npm start; and npm start built without it, when a ref before it is named.
+    // What tracing costs: on, every span exported, and one trace in ten.
     const otel = await benchReal('npm-start-otel', real.responseBody.length);
     otelProfileFile = otel.profileFile;
+    // The recorded baseline (its answer may differ in length: its tools said what that commit said).
+    let baselineRun: Awaited<ReturnType<typeof benchReal>> | undefined;
+    if (baseline())
+      baselineRun = await benchReal('npm-start-baseline').catch((err: unknown) => {
+        if (err instanceof BaselineUnavailable) baselineUnavailable(err.message);
+        else problems.push(`(b) ${SERVER_LABEL['npm-start-baseline']}: ${(err as Error).message}`);
+        return undefined;
+      });
+    const benchBuild = await benchReal('bench-build', real.responseBody.length);
     const sampled = await benchReal('npm-start-otel-sampled', real.responseBody.length);
-    const baseline = process.env.BENCH_BASELINE_REF ? await benchReal('npm-start-baseline', real.responseBody.length) : undefined;
-    // npm start once more, last: the servers are measured one after another, and the first has come
-    // out up to a tenth slower than the same code measured last. Tracing's figures are read against
-    // both runs of npm start, so that the order does not flatter or burden them.
     const again = await benchReal('npm-start-again', real.responseBody.length);
     const responseFile = path.join(tmp, 'response.json');
     const profilesFile = path.join(tmp, 'profiles.json');
@@ -466,7 +514,7 @@ async function main(): Promise<void> {
     writeFileSync(profilesFile, JSON.stringify(real.structured));
     const bare = await benchBare(responseFile, real.responseBody);
     const sdk = await benchSdk(profilesFile, real.structured);
-    servers = [bare, real.run, benchBuild.run, otel.run, sampled.run, ...(baseline ? [baseline.run] : []), again.run, sdk];
+    servers = [bare, real.run, otel.run, ...(baselineRun ? [baselineRun.run] : []), benchBuild.run, sampled.run, again.run, sdk];
   }
   const tools = ONLY.has('tools')
     ? await benchTools({ tmp, plan: TOOL_PLAN, tools: TOOLS, backends: BACKENDS, ...(PROFILE && { profileDir: RESULTS_DIR }) })
@@ -532,12 +580,12 @@ async function main(): Promise<void> {
       cpuPerReqAOverB: a.serverCpuUsPerReq && b.serverCpuUsPerReq ? a.serverCpuUsPerReq / b.serverCpuUsPerReq : null,
       benchBuild: { bOverA: bench.reqPerSec / a.reqPerSec, bOverC: bench.reqPerSec / c.reqPerSec },
     };
-    // What tracing costs npm start: on (every span exported; one trace in ten), and, with BENCH_BASELINE_REF, off against a build without its code.
+    // What tracing costs npm start: on (every span exported; one trace in ten).
     // Off is npm start's two runs, the first and the last of (b), averaged (see benchReal's callers).
     const otel = at('b-otel');
     const sampled = at('b-otel-sampled');
     const again = at('b-again');
-    const baseline = servers.some((s) => s.key === 'b-baseline') ? at('b-baseline') : undefined;
+    const atBaseline = servers.some((s) => s.key === 'b-baseline') ? at('b-baseline') : undefined;
     const offReqPerSec = (b.reqPerSec + again.reqPerSec) / 2;
     const offCpu = b.serverCpuUsPerReq !== null && again.serverCpuUsPerReq !== null ? (b.serverCpuUsPerReq + again.serverCpuUsPerReq) / 2 : null;
     const cpu = (us: number | null) => (us === null ? '' : `, ${fmt.int(us)} µs CPU/req`);
@@ -548,9 +596,9 @@ async function main(): Promise<void> {
     log(
       `tracing at ${top} connections: off ${fmt.int(offReqPerSec)} req/s${cpu(offCpu)} ` +
         `(npm start first ${fmt.int(b.reqPerSec)}, last ${fmt.int(again.reqPerSec)}); ` +
-        `on, every trace: ${vsOff(otel)}; on, 1 in 10: ${vsOff(sampled)}` +
-        (baseline ? `; off = ${fmt.ratio(offReqPerSec / baseline.reqPerSec)} of the build without it (${fmt.int(baseline.reqPerSec)})` : ''),
+        `on, every trace: ${vsOff(otel)}; on, 1 in 10: ${vsOff(sampled)}`,
     );
+    const againstBaseline = atBaseline ? judgeAgainstBaseline('(b)', [{ what: 'profiles, SQLite', current: [b, again], baseline: atBaseline }]) : [];
     log();
     log(`ratios at ${top} connections (req/s); b is npm start, the targets are judged on it (the bench build's ratio beside, for comparison):`);
     log(
@@ -563,6 +611,7 @@ async function main(): Promise<void> {
     if (a.loadgenCpu > 0.9)
       log(`  note: autocannon used ${fmt.pct(a.loadgenCpu)} of a core against (a); (a) may be limited by the generator, which flatters b/a`);
     json.servers = Object.fromEntries(servers.map((s) => [s.key, { label: s.label, runs: s.runs }]));
+    json.baseline = { ...baseline(), comparisons: againstBaseline };
     json.ratios = {
       ...ratios,
       targets: { bOverA: TARGETS.bOverA, bOverC: TARGETS.bOverC },
@@ -715,6 +764,12 @@ async function main(): Promise<void> {
   log(`results: ${path.relative(process.cwd(), out)}`);
 
   if (warnings.length) console.error(banner(`WARNINGS:\n${warnings.join('\n')}`));
+  if (regressions.length) {
+    console.error(
+      banner(`SLOWER THAN THE BASELINE (bench/baseline.json; more than ${fmt.pct(1 - BASELINE_MIN_RATIO)} below its req/s):\n${regressions.join('\n')}`),
+    );
+    process.exitCode = 1;
+  }
   if (problems.length) {
     console.error(banner(`THE BENCHMARK HAD ERRORS; the numbers above are not trustworthy:\n${problems.join('\n')}`));
     process.exitCode = 1;

@@ -24,11 +24,13 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../runtime/index.ts';
 import { createPostgresDatabase, POSTGRES_ADMIN_URL } from '../tests/helpers/databases.ts';
-import { addAsyncCleanup, rssMb, spawnBundled } from './lib/children.ts';
+import { addAsyncCleanup, rssMb } from './lib/children.ts';
+import { spawnFloor } from './lib/floors.ts';
 import { BASE_HEADERS, check, HOST, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import { measure, pidsNamed, type LoadResult } from './lib/load.ts';
 import { fmt, table } from './lib/report.ts';
 import { SERVER_LABEL, startServer, type ServerKind, type StoreSettings } from './lib/server-under-test.ts';
+import { baseline, baselineDied, BaselineUnavailable, baselineUnavailable, judgeAgainstBaseline, type BaselineComparison } from './lib/baseline.ts';
 import { summarizeProfile } from './profile-summary.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -50,9 +52,15 @@ export const DB_FLOOR_TARGETS = { sqliteReads: 0.85, sqliteCreate: 0.7, p99Facto
 const DB_FLOOR_READS: readonly ToolName[] = ['profiles', 'get_campaign', 'list_leads'];
 /** list_leads reads one page of this many. */
 const LEAD_PAGE = 50;
-/** The configurations of the server under test, npm start first (floor (b) runs on its data). */
-/** The servers (f) compares (the tracing configurations are (b)'s: bench/run.ts). */
-const SERVER_KINDS = ['npm-start', 'bench-build'] as const satisfies readonly ServerKind[];
+/**
+ * The servers (f) measures, in this order (the tracing configurations are (b)'s: bench/run.ts):
+ * npm start first (floor (b) runs on its data); with a baseline (lib/baseline.ts), the baseline's
+ * npm start and then npm start again, so that npm start is measured on both sides of it; the
+ * bench build last.
+ */
+const serverKinds = (): ServerKind[] => ['npm-start', ...(baseline() ? (['npm-start-baseline', 'npm-start-again'] as const) : []), 'bench-build'];
+/** The servers whose answers the floors are checked against and whose rows they are compared with. */
+const FLOORED: readonly ServerKind[] = ['npm-start', 'bench-build'];
 
 export const SETUP_CAMPAIGN = {
   name: 'Bench campaign',
@@ -102,6 +110,8 @@ export interface ToolRow {
 export interface DbFloor {
   tool: ToolName;
   backend: BackendKind;
+  /** The driver it ran on (servers/floor-db.ts: pinned better-sqlite3, or node:sqlite on Node 24). */
+  driver: string;
   runs: LoadResult[];
 }
 
@@ -173,13 +183,10 @@ interface Pending {
 /** A fresh store per server of a back-end (each server starts from the same state), or why there is none. */
 async function freshStores(
   kind: BackendKind,
+  servers: ServerKind[],
   tmp: string,
-): Promise<{ stores: Record<(typeof SERVER_KINDS)[number], StoreSettings>; drop(): Promise<void> } | { skip: string }> {
-  if (kind === 'sqlite')
-    return {
-      stores: { 'npm-start': { DATA_DIR: path.join(tmp, 'f-sqlite-npm-start') }, 'bench-build': { DATA_DIR: path.join(tmp, 'f-sqlite-bench-build') } },
-      drop: async () => {},
-    };
+): Promise<{ stores: Map<ServerKind, StoreSettings>; drop(): Promise<void> } | { skip: string }> {
+  if (kind === 'sqlite') return { stores: new Map(servers.map((s) => [s, { DATA_DIR: path.join(tmp, `f-sqlite-${s}`) }])), drop: async () => {} };
   const reason = await postgresUnavailable();
   if (reason) return { skip: reason };
   const databases: { url: string; drop(): Promise<void> }[] = [];
@@ -191,13 +198,18 @@ async function freshStores(
           problems.push(`(f) could not drop the benchmark's PostgreSQL database ${new URL(database.url).pathname.slice(1)}: ${(err as Error).message}`),
         );
   };
+  const stores = new Map<ServerKind, StoreSettings>();
   try {
-    for (let i = 0; i < SERVER_KINDS.length; i++) databases.push(await createPostgresDatabase());
+    for (const server of servers) {
+      const database = await createPostgresDatabase();
+      databases.push(database);
+      stores.set(server, { DATABASE_URL: database.url });
+    }
   } catch (err) {
     await drop();
     return { skip: `could not create a database at ${redactUrl(POSTGRES_ADMIN_URL)} (${(err as Error).message})` };
   }
-  return { stores: { 'npm-start': { DATABASE_URL: databases[0]!.url }, 'bench-build': { DATABASE_URL: databases[1]!.url } }, drop };
+  return { stores, drop };
 }
 
 async function benchBackend(
@@ -205,7 +217,8 @@ async function benchBackend(
   options: { tmp: string; plan: RunPlan; tools: ToolName[]; profileDir?: string },
   result: ToolsResult,
 ): Promise<Pending[]> {
-  const fresh = await freshStores(kind, options.tmp);
+  const servers = serverKinds();
+  const fresh = await freshStores(kind, servers, options.tmp);
   if ('skip' in fresh) {
     result.skipped.push({ backend: kind, reason: fresh.skip });
     log(`(f) ${BACKEND_LABEL[kind]} rows skipped: ${fresh.skip}`);
@@ -214,11 +227,25 @@ async function benchBackend(
   const unregister = addAsyncCleanup(fresh.drop);
   try {
     const measured = [];
-    for (const server of SERVER_KINDS) measured.push(await benchServer(server, kind, fresh.stores[server], options, result));
+    let baselineRan = true;
+    for (const server of servers) {
+      // npm start again is there to be measured on the other side of the baseline.
+      if (server === 'npm-start-again' && !baselineRan) continue;
+      try {
+        measured.push(await benchServer(server, kind, fresh.stores.get(server)!, options, result));
+      } catch (err) {
+        if (server !== 'npm-start-baseline') throw err;
+        baselineRan = false;
+        if (err instanceof BaselineUnavailable) baselineUnavailable(`(f) ${BACKEND_LABEL[kind]}: ${err.message}`);
+        else problems.push(`(f) ${SERVER_LABEL[server]}, ${BACKEND_LABEL[kind]}: ${(err as Error).message}`);
+        // Its rows, if some tools ran before it failed, are not compared.
+        result.rows = result.rows.filter((r) => !(r.server === server && r.backend === kind));
+      }
+    }
     // Floor (b) on npm start's data, with every server stopped (their background work would compete).
     const npm = measured[0]!;
     const databasePids = kind === 'postgres' ? () => pidsNamed('postgres') : undefined;
-    const env = { ...fresh.stores['npm-start'], BENCH_ACCOUNT_ID: npm.accountId };
+    const env = { ...fresh.stores.get('npm-start')!, BENCH_ACCOUNT_ID: npm.accountId };
     result.dbFloors.push(
       ...(await benchDbFloor(
         kind,
@@ -347,14 +374,21 @@ async function benchServer(
         ...(verifyBody && { verifyBody }),
         ...(databasePids && { databasePids }),
       };
+      const before = problems.length;
       const runs = await loadRuns({ ...load, child: server.child, label: `(f) ${tool} on ${label}`, plan: options.plan });
+      const died = serverKind === 'npm-start-baseline' && baselineDied(server.child);
+      if (died) {
+        // Its failed requests are that it died, which baselineUnavailable() reports instead.
+        problems.splice(before);
+        throw died;
+      }
       if (!spec.exact)
         for (const r of runs) {
           createsInLoad += r.warmup2xx + r.responses2xx;
           inFlightAllowance += (options.plan.warmupSeconds > 0 ? 2 : 1) * r.connections;
         }
 
-      if (options.profileDir && server.profile) {
+      if (options.profileDir && server.profile && serverKind === 'npm-start') {
         const file = path.join(options.profileDir, `tool-${tool}-${kind}.cpuprofile`);
         rmSync(file, { force: true });
         const connections = Math.max(...options.plan.connections);
@@ -394,8 +428,10 @@ async function benchServer(
         runs,
       };
       result.rows.push(row);
-      pending.push({ row, requestBody: body, responseBody: first.text });
-      answers.push({ tool, server: serverKind, body, first: first.text, expectBody, verifyBody });
+      if (FLOORED.includes(serverKind)) {
+        pending.push({ row, requestBody: body, responseBody: first.text });
+        answers.push({ tool, server: serverKind, body, first: first.text, expectBody, verifyBody });
+      }
     }
 
     if (options.tools.includes('create_campaign')) {
@@ -425,6 +461,9 @@ async function benchServer(
     }
     result.rss.push({ server: SERVER_LABEL[serverKind], backend: kind, mb: rssMb(server.child.proc.pid!) });
     return { accountId: server.accountId, answers, pending };
+  } catch (err) {
+    // A check that failed because the baseline aborted meanwhile is that abort.
+    throw (serverKind === 'npm-start-baseline' && !(err instanceof BaselineUnavailable) && baselineDied(server.child)) || err;
   } finally {
     await server.stop();
   }
@@ -455,10 +494,10 @@ async function benchDbFloor(
 ): Promise<DbFloor[]> {
   const label = BACKEND_LABEL[kind];
   const port = await freePort(HOST);
-  const child = await spawnBundled(path.join(BENCH_DIR, 'servers/floor-db.ts'), { PORT: String(port), NODE_ENV: 'production', ...env });
+  const child = await spawnFloor(path.join(BENCH_DIR, 'servers/floor-db.ts'), { PORT: String(port), NODE_ENV: 'production', ...env });
   const floors: DbFloor[] = [];
   try {
-    await child.message('started');
+    log(`(f) hand-written floor (b) on ${label}: ${String(child.started.driver)}`);
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS, authorization: 'Bearer not-checked' };
     for (const a of answers.filter((x) => x.server === 'npm-start')) {
@@ -485,7 +524,7 @@ async function benchDbFloor(
         label: what,
         plan: { ...plan, connections: [Math.max(...plan.connections)] },
       });
-      floors.push({ tool: a.tool, backend: kind, runs });
+      floors.push({ tool: a.tool, backend: kind, driver: String(child.started.driver), runs });
     }
     rss.push({ server: 'hand-written floor (b)', backend: kind, mb: rssMb(child.proc.pid!) });
   } finally {
@@ -498,9 +537,8 @@ async function benchFloor(tmp: string, plan: RunPlan, p: Pending): Promise<Floor
   const responseFile = path.join(tmp, `floor-${p.row.tool}-${p.row.responseBytes}.json`);
   writeFileSync(responseFile, p.responseBody);
   const port = await freePort(HOST);
-  const child = await spawnBundled(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
+  const child = await spawnFloor(path.join(BENCH_DIR, 'servers/bare.ts'), { PORT: String(port), BENCH_RESPONSE_FILE: responseFile, NODE_ENV: 'production' });
   try {
-    await child.message('started');
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS, authorization: 'Bearer not-checked' };
     const res = await post(url, headers, p.requestBody);
@@ -577,7 +615,7 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
       for (const r of f.runs)
         rows.push([
           tool,
-          `hand-written floor (b), ${BACKEND_LABEL[f.backend]}`,
+          `hand-written floor (b), ${BACKEND_LABEL[f.backend]}, ${f.driver}`,
           npm?.requestBytes ?? '-',
           npm?.responseBytes ?? '-',
           ...cells(r),
@@ -697,6 +735,16 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
     for (const d of dbTargets) log(targetLine(d.what, d.value, d.benchBuild, d.target, d.met));
   }
 
+  // npm start against the baseline, per tool and back-end, at the top connection count.
+  const comparisons: BaselineComparison[] = [];
+  for (const backend of BACKEND_KINDS)
+    for (const tool of TOOL_NAMES) {
+      const base = atTop(rowOf(tool, backend, 'npm-start-baseline')?.runs);
+      const current = [atTop(rowOf(tool, backend)?.runs), atTop(rowOf(tool, backend, 'npm-start-again')?.runs)].filter((r) => r !== undefined);
+      if (base && current.length) comparisons.push({ what: `${tool}, ${BACKEND_LABEL[backend]}`, current, baseline: base });
+    }
+  const againstBaseline = judgeAgainstBaseline('(f)', comparisons);
+
   if (t.rss.length) {
     log();
     log(`resident memory after the runs: ${t.rss.map((r) => `${r.server}, ${BACKEND_LABEL[r.backend]} ${fmt.int(r.mb)} MB`).join('; ')}`);
@@ -719,6 +767,7 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
     floors: t.floors,
     dbFloors: t.dbFloors,
     dbFloorTargets: dbTargets,
+    baseline: againstBaseline,
     skipped: t.skipped,
     writeChecks: t.writeChecks,
     rss: t.rss,

@@ -138,7 +138,9 @@ export async function spawnBundled(script: string, env: Record<string, string> =
 export async function waitHealthy(port: number, child: Child, timeoutMs = 30_000): Promise<number> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
-    if (child.proc.exitCode !== null) throw new Error(`server exited (code ${child.proc.exitCode}) before /healthz answered\n${child.stderr()}`);
+    // A signal (an abort, a kill) leaves exitCode null: signalCode says it ended.
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null)
+      throw new Error(`server exited (${child.proc.signalCode ?? `code ${child.proc.exitCode}`}) before /healthz answered\n${child.stderr()}`);
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       await res.arrayBuffer();

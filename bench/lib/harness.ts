@@ -44,6 +44,8 @@ export function envSubset<T extends string>(name: string, allowed: readonly T[])
 
 /** Errors that make numbers untrustworthy (failed requests, wrong bodies); exit code 1. */
 export const problems: string[] = [];
+/** tools/call slower than at the recorded baseline beyond the allowed share (lib/baseline.ts); exit code 1. */
+export const regressions: string[] = [];
 /** Findings worth shouting about that do not invalidate the numbers. */
 export const warnings: string[] = [];
 export const log = (s = '') => console.log(s);

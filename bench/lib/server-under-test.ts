@@ -17,17 +17,17 @@
  *   in a process of its own (servers/otlp-sink.ts), every span sampled and exported; and once more
  *   with the sampler docs/operating.md offers operators (OTEL_TRACES_SAMPLER parentbased_traceidratio,
  *   OTEL_TRACES_SAMPLER_ARG 0.1: one trace in ten recorded).
- * - npm start without the tracing code: the sources of BENCH_BASELINE_REF (a git ref from before
- *   tracing) exported to a temporary folder beside this repository's node_modules, bundled and
- *   started there by their own scripts/start.mjs, with npm start's settings.
+ * - npm start at the baseline (lib/baseline.ts: bench/baseline.json, or BENCH_BASELINE_REF): that
+ *   commit in a folder of its own, on its own locked dependencies, started by its own
+ *   scripts/start.mjs with npm start's settings; its account is made, and its rows counted, by its
+ *   own code in a process of its own (servers/baseline-admin.ts), never by this checkout's.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { openService } from '../../app/server.ts';
 import { freePort } from '../../runtime/index.ts';
+import { baseline, BaselineUnavailable, baselineRefName, ensureBaseline, lastLines } from './baseline.ts';
 import { BENCH_SCOPE, createBenchAccount } from './bench-account.ts';
 import { spawnBundled, spawnChild, waitHealthy, type Child } from './children.ts';
 import { HOST, step } from './harness.ts';
@@ -40,7 +40,7 @@ export const SERVER_LABEL: Record<ServerKind, string> = {
   'bench-build': 'bench build: no logger, no limits, no validation',
   'npm-start-otel': 'npm start, OpenTelemetry on (OTLP/HTTP to a local sink)',
   'npm-start-otel-sampled': 'npm start, OpenTelemetry on, 1 trace in 10 sampled',
-  'npm-start-baseline': `npm start built from ${process.env.BENCH_BASELINE_REF ?? '(BENCH_BASELINE_REF)'}, without the tracing code`,
+  'npm-start-baseline': `npm start at the baseline, ${baselineRefName()}`,
   'npm-start-again': 'npm start again, measured after the others',
 };
 
@@ -112,22 +112,62 @@ export async function startServer(kind: ServerKind, store: StoreSettings): Promi
     });
     return { ...server, stop: () => server.stop().finally(() => sink.stop()) };
   }
-  const root = baselineCopy();
-  const server = await startNpmStart(kind, store, {}, root).catch((err: unknown) => {
-    rmSync(root, { recursive: true, force: true });
-    throw err;
+  const b = baseline();
+  if (!b) throw new Error('no baseline: BENCH_BASELINE_REF=none');
+  const root = ensureBaseline(b);
+  return startNpmStart(kind, store, {}, root).catch((err: unknown) => {
+    throw err instanceof BaselineUnavailable ? err : new BaselineUnavailable((err as Error).message);
   });
-  return { ...server, stop: () => server.stop().finally(() => rmSync(root, { recursive: true, force: true })) };
 }
 
-/** The sources of BENCH_BASELINE_REF in a temporary folder, with this repository's node_modules (a superset of the ref's). */
-function baselineCopy(): string {
-  const ref = process.env.BENCH_BASELINE_REF;
-  if (!ref) throw new Error('BENCH_BASELINE_REF (a git ref from before tracing) names the build without the tracing code');
-  const root = mkdtempSync(path.join(tmpdir(), 'bench-baseline-'));
-  execFileSync('sh', ['-c', `git -C "$1" archive "$2" | tar -x -C "$3"`, 'sh', ROOT, ref, root]);
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
-  return root;
+/** The bench account on a running server's store, and its rows counted, by whoever may open that store. */
+interface Admin {
+  account: Awaited<ReturnType<typeof createBenchAccount>>;
+  counts(): Promise<{ campaigns: number; steps: number }>;
+  close(): Promise<void>;
+}
+
+/** This checkout's store, opened in this process as the admin CLI opens it. */
+async function inProcessAdmin(service: Awaited<ReturnType<typeof openService>>): Promise<Admin> {
+  const account = await createBenchAccount(service);
+  return {
+    account,
+    async counts() {
+      // The store also holds the demo account npm start seeds: only the bench account's rows count.
+      const { sql } = await import('kysely');
+      const { rows } = await sql<{ campaigns: number | string; steps: number | string }>`
+        select (select count(*) from campaigns where account_id = ${account.accountId}) as campaigns,
+               (select count(*) from steps where campaign_id in (select id from campaigns where account_id = ${account.accountId})) as steps`.execute(
+        service.db,
+      );
+      return { campaigns: Number(rows[0]!.campaigns), steps: Number(rows[0]!.steps) };
+    },
+    close: () => service.db.destroy(),
+  };
+}
+
+/** The baseline's store, opened by the baseline's own code in servers/baseline-admin.ts. */
+async function baselineAdmin(root: string, settings: Record<string, string>): Promise<Admin> {
+  const { serverEnvironment } = await import('../../tests/helpers/server.ts');
+  const child = spawnChild(path.join(ROOT, 'bench/servers/baseline-admin.ts'), {}, [], {
+    environment: serverEnvironment({ ...settings, BENCH_BASELINE_ROOT: root }),
+  });
+  try {
+    const account = await child.message<Admin['account']>('account', 120_000);
+    return {
+      account,
+      async counts() {
+        const answer = child.message<{ campaigns: number; steps: number }>('counts', 30_000);
+        child.command('counts');
+        const { campaigns, steps } = await answer;
+        return { campaigns, steps };
+      },
+      close: () => child.stop(),
+    };
+  } catch (err) {
+    await child.stop();
+    throw new BaselineUnavailable(`its admin process (the bench account) failed: ${lastLines(child.stderr())} (${(err as Error).message.split('\n')[0]})`);
+  }
 }
 
 async function startNpmStart(kind: ServerKind, store: StoreSettings, extra: Record<string, string> = {}, root = ROOT): Promise<ServerUnderTest> {
@@ -146,13 +186,22 @@ async function startNpmStart(kind: ServerKind, store: StoreSettings, extra: Reco
   };
   const port = await freePort(HOST);
   const child = await npmStart(settings(port), [], root);
-  let admin: Awaited<ReturnType<typeof openService>> | undefined;
+  let admin: Admin | undefined;
   try {
-    await waitHealthy(port, child, 120_000);
+    try {
+      await waitHealthy(port, child, 120_000);
+    } catch (err) {
+      if (root === ROOT) throw err;
+      throw new BaselineUnavailable(
+        child.proc.exitCode !== null || child.proc.signalCode !== null
+          ? `its npm start exited (${child.proc.signalCode ?? `code ${child.proc.exitCode}`}) before /healthz answered: ${lastLines(child.stderr())}`
+          : (err as Error).message.split('\n')[0]!,
+      );
+    }
     // Opened after the server's start ran the migrations and made the first signing key, as the CLI would be.
-    admin = await openAdmin(port);
-    const account = await createBenchAccount(admin);
-    const db = admin.db;
+    admin = root === ROOT ? await inProcessAdmin(await openAdmin(port)) : await baselineAdmin(root, settings(port));
+    const { account } = admin;
+    const opened = admin;
     return {
       kind,
       url: `http://${HOST}:${port}/mcp`,
@@ -160,40 +209,36 @@ async function startNpmStart(kind: ServerKind, store: StoreSettings, extra: Reco
       accountId: account.accountId,
       profileIds: account.profileIds,
       child,
-      async counts() {
-        // The store also holds the demo account npm start seeds: only the bench account's rows count.
-        const { sql } = await import('kysely');
-        const { rows } = await sql<{ campaigns: number | string; steps: number | string }>`
-          select (select count(*) from campaigns where account_id = ${account.accountId}) as campaigns,
-                 (select count(*) from steps where campaign_id in (select id from campaigns where account_id = ${account.accountId})) as steps`.execute(db);
-        return { campaigns: Number(rows[0]!.campaigns), steps: Number(rows[0]!.steps) };
-      },
-      async profile(file, load) {
-        const twinPort = await freePort(HOST);
-        const args = ['--cpu-prof', `--cpu-prof-dir=${path.dirname(file)}`, `--cpu-prof-name=${path.basename(file)}`, '--cpu-prof-interval=500'];
-        const twin = await npmStart(settings(twinPort), args, root);
-        try {
-          await waitHealthy(twinPort, twin, 120_000);
-          const twinAdmin = await openAdmin(twinPort);
-          const { token } = await twinAdmin
-            .issueToken({ userId: account.userId, accountId: account.accountId, scope: BENCH_SCOPE })
-            .finally(() => twinAdmin.db.destroy());
-          await load({ url: `http://${HOST}:${twinPort}/mcp`, token, child: twin });
-        } finally {
-          // SIGTERM: app/main.ts closes the server and exits, and Node writes the profile on exit.
-          await twin.stop(30_000);
-        }
-        if (twin.proc.exitCode !== 0 || !existsSync(file))
-          throw new Error(`the profiled npm start exited with ${twin.proc.exitCode ?? twin.proc.signalCode} and wrote no ${file}\n${twin.stderr()}`);
-      },
+      counts: () => opened.counts(),
+      // A second npm start on the same store, with a token of its own: this checkout's only.
+      ...(root === ROOT && {
+        async profile(file: string, load: (twin: { url: string; token: string; child: Child }) => Promise<void>) {
+          const twinPort = await freePort(HOST);
+          const args = ['--cpu-prof', `--cpu-prof-dir=${path.dirname(file)}`, `--cpu-prof-name=${path.basename(file)}`, '--cpu-prof-interval=500'];
+          const twin = await npmStart(settings(twinPort), args, root);
+          try {
+            await waitHealthy(twinPort, twin, 120_000);
+            const twinAdmin = await openAdmin(twinPort);
+            const { token } = await twinAdmin
+              .issueToken({ userId: account.userId, accountId: account.accountId, scope: BENCH_SCOPE })
+              .finally(() => twinAdmin.db.destroy());
+            await load({ url: `http://${HOST}:${twinPort}/mcp`, token, child: twin });
+          } finally {
+            // SIGTERM: app/main.ts closes the server and exits, and Node writes the profile on exit.
+            await twin.stop(30_000);
+          }
+          if (twin.proc.exitCode !== 0 || !existsSync(file))
+            throw new Error(`the profiled npm start exited with ${twin.proc.exitCode ?? twin.proc.signalCode} and wrote no ${file}\n${twin.stderr()}`);
+        },
+      }),
       async stop() {
         await child.stop(30_000);
-        await db.destroy();
+        await opened.close();
       },
     };
   } catch (err) {
     await child.stop();
-    await admin?.db.destroy();
+    await admin?.close();
     throw err;
   }
 }

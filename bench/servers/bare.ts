@@ -1,7 +1,8 @@
 /**
  * (a): bare Fastify 5, the ceiling. POST /mcp parses the JSON body with Fastify's own parser (as a
  * real server would) and answers with fixed bytes: the real server's response to the same request,
- * read from the file named by BENCH_RESPONSE_FILE. Env: PORT.
+ * read from the file named by BENCH_RESPONSE_FILE. Env: PORT. Runs on bench/floors' pinned Fastify
+ * (lib/floors.ts), not the project's.
  */
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';

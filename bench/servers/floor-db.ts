@@ -7,11 +7,21 @@
  * the framework does: no token check, no argument or scope validation, no JSON-RPC or MCP
  * protocol handling, no activity log or metrics, no Kysely.
  *
+ * It runs on bench/floors' pinned fastify, better-sqlite3 and pg (lib/floors.ts), not the project's:
+ * a driver of the project's that gets slower must not slow its floor down with it. What it shares
+ * with the project is only those row-to-JSON functions (pure code: the store modules' package
+ * imports are unused here, and lib/floors.ts refuses a bundle holding any of the project's packages).
+ * On Node 24 and later, SQLite goes through Node's own node:sqlite instead: better-sqlite3 12
+ * aborts the process there when the collector frees a statement of its ("Assertion failed: (env)
+ * != nullptr" in RemoveEnvironmentCleanupHook; this floor, then with pragma()'s throw-away
+ * statements, aborted at start in one of two tries). Without them it survived three tries, but
+ * the abort depends on the collector's timing, so on Node 24 the floor's SQLite driver is the
+ * runtime's, which a project on node:sqlite shares. It names its driver in its `started` message.
+ *
  * Env: PORT; DATA_DIR (SQLite, the real server's file) or DATABASE_URL; BENCH_ACCOUNT_ID (the
  * account whose data is read: the real server takes it from the token).
  */
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import type { Selectable } from 'kysely';
 import pg from 'pg';
@@ -71,12 +81,43 @@ const campaignValues = (c: CampaignsTable) => [
   c.version,
 ];
 
-function sqliteStore(dataDir: string): Store {
-  const db = new Database(path.join(dataDir, 'outreach.sqlite'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
-  const prepared = new Map<string, Database.Statement>();
+/** The little of a SQLite driver the floor uses: statements prepared once, values bound positionally. */
+interface SqliteDriver {
+  name: string;
+  exec(sql: string): void;
+  prepare(sql: string): { all(...values: unknown[]): unknown[]; run(...values: unknown[]): unknown };
+  close(): void;
+}
+
+/** Named through a string: this project's @types/node (20) does not declare node:sqlite. */
+const NODE_SQLITE: string = 'node:sqlite';
+
+/** better-sqlite3 (the pinned 12.x) before Node 24; node:sqlite from Node 24 on (see the comment at the top). */
+async function openSqlite(file: string): Promise<SqliteDriver> {
+  if (Number(process.versions.node.split('.')[0]) >= 99) {
+    const { DatabaseSync } = (await import(NODE_SQLITE)) as { DatabaseSync: new (file: string) => Omit<SqliteDriver, 'name'> };
+    const db = new DatabaseSync(file);
+    return {
+      name: `node:sqlite (Node ${process.version}; better-sqlite3 12 aborts on Node 24)`,
+      exec: (sql) => db.exec(sql),
+      prepare: (sql) => db.prepare(sql),
+      close: () => db.close(),
+    };
+  }
+  // Loaded only here: on Node 24 loading it is already enough to risk the abort.
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(file);
+  const version = (await import('better-sqlite3/package.json', { with: { type: 'json' } })).default.version;
+  return { name: `better-sqlite3 ${version}`, exec: (sql) => void db.exec(sql), prepare: (sql) => db.prepare(sql), close: () => db.close() };
+}
+
+async function sqliteStore(dataDir: string): Promise<Store & { driver: string }> {
+  const db = await openSqlite(path.join(dataDir, 'outreach.sqlite'));
+  // exec, not pragma(): no statement of its own for the collector to free.
+  db.exec('pragma journal_mode = WAL');
+  db.exec('pragma synchronous = FULL');
+  db.exec('pragma busy_timeout = 5000');
+  const prepared = new Map<string, ReturnType<SqliteDriver['prepare']>>();
   const statement = (sql: string) => {
     let s = prepared.get(sql);
     if (!s) prepared.set(sql, (s = db.prepare(sql.replace(/\$\d+/g, '?'))));
@@ -86,14 +127,15 @@ function sqliteStore(dataDir: string): Store {
   const commit = db.prepare('commit');
   const rollback = db.prepare('rollback');
   return {
+    driver: db.name,
     async all(name, values) {
-      return statement(SQL[name]).all(values) as Row[];
+      return statement(SQL[name]).all(...values) as Row[];
     },
     async insertCampaign(campaign, steps) {
       begin.run();
       try {
-        statement(SQL.insertCampaign).run(campaignValues(campaign));
-        if (steps.length) statement(insertStepsSql(steps.length, (n) => `$${n}`)).run(stepValues(steps));
+        statement(SQL.insertCampaign).run(...campaignValues(campaign));
+        if (steps.length) statement(insertStepsSql(steps.length, (n) => `$${n}`)).run(...stepValues(steps));
         commit.run();
       } catch (err) {
         rollback.run();
@@ -106,9 +148,10 @@ function sqliteStore(dataDir: string): Store {
   };
 }
 
-function postgresStore(url: string): Store {
+function postgresStore(url: string): Store & { driver: string } {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   return {
+    driver: 'pg',
     async all(name, values) {
       return (await pool.query({ name, text: SQL[name], values })).rows as Row[];
     },
@@ -131,7 +174,7 @@ function postgresStore(url: string): Store {
   };
 }
 
-const store = process.env.DATABASE_URL ? postgresStore(process.env.DATABASE_URL) : sqliteStore(process.env.DATA_DIR!);
+const store = process.env.DATABASE_URL ? postgresStore(process.env.DATABASE_URL) : await sqliteStore(process.env.DATA_DIR!);
 const accountId = process.env.BENCH_ACCOUNT_ID!;
 
 /** The handlers: arguments as the benchmark sends them, the answer's structuredContent. */
@@ -197,4 +240,4 @@ exitWithParent(async () => {
   await app.close();
   await store.close();
 });
-send('started');
+send('started', { driver: store.driver });

@@ -4,7 +4,8 @@
  * McpServer and a new StreamableHTTPServerTransport({ sessionIdGenerator: undefined }), here with
  * enableJsonResponse so it answers application/json like (a) and (b). No auth. Its `profiles` tool
  * returns fixed profiles (BENCH_PROFILES_FILE: the real server's structuredContent) as
- * structuredContent and as text, with an output schema the SDK validates. Env: PORT.
+ * structuredContent and as text, with an output schema the SDK validates. Env: PORT. Runs on
+ * bench/floors' pinned SDK, Express and zod (lib/floors.ts), not the project's.
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';

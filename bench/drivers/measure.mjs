@@ -1,6 +1,8 @@
 /**
- * One SQLite driver's cost per read, in this process alone: `node measure.mjs node:sqlite` or
- * `node measure.mjs <folder of a better-sqlite3 package>`. Prints one JSON line: µs per call of
+ * One SQLite driver's cost per read, in this process alone: `node measure.mjs node:sqlite`,
+ * `node measure.mjs node:sqlite-arrays` (rows read as arrays and made objects by a function
+ * compiled per statement, as app/store/sqlite-driver.ts does) or `node measure.mjs <folder of a
+ * better-sqlite3 package>`. Prints one JSON line: µs per call of
  * each read, the best of three rounds. The reads are the shapes the store runs on every tool call
  * (an in-memory database: the driver's cost, not the disk's), each statement prepared once.
  */
@@ -61,15 +63,24 @@ console.log(JSON.stringify(result));
 
 /** The driver's exec and prepare, with every statement's values passed as that driver takes them. */
 function open(which) {
-  if (which === 'node:sqlite') {
+  if (which.startsWith('node:sqlite')) {
     const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
     const db = new DatabaseSync(':memory:');
+    const arrays = which === 'node:sqlite-arrays';
     return {
-      version: `node:sqlite (SQLite ${db.prepare('select sqlite_version() as v').get().v})`,
+      version: `node:sqlite${arrays ? ', rows built in JavaScript' : ''} (SQLite ${db.prepare('select sqlite_version() as v').get().v})`,
       exec: (sql) => db.exec(sql),
       prepare: (sql) => {
         const statement = db.prepare(sql);
-        return (values) => statement.all(...values);
+        if (!arrays) return (values) => statement.all(...values);
+        statement.setReturnArrays(true);
+        const columns = statement.columns().map((column, i) => `${JSON.stringify(column.name)}: r[${i}]`);
+        const row = new Function('r', `return { ${columns.join(', ')} };`);
+        return (values) => {
+          const rows = statement.all(...values);
+          for (let i = 0; i < rows.length; i++) rows[i] = row(rows[i]);
+          return rows;
+        };
       },
     };
   }

@@ -1,6 +1,6 @@
 /**
  * The embedded store's driver (app/store/sqlite-driver.ts) on a real SQLite file: what Kysely and
- * the store rely on of it. Values go in as an array; a statement says up front whether it returns
+ * the store rely on of it. Values go in as an array; rows come out as ordinary objects; a statement says up front whether it returns
  * rows; a failure names SQLite's result code as SQLite does (the store tells "written first" and
  * "the file cannot be opened" apart by those names); statements are prepared once per SQL text;
  * transactions show; and loading it prints nothing (Node 22 warns that node:sqlite is
@@ -30,8 +30,10 @@ describe('the SQLite driver', () => {
     assert.equal(Number(result.lastInsertRowid), 1);
     const select = connection.prepare('select id, name, age from people where id = ?');
     assert.equal(select.reader, true);
-    assert.deepEqual(select.all(['p1']).map((row) => ({ ...(row as object) })), [{ id: 'p1', name: 'Ada', age: 36 }]);
-    assert.deepEqual([...select.iterate(['p1'])].length, 1);
+    // Ordinary objects (node:sqlite's own rows have no prototype), from all() and iterate() alike.
+    assert.deepStrictEqual(select.all(['p1']), [{ id: 'p1', name: 'Ada', age: 36 }]);
+    assert.deepStrictEqual([...select.iterate(['p1'])], [{ id: 'p1', name: 'Ada', age: 36 }]);
+    assert.deepStrictEqual(connection.prepare('select 1 as n, 2 as n').all([]), [{ n: 2 }]);
     // RETURNING makes a writing statement a reader: Kysely must read its rows.
     assert.equal(connection.prepare('insert into people (id, name) values (?, ?) returning id').reader, true);
   });

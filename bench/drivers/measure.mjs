@@ -30,7 +30,9 @@ for (let a = 0; a < 1000; a++) {
 }
 for (let c = 0; c < 20; c++) {
   for (let i = 0; i < 60; i++) {
-    exec(`insert into leads values ('l${c}_${i}', 'c${c}', 'Ada${i}', 'Lovelace', 'Analytical Engines Ltd', 'ada${i}@example.com', ${i}, 'active', 1, '2026-11-28T00:00:00Z')`);
+    exec(
+      `insert into leads values ('l${c}_${i}', 'c${c}', 'Ada${i}', 'Lovelace', 'Analytical Engines Ltd', 'ada${i}@example.com', ${i}, 'active', 1, '2026-11-28T00:00:00Z')`,
+    );
   }
 }
 exec('commit');

@@ -32,9 +32,11 @@ let over = false;
 for (const node of nodes) {
   const modules = run(node, ['-p', 'process.versions.modules']).trim();
   const installed = install(node, modules);
-  const measured = ['node:sqlite', 'node:sqlite-arrays', ...['better-sqlite3-12', 'better-sqlite3-13'].map((name) => path.join(installed, 'node_modules', name))].map(
-    (driver) => JSON.parse(run(node, ['--no-warnings', path.join(here, 'measure.mjs'), driver])) as Measured,
-  );
+  const measured = [
+    'node:sqlite',
+    'node:sqlite-arrays',
+    ...['better-sqlite3-12', 'better-sqlite3-13'].map((name) => path.join(installed, 'node_modules', name)),
+  ].map((driver) => JSON.parse(run(node, ['--no-warnings', path.join(here, 'measure.mjs'), driver])) as Measured);
   over = report(measured) || over;
 }
 process.exit(over ? 1 : 0);
@@ -46,7 +48,7 @@ function install(node: string, modules: string): string {
   mkdirSync(dir, { recursive: true });
   for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(here, file), path.join(dir, file));
   const home = path.dirname(path.dirname(node));
-  const env = { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH ?? ''}` };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH ?? ''}` };
   // node-gyp builds better-sqlite3 against this Node's own headers when its package has them.
   if (existsSync(path.join(home, 'include', 'node', 'node.h'))) env.npm_config_nodedir = home;
   console.log(`installing the pinned drivers for Node ABI ${modules} into ${path.relative(process.cwd(), dir)} (npm ci)...`);

@@ -78,7 +78,13 @@ describe('the SQLite driver', () => {
   test('loads without printing a warning', () => {
     const child = spawnSync(
       process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', `import { openSqlite } from ${JSON.stringify(path.resolve('app/store/sqlite-driver.ts'))}; openSqlite(':memory:');`],
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { openSqlite } from ${JSON.stringify(path.resolve('app/store/sqlite-driver.ts'))}; openSqlite(':memory:');`,
+      ],
       { encoding: 'utf8' },
     );
     assert.equal(child.status, 0, child.stderr);

@@ -41,6 +41,7 @@ import { webApp } from './web/plugin.ts';
 import { Metrics } from './ops/metrics.ts';
 import { readiness } from './ops/readiness.ts';
 import { requestLog } from './ops/request-log.ts';
+import { deferredChildLogger } from './ops/deferred-logger.ts';
 import { lazySchemaCompilers } from './ops/lazy-schema-compilers.ts';
 import { connectRedis } from './ops/redis.ts';
 
@@ -115,6 +116,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: true }),
+    ...(options.logger !== false && { childLoggerFactory: deferredChildLogger }),
     // The MCP plugin sets its own limit and error; this covers the other routes.
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy,

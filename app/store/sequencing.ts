@@ -134,7 +134,7 @@ export class SequencingStore {
       const steps = await this.steps(campaign.id, trx);
       const at = now.toISOString();
       const toSend = leads.filter((lead) => steps[Number(lead.next_step) - 1] !== undefined);
-      const conversations = await this.conversationsFor(trx, campaign, toSend, at);
+      const { byLead: conversations, existing } = await this.conversationsFor(trx, campaign, toSend, at);
       const messages: MessagesTable[] = toSend.map((lead) => {
         const step = steps[Number(lead.next_step) - 1]!;
         return {
@@ -163,7 +163,9 @@ export class SequencingStore {
       });
       const finished = await this.advance(trx, leads, steps, now);
       if (messages.length) {
-        await this.touchConversations(trx, [...new Set(messages.map((m) => m.conversation_id))], at);
+        // Conversations created above already say `at`; touching them again would rewrite every
+        // new row and its indexes (PostgreSQL: a dead tuple each) for nothing.
+        await this.touchConversations(trx, existing, at);
         await this.count(trx, campaign, profileDay, campaignDay, messages.length);
       }
       return { queued: messages.length, finished, more: leads.length === limit, capped: limit === allowance && leads.length === limit, busy: false };
@@ -205,10 +207,18 @@ export class SequencingStore {
     return row !== undefined;
   }
 
-  /** Each lead's conversation with the profile, created for the leads that have none. */
-  private async conversationsFor(trx: Trx, campaign: RunningCampaign, leads: readonly Selectable<LeadsTable>[], at: string): Promise<Map<string, string>> {
+  /**
+   * Each lead's conversation with the profile, created for the leads that have none; `existing`:
+   * the ids of those that were there already (the ones whose last_message_at must move).
+   */
+  private async conversationsFor(
+    trx: Trx,
+    campaign: RunningCampaign,
+    leads: readonly Selectable<LeadsTable>[],
+    at: string,
+  ): Promise<{ byLead: Map<string, string>; existing: string[] }> {
     const byLead = new Map<string, string>();
-    if (!leads.length) return byLead;
+    if (!leads.length) return { byLead, existing: [] };
     const existing = await trx
       .selectFrom('conversations')
       .select(['id', 'lead_id'])
@@ -233,7 +243,7 @@ export class SequencingStore {
       }));
     await inChunks(missing, 200, (chunk) => trx.insertInto('conversations').values(chunk).execute());
     for (const c of missing) byLead.set(c.lead_id, c.id);
-    return byLead;
+    return { byLead, existing: [...new Set(existing.map((c) => c.id))] };
   }
 
   /** Moves each lead past the step it was due for: waiting for the next one, or finished. Returns how many finished. */

@@ -159,6 +159,32 @@ for (const backend of await backends()) {
       assert.equal(sent.length, before, 'nothing after archiving');
     });
 
+    test("a lead's conversation is created with its first step and moved by each later one", async () => {
+      const world = sequencingWorld(database, MONDAY_7_PARIS);
+      const owner = await world.account();
+      const campaign = await world.campaign(owner, { steps: STEPS, leads: LEADS.slice(0, 2) });
+      const conversationsOf = (lead: string) =>
+        world.db.selectFrom('conversations').select(['id', 'created_at', 'last_message_at']).where('lead_id', '=', lead).execute();
+      await world.run(HOUR);
+      const [first] = await world.sent(campaign.id);
+      for (const lead of campaign.leadIds)
+        assert.deepEqual(
+          (await conversationsOf(lead)).map((c) => c.last_message_at),
+          [first!.at],
+          'step 1',
+        );
+      await world.run(2 * DAY, HOUR);
+      const sent = await world.sent(campaign.id);
+      for (const lead of campaign.leadIds) {
+        const mine = sent.filter((m) => m.lead === lead);
+        assert.equal(mine.length, 2);
+        const conversations = await conversationsOf(lead);
+        assert.equal(conversations.length, 1, 'one conversation per lead and profile');
+        assert.equal(conversations[0]!.created_at, mine[0]!.at);
+        assert.equal(conversations[0]!.last_message_at, mine[1]!.at, 'moved by step 2');
+      }
+    });
+
     test('a message that cannot be delivered is retried, then failed, and the lead leaves the sequence with the reason', async () => {
       let attempts = 0;
       const world = sequencingWorld(database, MONDAY_7_PARIS, {

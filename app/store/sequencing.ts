@@ -14,6 +14,7 @@ import { toStep, type Schedule, type Settings, type Step } from './campaigns.ts'
 import { inChunks } from './chunks.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
+import { insertMany } from './insert-many.ts';
 import { toLead } from './leads.ts';
 import type { Database, LeadsTable, MessagesTable } from './schema.ts';
 
@@ -154,13 +155,13 @@ export class SequencingStore {
           error: null,
         };
       });
-      await inChunks(messages, 200, async (chunk) => {
-        await trx.insertInto('messages').values(chunk).execute();
-        await trx
-          .insertInto('outbox')
-          .values(chunk.map((m) => ({ message_id: m.id, state: 'pending' as const, attempts: 0, next_attempt_at: at, locked_until: null, last_error: null })))
-          .execute();
-      });
+      await insertMany(trx, this.kind, 'messages', messages);
+      await insertMany(
+        trx,
+        this.kind,
+        'outbox',
+        messages.map((m) => ({ message_id: m.id, state: 'pending' as const, attempts: 0, next_attempt_at: at, locked_until: null, last_error: null })),
+      );
       const finished = await this.advance(trx, leads, steps, now);
       if (messages.length) {
         // Conversations created above already say `at`; touching them again would rewrite every
@@ -241,7 +242,7 @@ export class SequencingStore {
         created_at: at,
         last_message_at: at,
       }));
-    await inChunks(missing, 200, (chunk) => trx.insertInto('conversations').values(chunk).execute());
+    await insertMany(trx, this.kind, 'conversations', missing);
     for (const c of missing) byLead.set(c.lead_id, c.id);
     return { byLead, existing: [...new Set(existing.map((c) => c.id))] };
   }

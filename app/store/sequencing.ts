@@ -104,18 +104,23 @@ export class SequencingStore {
     return this.db.transaction().execute(async (trx) => {
       const none = { queued: 0, finished: 0, more: false, capped: false, busy: false };
       if (!(await this.lockProfile(trx, campaign.profile_id))) return { ...none, busy: true };
-      // The campaign may have been paused or archived since the list was read.
-      const state = await trx.selectFrom('campaigns').select('status').where('id', '=', campaign.id).executeTakeFirst();
-      if (state?.status !== 'active') return none;
       const profileDay = localDay(campaign.profile.timezone, now);
       const campaignDay = localTime(now, campaignTimezone).day;
-      const [profileUsage, campaignUsage] = await Promise.all([
-        trx.selectFrom('profile_daily_usage').select('sent').where('profile_id', '=', campaign.profile_id).where('day', '=', profileDay).executeTakeFirst(),
-        trx.selectFrom('campaign_daily_usage').select('sent').where('campaign_id', '=', campaign.id).where('day', '=', campaignDay).executeTakeFirst(),
-      ]);
+      // One round trip: the campaign's status (it may have been paused or archived since the list
+      // was read) and the day's usage the limits need, read under the profile's lock.
+      const state = await trx
+        .selectFrom('campaigns')
+        .select((eb) => [
+          'status',
+          eb.selectFrom('profile_daily_usage').select('sent').where('profile_id', '=', campaign.profile_id).where('day', '=', profileDay).as('profile_sent'),
+          eb.selectFrom('campaign_daily_usage').select('sent').where('campaign_id', '=', campaign.id).where('day', '=', campaignDay).as('campaign_sent'),
+        ])
+        .where('id', '=', campaign.id)
+        .executeTakeFirst();
+      if (state?.status !== 'active') return none;
       const allowance = Math.min(
-        campaign.profile.daily_limit - Number(profileUsage?.sent ?? 0),
-        (campaign.settings?.daily_limit ?? Infinity) - Number(campaignUsage?.sent ?? 0),
+        campaign.profile.daily_limit - Number(state.profile_sent ?? 0),
+        (campaign.settings?.daily_limit ?? Infinity) - Number(state.campaign_sent ?? 0),
       );
       if (allowance <= 0) return { ...none, capped: true };
       const limit = Math.min(allowance, max);

@@ -14,6 +14,7 @@ import { toStep, type Schedule, type Settings, type Step } from './campaigns.ts'
 import { inChunks } from './chunks.ts';
 import type { Db, DbKind } from './database.ts';
 import { newId } from './ids.ts';
+import { insertMany } from './insert-many.ts';
 import { toLead } from './leads.ts';
 import type { Database, LeadsTable, MessagesTable } from './schema.ts';
 
@@ -103,18 +104,23 @@ export class SequencingStore {
     return this.db.transaction().execute(async (trx) => {
       const none = { queued: 0, finished: 0, more: false, capped: false, busy: false };
       if (!(await this.lockProfile(trx, campaign.profile_id))) return { ...none, busy: true };
-      // The campaign may have been paused or archived since the list was read.
-      const state = await trx.selectFrom('campaigns').select('status').where('id', '=', campaign.id).executeTakeFirst();
-      if (state?.status !== 'active') return none;
       const profileDay = localDay(campaign.profile.timezone, now);
       const campaignDay = localTime(now, campaignTimezone).day;
-      const [profileUsage, campaignUsage] = await Promise.all([
-        trx.selectFrom('profile_daily_usage').select('sent').where('profile_id', '=', campaign.profile_id).where('day', '=', profileDay).executeTakeFirst(),
-        trx.selectFrom('campaign_daily_usage').select('sent').where('campaign_id', '=', campaign.id).where('day', '=', campaignDay).executeTakeFirst(),
-      ]);
+      // One round trip: the campaign's status (it may have been paused or archived since the list
+      // was read) and the day's usage the limits need, read under the profile's lock.
+      const state = await trx
+        .selectFrom('campaigns')
+        .select((eb) => [
+          'status',
+          eb.selectFrom('profile_daily_usage').select('sent').where('profile_id', '=', campaign.profile_id).where('day', '=', profileDay).as('profile_sent'),
+          eb.selectFrom('campaign_daily_usage').select('sent').where('campaign_id', '=', campaign.id).where('day', '=', campaignDay).as('campaign_sent'),
+        ])
+        .where('id', '=', campaign.id)
+        .executeTakeFirst();
+      if (state?.status !== 'active') return none;
       const allowance = Math.min(
-        campaign.profile.daily_limit - Number(profileUsage?.sent ?? 0),
-        (campaign.settings?.daily_limit ?? Infinity) - Number(campaignUsage?.sent ?? 0),
+        campaign.profile.daily_limit - Number(state.profile_sent ?? 0),
+        (campaign.settings?.daily_limit ?? Infinity) - Number(state.campaign_sent ?? 0),
       );
       if (allowance <= 0) return { ...none, capped: true };
       const limit = Math.min(allowance, max);
@@ -134,7 +140,7 @@ export class SequencingStore {
       const steps = await this.steps(campaign.id, trx);
       const at = now.toISOString();
       const toSend = leads.filter((lead) => steps[Number(lead.next_step) - 1] !== undefined);
-      const conversations = await this.conversationsFor(trx, campaign, toSend, at);
+      const { byLead: conversations, existing } = await this.conversationsFor(trx, campaign, toSend, at);
       const messages: MessagesTable[] = toSend.map((lead) => {
         const step = steps[Number(lead.next_step) - 1]!;
         return {
@@ -154,16 +160,18 @@ export class SequencingStore {
           error: null,
         };
       });
-      await inChunks(messages, 200, async (chunk) => {
-        await trx.insertInto('messages').values(chunk).execute();
-        await trx
-          .insertInto('outbox')
-          .values(chunk.map((m) => ({ message_id: m.id, state: 'pending' as const, attempts: 0, next_attempt_at: at, locked_until: null, last_error: null })))
-          .execute();
-      });
+      await insertMany(trx, this.kind, 'messages', messages);
+      await insertMany(
+        trx,
+        this.kind,
+        'outbox',
+        messages.map((m) => ({ message_id: m.id, state: 'pending' as const, attempts: 0, next_attempt_at: at, locked_until: null, last_error: null })),
+      );
       const finished = await this.advance(trx, leads, steps, now);
       if (messages.length) {
-        await this.touchConversations(trx, [...new Set(messages.map((m) => m.conversation_id))], at);
+        // Conversations created above already say `at`; touching them again would rewrite every
+        // new row and its indexes (PostgreSQL: a dead tuple each) for nothing.
+        await this.touchConversations(trx, existing, at);
         await this.count(trx, campaign, profileDay, campaignDay, messages.length);
       }
       return { queued: messages.length, finished, more: leads.length === limit, capped: limit === allowance && leads.length === limit, busy: false };
@@ -205,10 +213,18 @@ export class SequencingStore {
     return row !== undefined;
   }
 
-  /** Each lead's conversation with the profile, created for the leads that have none. */
-  private async conversationsFor(trx: Trx, campaign: RunningCampaign, leads: readonly Selectable<LeadsTable>[], at: string): Promise<Map<string, string>> {
+  /**
+   * Each lead's conversation with the profile, created for the leads that have none; `existing`:
+   * the ids of those that were there already (the ones whose last_message_at must move).
+   */
+  private async conversationsFor(
+    trx: Trx,
+    campaign: RunningCampaign,
+    leads: readonly Selectable<LeadsTable>[],
+    at: string,
+  ): Promise<{ byLead: Map<string, string>; existing: string[] }> {
     const byLead = new Map<string, string>();
-    if (!leads.length) return byLead;
+    if (!leads.length) return { byLead, existing: [] };
     const existing = await trx
       .selectFrom('conversations')
       .select(['id', 'lead_id'])
@@ -231,9 +247,9 @@ export class SequencingStore {
         created_at: at,
         last_message_at: at,
       }));
-    await inChunks(missing, 200, (chunk) => trx.insertInto('conversations').values(chunk).execute());
+    await insertMany(trx, this.kind, 'conversations', missing);
     for (const c of missing) byLead.set(c.lead_id, c.id);
-    return byLead;
+    return { byLead, existing: [...new Set(existing.map((c) => c.id))] };
   }
 
   /** Moves each lead past the step it was due for: waiting for the next one, or finished. Returns how many finished. */

@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { localTime } from '../../app/domain/schedule.ts';
+import { Sequencer } from '../../app/sequencing/sequencer.ts';
 import type { NewStep } from '../../app/store/campaigns.ts';
+import { SequencingStore } from '../../app/store/sequencing.ts';
 import { sql } from 'kysely';
 import { backends, sqliteBackend, type TestDatabase } from '../helpers/databases.ts';
 import { DAY, HOUR, sequencingWorld } from '../helpers/sequencing.ts';
@@ -157,6 +159,52 @@ for (const backend of await backends()) {
       await world.run(7 * DAY, 6 * HOUR);
       sent = await world.sent(campaign.id);
       assert.equal(sent.length, before, 'nothing after archiving');
+    });
+
+    test('campaigns on one profile share its daily limit, each under its own too, with batches cut short by a limit', async () => {
+      const world = sequencingWorld(database, MONDAY_7_PARIS);
+      const owner = await world.account({ daily_limit: 6 });
+      const limited = await world.campaign(owner, { steps: STEPS.slice(0, 1), leads: LEADS.slice(0, 5), settings: { daily_limit: 3 } });
+      const open = await world.campaign(owner, { steps: STEPS.slice(0, 1), leads: LEADS.slice(0, 4) });
+      // Batches of 2, so that limits end batches early; campaigns go in the order of their ids.
+      const sequencer = new Sequencer(new SequencingStore(world.db, database.kind), { clock: world.clock.now, logger: { error() {} }, batchSize: 2 });
+      const [first] = await world.db.selectFrom('campaigns').select('id').where('id', 'in', [limited.id, open.id]).orderBy('id').execute();
+      const perCampaign = async () => [(await world.sent(limited.id)).length, (await world.sent(open.id)).length];
+
+      assert.equal((await sequencer.tick()).queued, 6, "the profile's 6");
+      // First, the limited campaign stops at its 3 (in its second batch), and the other at the
+      // profile's 6 (in its second); or the other sends its 4 and the limited one the profile's last 2.
+      assert.deepEqual(await perCampaign(), first!.id === limited.id ? [3, 3] : [2, 4]);
+      assert.equal((await sequencer.tick()).queued, 0, 'nothing more that day');
+      world.clock.advance(DAY);
+      assert.equal((await sequencer.tick()).queued, 3, 'the rest the next day');
+      assert.deepEqual(await perCampaign(), [5, 4]);
+    });
+
+    test("a lead's conversation is created with its first step and moved by each later one", async () => {
+      const world = sequencingWorld(database, MONDAY_7_PARIS);
+      const owner = await world.account();
+      const campaign = await world.campaign(owner, { steps: STEPS, leads: LEADS.slice(0, 2) });
+      const conversationsOf = (lead: string) =>
+        world.db.selectFrom('conversations').select(['id', 'created_at', 'last_message_at']).where('lead_id', '=', lead).execute();
+      await world.run(HOUR);
+      const [first] = await world.sent(campaign.id);
+      for (const lead of campaign.leadIds)
+        assert.deepEqual(
+          (await conversationsOf(lead)).map((c) => c.last_message_at),
+          [first!.at],
+          'step 1',
+        );
+      await world.run(2 * DAY, HOUR);
+      const sent = await world.sent(campaign.id);
+      for (const lead of campaign.leadIds) {
+        const mine = sent.filter((m) => m.lead === lead);
+        assert.equal(mine.length, 2);
+        const conversations = await conversationsOf(lead);
+        assert.equal(conversations.length, 1, 'one conversation per lead and profile');
+        assert.equal(conversations[0]!.created_at, mine[0]!.at);
+        assert.equal(conversations[0]!.last_message_at, mine[1]!.at, 'moved by step 2');
+      }
     });
 
     test('a message that cannot be delivered is retried, then failed, and the lead leaves the sequence with the reason', async () => {

@@ -85,7 +85,7 @@ function adapt(statement: StatementSync): SqliteStatement {
   // node:sqlite makes each row an object without a prototype, which V8 keeps in dictionary mode:
   // slow to build and to read (JSON.stringify included). Read as arrays, each row becomes an
   // ordinary object of one shape per statement, made by a function written for its columns (the
-  // names come from the SQL text, which is the store's own): 1.3 to 3 times faster per read
+  // names come from the SQL text, which is the store's own): 1.1 to 3 times faster per read
   // (bench/drivers). A later column of the same name wins, as in a row object.
   statement.setReturnArrays(true);
   const toRow = rowMaker(columns.map((column) => column.name));

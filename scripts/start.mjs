@@ -36,7 +36,7 @@ if (!isFresh()) {
 await import('../dist/main.js');
 
 /**
- * The handlers' type check (codegen/handler-check), started now so that TypeScript works in its own
+ * The handlers' type check (codegen/check/handlers), started now so that TypeScript works in its own
  * process while esbuild bundles; resolves to build()'s `accept`, which prints every error in a file
  * the bundle serves and keeps the new bundle out of dist/.
  *
@@ -49,7 +49,7 @@ async function handlersCompile() {
   const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
   const { toolsYaml = ['tools.yaml'] } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
   const { tsImport } = await import('tsx/esm/api');
-  const { HandlerCheck, formatTypeErrors } = await tsImport('../codegen/handler-check/index.ts', import.meta.url);
+  const { HandlerCheck, formatTypeErrors } = await tsImport('../codegen/check/handlers/index.ts', import.meta.url);
   const check = new HandlerCheck({ root, yamlFiles: toolsYaml });
   const checking = check.run({ color: process.stderr.hasColors?.() ?? false });
   return async (sources) => {

@@ -220,7 +220,7 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
     // Nor does the type check's process.
     const checks = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
       .split('\n')
-      .filter((line) => line.includes('handler-check/child.ts') && line.includes(copy.dir));
+      .filter((line) => line.includes('check/handlers/child.ts') && line.includes(copy.dir));
     assert.deepEqual(checks, []);
   });
 });

@@ -6,23 +6,23 @@
  * While a tools.yaml has problems they are printed with their lines, and the server keeps running the
  * last good version (generation writes nothing until the file is valid); the next good save
  * regenerates and restarts. Before a restart the handlers are type-checked against the generated
- * types (codegen/handler-check, its program kept in memory: a tenth of a second or so for a saved
+ * types (codegen/check/handlers, its program kept in memory: a tenth of a second or so for a saved
  * handler); while one does not compile its errors are printed and the last good server keeps
  * running, as for the YAML. The generator itself is loaded once: after editing codegen/, rerun
  * `npm run dev`. PORT=0 picks one free port for the whole session, so the URL survives restarts.
  * A restart takes about half a second: the next server is always waiting with the dependencies
- * loaded (codegen/dev-server.ts), and only reads the project's own code when it is needed.
+ * loaded (codegen/dev/dev-server.ts), and only reads the project's own code when it is needed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../core/free-port.ts';
-import { generate } from './generate.ts';
-import { formatTypeErrors, HandlerCheck, scopeOf } from './handler-check/index.ts';
-import type { ProjectFolders } from './project-paths.ts';
+import { freePort } from '../../core/free-port.ts';
+import { generate } from '../generate.ts';
+import { formatTypeErrors, HandlerCheck, scopeOf } from '../check/handlers/index.ts';
+import type { ProjectFolders } from '../load/project-paths.ts';
 import { watchTree, type TreeWatch } from './tree-watch.ts';
-import { formatProblems, ToolsYamlError } from './problems.ts';
+import { formatProblems, ToolsYamlError } from '../load/problems.ts';
 
 const DEBOUNCE_MS = 100;
 /** How long a stopped server gets to finish in-flight requests before it is killed. */
@@ -107,7 +107,7 @@ function readText(file: string): string | undefined {
 
 let child: ChildProcess | undefined;
 /**
- * The next server, already running with the dependencies loaded (codegen/dev-server.ts) and
+ * The next server, already running with the dependencies loaded (codegen/dev/dev-server.ts) and
  * waiting for its go-ahead; it reads the project's code only then. Started once a server is ready,
  * so that it does not compete with that server's start for the CPU.
  */
@@ -116,13 +116,15 @@ let spare: ChildProcess | undefined;
 /** Servers we asked to stop: their exit is not a crash to report. */
 const stopping = new WeakSet<ChildProcess>();
 
-// From codegen/, or from dist/ when this runs as the generator's bundle (scripts/gen-bundle.mjs): the server runs the TypeScript.
-const DEV_SERVER = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), 'codegen', 'dev-server.ts');
+// From codegen/dev/, or from dist/ when this runs as the generator's bundle (scripts/gen-bundle.mjs): the server runs the TypeScript.
+const DEV_SERVER = import.meta.url.endsWith('.js')
+  ? path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), 'codegen', 'dev', 'dev-server.ts')
+  : path.join(path.dirname(fileURLToPath(import.meta.url)), 'dev-server.ts');
 
 /** What a waiting server printed (a dependency's warning): shown when it starts, as its start's output. */
 const heldOutput = new WeakMap<ChildProcess, { stream: NodeJS.WriteStream; chunk: Buffer }[]>();
 
-/** A server process that loads the dependencies and waits for its go-ahead (see codegen/dev-server.ts). */
+/** A server process that loads the dependencies and waits for its go-ahead (see codegen/dev/dev-server.ts). */
 function spawnServer(env: NodeJS.ProcessEnv): ChildProcess {
   // Its own process group: a terminal's Ctrl-C reaches only us, and we stop it exactly once.
   const proc = spawn(process.execPath, ['--import', 'tsx', DEV_SERVER, entry, ...entryArgs], {

@@ -12,6 +12,7 @@
  * `npm run dev`. PORT=0 picks one free port for the whole session, so the URL survives restarts.
  * A restart takes about half a second: the next server is always waiting with the dependencies
  * loaded (codegen/dev/dev-server.ts), and only reads the project's own code when it is needed.
+ * The server's start banner is printed once: a restart shows its one `[dev] ... restarted` line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
@@ -34,6 +35,8 @@ const IGNORED_SEGMENTS = new Set(['node_modules', '.git', 'generated']);
 const WATCHED_FILE = /\.[cm]?ts$/;
 /** The line a server prints once it accepts connections (Fastify's log, our banners). */
 const READY_LINE = /listening/i;
+/** How long after its listening line a server's output still counts as its start (the rest of its banner). */
+const START_SETTLE_MS = 1000;
 
 const root = process.cwd();
 const rel = (p: string) => path.relative(root, p) || '.';
@@ -124,6 +127,58 @@ const DEV_SERVER = import.meta.url.endsWith('.js')
 /** What a waiting server printed (a dependency's warning): shown when it starts, as its start's output. */
 const heldOutput = new WeakMap<ChildProcess, { stream: NodeJS.WriteStream; chunk: Buffer }[]>();
 
+// --- the servers' output: the banner once -----------------------------------------------------
+
+/**
+ * Standard output lines printed while a server starts or while we stop it, as compared (see
+ * lineKey), with the server that printed each first: a later server that prints the same line then
+ * is not shown it again, so that the start banner appears once and a restart shows only its `[dev]`
+ * line. Anything new, standard error, and all a server prints while it runs are passed on as they come.
+ */
+const printedLines = new Map<string, ChildProcess>();
+/** When a ready server's start ends (its listening line, and START_SETTLE_MS more for the rest of its banner). */
+const startEnds = new WeakMap<ChildProcess, number>();
+/** The part of a server's standard output after its last newline, while lines are compared. */
+const partialLine = new WeakMap<ChildProcess, Buffer>();
+
+/** A line as compared with earlier ones: a JSON log line (Fastify's) without its time, pid and host name. */
+function lineKey(line: string): string {
+  if (!line.startsWith('{')) return line;
+  try {
+    const { time: _time, pid: _pid, hostname: _hostname, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    return JSON.stringify(rest);
+  } catch {
+    return line;
+  }
+}
+
+/** Passes on what a server printed; on standard output while it starts or stops, without the lines shown before. */
+function showOutput(proc: ChildProcess, stream: NodeJS.WriteStream, chunk: Buffer): void {
+  if (stream !== process.stdout) {
+    stream.write(chunk);
+    return;
+  }
+  const held = partialLine.get(proc);
+  const data = held ? Buffer.concat([held, chunk]) : chunk;
+  partialLine.delete(proc);
+  const end = startEnds.get(proc);
+  if (end !== undefined && performance.now() >= end && !stopping.has(proc)) {
+    stream.write(data);
+    return;
+  }
+  // A newline byte never occurs inside a UTF-8 character: the lines can be cut at it.
+  const last = data.lastIndexOf(0x0a);
+  if (last < data.length - 1) partialLine.set(proc, data.subarray(last + 1));
+  if (last < 0) return;
+  for (const line of data.subarray(0, last).toString('utf8').split('\n')) {
+    const key = lineKey(line);
+    const first = printedLines.get(key);
+    if (first && first !== proc) continue;
+    printedLines.set(key, proc);
+    stream.write(`${line}\n`);
+  }
+}
+
 /** A server process that loads the dependencies and waits for its go-ahead (see codegen/dev/dev-server.ts). */
 function spawnServer(env: NodeJS.ProcessEnv): ChildProcess {
   // Its own process group: a terminal's Ctrl-C reaches only us, and we stop it exactly once.
@@ -135,9 +190,15 @@ function spawnServer(env: NodeJS.ProcessEnv): ChildProcess {
   });
   const held: { stream: NodeJS.WriteStream; chunk: Buffer }[] = [];
   heldOutput.set(proc, held);
-  const forward = (stream: NodeJS.WriteStream) => (chunk: Buffer) => (proc === child ? stream.write(chunk) : held.push({ stream, chunk }));
+  const forward = (stream: NodeJS.WriteStream) => (chunk: Buffer) => (proc === child ? showOutput(proc, stream, chunk) : held.push({ stream, chunk }));
   proc.stdout!.on('data', forward(process.stdout));
   proc.stderr!.on('data', forward(process.stderr));
+  // A last line without its newline.
+  proc.stdout!.on('end', () => {
+    const rest = partialLine.get(proc);
+    if (rest) process.stdout.write(rest);
+    partialLine.delete(proc);
+  });
   // A spare that died (or was stopped) before its go-ahead has nobody to tell.
   proc.stdin!.on('error', () => {});
   proc.on('exit', () => {
@@ -153,7 +214,7 @@ function startServer(env: NodeJS.ProcessEnv, onReady: () => void): ChildProcess 
   const proc = running(spare) ? spare : spawnServer(env);
   spare = undefined;
   child = proc;
-  for (const { stream, chunk } of heldOutput.get(proc)!.splice(0)) stream.write(chunk);
+  for (const { stream, chunk } of heldOutput.get(proc)!.splice(0)) showOutput(proc, stream, chunk);
   proc.stdin!.end('start\n');
   let ready = false;
   let seen = '';
@@ -162,6 +223,7 @@ function startServer(env: NodeJS.ProcessEnv, onReady: () => void): ChildProcess 
     seen = (seen + chunk.toString('utf8')).slice(-4096);
     if (READY_LINE.test(seen)) {
       ready = true;
+      startEnds.set(proc, performance.now() + START_SETTLE_MS);
       onReady();
       if (!shuttingDown && !spare) spare = spawnServer(env);
     }

@@ -15,7 +15,7 @@ import { build, isFresh } from './build.mjs';
 // does not own; a growth factor of 1, set before anything is allocated, keeps the young generation
 // at its initial 2 MB instead. Measured with `npm run soak` (SQLite, 50 connections): RSS 145-172 MB
 // without it (growing 25 MB in 4 minutes), 102-107 MB with it and the smaller SQLite cache
-// (app/store/database.ts), with no more CPU per call. An operator's own choice of semi-space size
+// (app/store/db/database.ts), with no more CPU per call. An operator's own choice of semi-space size
 // (NODE_OPTIONS or node flags) is left alone, and so is V8's default while OpenTelemetry is on
 // (the test is app/ops/telemetry.ts's telemetryRequested): its SDK allocates for every span, and
 // in a 2 MB young generation the collector was the largest part of tracing's cost (bench (b):

@@ -41,6 +41,8 @@ export interface Structure {
   valueCycles: string[][];
   /** Cycles that need at least one type-only import to close. */
   typeCycles: string[][];
+  /** Every import between two of the files read (tests/ left out), for the checks of single files. */
+  imports: FileImport[];
 }
 
 /** Every source file under the folders, relative to root, with forward slashes. */
@@ -232,6 +234,7 @@ export function analyse(root: string): Structure {
     arrows: [...arrows.values()].sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to)),
     valueCycles,
     typeCycles,
+    imports,
   };
 }
 

@@ -4,11 +4,10 @@
  * and is published on loopback, and its password is random, printed once at that start.
  */
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
-import type { AppConfig } from './config.ts';
+import { isLoopback, type AppConfig } from './config.ts';
 import { EmailTakenError } from './domain/errors.ts';
 import type { AccountStore } from './store/accounts.ts';
-import type { Db } from './store/database.ts';
+import type { Db } from './store/db/database.ts';
 import { verifyPassword } from './store/passwords.ts';
 import { destroyUserSessions } from './web/session-store.ts';
 import type { CampaignStore } from './store/campaigns.ts';
@@ -18,13 +17,6 @@ export const DEMO = { email: 'demo@example.com', name: 'Demo Account' } as const
 
 /** The demo password of earlier versions, printed in their README: on any store that still has it, it is a door. */
 const PUBLISHED_DEMO_PASSWORD = 'demo-password';
-
-/** Whether a host name or address is this machine only (127.0.0.0/8, ::1, localhost). */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  return isIP(h) === 4 && h.startsWith('127.');
-}
 
 /** Whether this server may have a demo account: it listens on loopback and calls itself by a loopback URL. */
 export function demoAllowed(config: Pick<AppConfig, 'host' | 'publicUrl'>): boolean {

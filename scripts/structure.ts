@@ -42,6 +42,8 @@ export interface Structure {
   valueCycles: string[][];
   /** Cycles that need at least one type-only import to close. */
   typeCycles: string[][];
+  /** Every import between two of the files read (tests/ left out), for the checks of single files. */
+  imports: FileImport[];
 }
 
 /** Every source file under the folders, relative to root, with forward slashes. */
@@ -245,6 +247,7 @@ export function analyse(root: string, tree: Tree = readTree(root)): Structure {
     arrows: [...arrows.values()].sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to)),
     valueCycles,
     typeCycles,
+    imports,
   };
 }
 

@@ -20,7 +20,7 @@ import { formPostPolicy } from './form-post-policy.ts';
 import { outboundFetch } from './outbound-fetch.ts';
 import { INTERACTION_PATH } from './paths.ts';
 import { oauthErrorRenderer } from './error-page.ts';
-import { redirectUriRules } from './redirect-uris.ts';
+import { clientMetadataRules } from './client-metadata.ts';
 
 /** The provider's endpoints, all under /oauth (discovery is also served at the root well-known URLs). */
 export const OAUTH_ROUTES = {
@@ -158,7 +158,7 @@ export function createOAuthProvider(options: OAuthProviderOptions): Provider {
     renderError: oauthErrorRenderer(options.appName),
     // Every request the server makes for a client (its metadata document, its keys): public addresses only.
     fetch: outboundFetch(),
-    extraClientMetadata: redirectUriRules,
+    extraClientMetadata: clientMetadataRules,
   };
   const provider = new Provider(options.issuer, configuration);
   // Its URLs are the issuer's whatever the request's Host or X-Forwarded-* say, so it trusts no

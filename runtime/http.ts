@@ -21,7 +21,7 @@ import { PendingInputs, RequestStateSeal } from './input-requests.ts';
 import { memoryTaskStore, Tasks, type TaskStore } from './tasks.ts';
 import { Admission, requireAuthErrors } from './admission.ts';
 import { mcpTransport } from './transport.ts';
-import { McpTelemetry } from './telemetry.ts';
+import { McpTelemetry, telemetryNames } from './telemetry.ts';
 
 /**
  * `Services` is whatever the handlers get as `ctx.services` (the type tools.yaml names under
@@ -206,6 +206,13 @@ export async function mcpHttp<Services, Claims extends PrincipalClaims = NoClaim
     admission,
     protocol,
     describeOutage: options.describeOutage,
-    telemetry: options.telemetry ? new McpTelemetry() : undefined,
+    telemetry: options.telemetry
+      ? new McpTelemetry(
+          telemetryNames(definition, (uri) => {
+            const declared = resources.find(uri)?.resource.definition;
+            return declared?.uriTemplate ?? declared?.uri;
+          }),
+        )
+      : undefined,
   });
 }

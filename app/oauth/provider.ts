@@ -20,7 +20,8 @@ import { formPostPolicy } from './form-post-policy.ts';
 import { outboundFetch } from './outbound-fetch.ts';
 import { INTERACTION_PATH } from './paths.ts';
 import { oauthErrorRenderer } from './error-page.ts';
-import { redirectUriRules } from './redirect-uris.ts';
+import { clientMetadataRules } from './client-metadata.ts';
+import { accountScopeParams } from './account-scope.ts';
 
 /** The provider's endpoints, all under /oauth (discovery is also served at the root well-known URLs). */
 export const OAUTH_ROUTES = {
@@ -114,6 +115,8 @@ export function createOAuthProvider(options: OAuthProviderOptions): Provider {
         },
       },
     },
+    // A request for the MCP endpoint's scopes gets the account scope too, or its token would work for nothing.
+    extraParams: accountScopeParams(options.scopes),
     // Ours besides openid and offline_access: a client may name them when it registers (the MCP
     // SDK registers with the scopes of the 401 challenge), and the metadata lists them.
     scopes: ['openid', 'offline_access', ...options.scopes],
@@ -158,7 +161,7 @@ export function createOAuthProvider(options: OAuthProviderOptions): Provider {
     renderError: oauthErrorRenderer(options.appName),
     // Every request the server makes for a client (its metadata document, its keys): public addresses only.
     fetch: outboundFetch(),
-    extraClientMetadata: redirectUriRules,
+    extraClientMetadata: clientMetadataRules,
   };
   const provider = new Provider(options.issuer, configuration);
   // Its URLs are the issuer's whatever the request's Host or X-Forwarded-* say, so it trusts no

@@ -6,17 +6,23 @@
  *
  * - Web clients (application_type "web", the default): https, or http on a loopback host only;
  *   an authorization code sent over plain http to another host can be read on the way.
- * - Every client: no user name or password in the URI (`https://claude.ai@evil.example/cb` reads
- *   as claude.ai on the consent page), and no fragment.
+ * - Every client: no control character (a NUL, a line break; the URL parser would drop or
+ *   encode it, so the address matched and the address shown differ) and no character that
+ *   reorders how text is shown (bidi controls); no user name or password in the URI
+ *   (`https://claude.ai@evil.example/cb` reads as claude.ai on the consent page); and no fragment.
  * - Native clients keep their own schemes (cursor://, vscode://) and loopback http, as oidc-provider
  *   already allows them.
  */
 import { errors, type Configuration } from 'oidc-provider';
+import { unprintable, visible } from './unprintable.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** What is wrong with one redirect URI of a client of this application type, said so that the client's developer can fix it. */
 export function redirectUriProblem(uri: string, applicationType: string): string | undefined {
+  // Before parsing: the URL parser strips or percent-encodes these, and would hide them.
+  const bad = unprintable(uri, 'bidi-marks-too');
+  if (bad !== undefined) return `redirect_uris: ${visible(uri)} contains ${bad}; register the address without it`;
   const url = URL.parse(uri);
   if (!url) return undefined; // oidc-provider refuses what is not a URL, in its own words
   if (url.username || url.password) return `redirect_uris: ${uri} has a user name or password before the host; register the address without them`;

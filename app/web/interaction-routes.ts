@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InteractionResults } from 'oidc-provider';
 import type { OAuthServer } from '../oauth/plugin.ts';
 import { INTERACTION_PATH } from '../oauth/paths.ts';
+import { ACCOUNT_SCOPE, accountScopeWasAdded } from '../oauth/account-scope.ts';
 import { chosenScopes, currentUser, viewerOf, type User, type WebContext } from './context.ts';
 import { consentPage } from './pages/consent.ts';
 import { messagePage } from './pages/message.ts';
@@ -86,7 +87,12 @@ export async function interactionRoutes(app: FastifyInstance, ctx: WebContext & 
         csrf: reply.generateCsrf(),
         action: `${INTERACTION_PATH}/${details.uid}/consent`,
         cancel: { action: `${INTERACTION_PATH}/${details.uid}/deny` },
-        scopes: scopes.map((name) => ({ name, description: descriptions.get(name) ?? '', checked: true })),
+        scopes: scopes.map((name) => ({
+          name,
+          description: descriptions.get(name) ?? '',
+          checked: true,
+          ...(name === ACCOUNT_SCOPE && accountScopeWasAdded(details.params) && { added: true }),
+        })),
         client: { name: await clientName(clientId), id: clientId, redirectTo },
         notes: oidcScopes.map((s) => OIDC_SCOPE_NOTES[s]).filter((n): n is string => n !== undefined),
       }),

@@ -1,7 +1,8 @@
 /**
  * The OAuth server against the requests an attacker sends it, over real HTTP, on each store:
  * metadata that names only the issuer whatever the Host says; client ID metadata documents never
- * fetched from this machine; redirect URIs a web client may not register; access-token revocation
+ * fetched from this machine; redirect URIs a web client may not register; control characters in
+ * a client's redirect URIs or name; access-token revocation
  * that ends the grant; a consent page that does not vouch for a client's name; and the web app's
  * security headers on everything under /oauth.
  */
@@ -173,8 +174,8 @@ for (const backend of await serverBackends()) {
     });
 
     describe('redirect URIs', () => {
-      async function register(metadata: Record<string, unknown>) {
-        const res = await fetch(`${server.baseUrl}/oauth/register`, {
+      async function register(metadata: Record<string, unknown>, on: TestServer = server) {
+        const res = await fetch(`${on.baseUrl}/oauth/register`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ client_name: 'Redirect test', token_endpoint_auth_method: 'none', ...metadata }),
@@ -199,6 +200,54 @@ for (const backend of await serverBackends()) {
         const app = await register({ redirect_uris: ['cursor://anysphere.cursor-retrieval/oauth/callback'] });
         assert.equal(app.body.error, 'invalid_redirect_uri');
         assert.match(app.body.error_description ?? '', /registers with "application_type": "native"/, 'says how an app scheme is registered');
+      });
+
+      test('a control character in a redirect URI or the client name (a NUL, a line break, a bidi override) is refused: invalid_redirect_uri, invalid_client_metadata', async () => {
+        // A server of its own: these registrations would use up the shared one's 30 an hour per address.
+        const own = await backend.start();
+        try {
+          const uris: [string, string][] = [
+            ['https://app.example/cb\u0000', 'U+0000'],
+            ['https://app.example/c\u0000b', 'U+0000'],
+            ['http://127.0.0.1:9/callback\u0000.evil.example', 'U+0000'],
+            ['https://app.example/cb\r\nx', 'U+000D'],
+            ['https://app.example/\u0007cb', 'U+0007'],
+            ['https://app.example/cb\u0085', 'U+0085'],
+            ['https://app.example/\u202ebc/cb', 'U+202E'],
+          ];
+          for (const [uri, codePoint] of uris) {
+            const { status, body } = await register({ redirect_uris: ['https://app.example/ok', uri] }, own);
+            assert.equal(status, 400, JSON.stringify(uri));
+            assert.equal(body.error, 'invalid_redirect_uri', JSON.stringify(uri));
+            assert.match(
+              body.error_description ?? '',
+              new RegExp(`contains the character ${codePoint.replace('+', '\\+')}; register the address without it`),
+              JSON.stringify(uri),
+            );
+          }
+          const names: [string, string][] = [
+            ['Claude\u0000', 'U+0000'],
+            ['Cla\u0000ude', 'U+0000'],
+            ['Claude\nApproved by your administrator', 'U+000A'],
+            ['Claude\u001b[2J', 'U+001B'],
+            ['\u202eedualC', 'U+202E'],
+            ['Claude\u2066x', 'U+2066'],
+          ];
+          for (const [name, codePoint] of names) {
+            const { status, body } = await register({ client_name: name, redirect_uris: ['https://app.example/cb'] }, own);
+            assert.equal(status, 400, JSON.stringify(name));
+            assert.equal(body.error, 'invalid_client_metadata', JSON.stringify(name));
+            assert.match(
+              body.error_description ?? '',
+              new RegExp(`^client_name ".*" contains the character ${codePoint.replace('+', '\\+')}; register a name of printable characters on one line$`),
+            );
+          }
+          // Names in any script still register, with the marks right-to-left text may need.
+          for (const name of ['Клод', 'クロード', 'مساعد\u200f Claude', 'Claude (test) — “beta”'])
+            assert.equal((await register({ client_name: name, redirect_uris: ['https://app.example/cb'] }, own)).status, 201, name);
+        } finally {
+          await own.close();
+        }
       });
 
       test('what real MCP clients register still registers: https, loopback http, and native app schemes', async () => {

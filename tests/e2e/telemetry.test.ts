@@ -4,8 +4,10 @@
  * PostgreSQL. A tool call's SERVER span carries the MCP conventions' attributes and continues the
  * caller's trace (the `traceparent` header at 2025-11-25, `params._meta.traceparent` at
  * 2026-07-28); the store's queries and the delivery webhook's HTTP call are its children; a
- * failing call's span carries its catalog code; the duration histogram arrives; and nothing the
- * caller sent that is personal (token, arguments, message text, recipient) is in any payload.
+ * failing call's span carries its catalog code; the duration histogram arrives; nothing the
+ * caller sent that is personal (token, arguments, message text, recipient) is in any payload; and
+ * names the client chose (an unknown method, tool or prompt, a protocol version, a JSON-RPC id, a
+ * resource URI) go out bounded: `_OTHER`, the declared template, or cut to a fixed length.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -13,10 +15,36 @@ import { after, before, describe, test } from 'node:test';
 import { postgresBackend, freshStoreEnv } from '../helpers/databases.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.ts';
 import { eventually, postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, assertToolError, assertToolResult, bearer, callTool, modernRequest } from '../helpers/mcp-calls.ts';
+import { accountWithToken, assertToolError, assertToolResult, bearer, callTool, initializeRequest, modernRequest, request } from '../helpers/mcp-calls.ts';
+import { serverDefinition } from '../../generated/server.gen.ts';
 
 const SERVER = 2;
 const CLIENT = 3;
+
+/** The longest string attribute the server exports (runtime/telemetry.ts). */
+const MAX_ATTRIBUTE = 128;
+/** The conventions' value for a name the server does not declare. */
+const OTHER = '_OTHER';
+/** What the duration metric's attributes may hold: the declared names, fixed values, and _OTHER. */
+const DECLARED = {
+  'mcp.method.name': new Set([
+    ...['initialize', 'ping', 'server/discover', 'tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read'],
+    ...['prompts/list', 'prompts/get', 'completion/complete', 'logging/setLevel', 'subscriptions/listen', 'tasks/get', 'tasks/update', 'tasks/cancel'],
+    OTHER,
+  ]),
+  'gen_ai.tool.name': new Set([...Object.keys(serverDefinition.tools), OTHER]),
+  'gen_ai.prompt.name': new Set([...Object.keys(serverDefinition.prompts ?? {}), OTHER]),
+  'gen_ai.operation.name': new Set(['execute_tool']),
+  'mcp.protocol.version': new Set(['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28', OTHER]),
+  'error.type': new Set([...Object.keys(serverDefinition.errors), OTHER]),
+  'rpc.response.status_code': new Set([
+    ...Object.values(serverDefinition.errors).flatMap((e) => (e.rpcCode === undefined ? [] : [String(e.rpcCode)])),
+    '-32603',
+  ]),
+  'network.protocol.name': new Set(['http']),
+  'network.protocol.version': new Set(['1.0', '1.1', '2', '2.0']),
+  'network.transport': new Set(['tcp']),
+} satisfies Record<string, ReadonlySet<string>>;
 
 /** A W3C traceparent of a fresh trace, as a client's own span would send it. */
 function clientSpan(): { traceId: string; spanId: string; traceparent: string } {
@@ -187,6 +215,93 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         () => receiver.dataPoints.some((p) => p.metric === 'mcp.server.operation.duration' && p.attributes['error.type'] === 'CAMPAIGN_NOT_FOUND'),
         'the histogram of the failed call, with its error.type',
       );
+    });
+
+    test('names a client chose go out bounded: _OTHER for an undeclared method, tool, prompt or version, the template of a resource, a capped id', async (t) => {
+      if (skip) return t.skip(skip);
+      const account = await accountWithToken(server!, { scope: 'mcp:read profile service_account_id' });
+      // A read-only token is enough. Every name is unique and long (the attack grew the metric with
+      // 150 such names), and carries a marker that must reach no payload.
+      const marker = () => `secret-${randomBytes(6).toString('hex')}`;
+      const long = (m: string) => `${m}-${'x'.repeat(4_000)}`;
+      const idOf = (m: string) => `${'i'.repeat(4_000)}-${m}`;
+      const markers: string[] = [];
+      const sent: { what: string; traceId: string }[] = [];
+      const send = async (what: string, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+        const caller = clientSpan();
+        const res = await postMcp(server!.mcpUrl, body, {
+          ...bearer(account.token),
+          'mcp-protocol-version': '2025-11-25',
+          traceparent: caller.traceparent,
+          ...headers,
+        });
+        assert.ok(res.status < 500, `${what}: ${res.status} ${res.text.slice(0, 200)}`);
+        sent.push({ what, traceId: caller.traceId });
+      };
+      for (let i = 0; i < 3; i++) {
+        const method = marker();
+        const tool = marker();
+        const prompt = marker();
+        const id = marker();
+        const version = marker();
+        markers.push(method, tool, prompt, id, version);
+        await send(`method ${i}`, request(`x/${long(method)}`, {}));
+        await send(`tool ${i}`, callTool(long(tool)));
+        await send(`prompt ${i}`, request('prompts/get', { name: long(prompt), arguments: {} }));
+        // The marker past the cut: the id's first characters are exported, never its end.
+        await send(`id ${i}`, { jsonrpc: '2.0', id: idOf(id), method: 'tools/list', params: {} });
+        // An initialize's protocolVersion is the client's text.
+        await send(`version ${i}`, initializeRequest(long(version)));
+      }
+      const campaignId = marker();
+      const unmatched = marker();
+      markers.push(campaignId, unmatched);
+      await send('matched resource', request('resources/read', { uri: `outreach://profiles/${account.profileIds[0]}/campaigns/${campaignId}` }));
+      await send('unmatched resource', request('resources/read', { uri: `outreach://${long(unmatched)}` }));
+
+      const spanOf = async (what: string) => {
+        const { traceId } = sent.find((s) => s.what === what)!;
+        return (await traceOf(traceId, (s) => s.some((x) => x.kind === SERVER))).find((s) => s.kind === SERVER)!;
+      };
+      const method = await spanOf('method 0');
+      assert.equal(method.name, OTHER);
+      assert.equal(method.attributes['mcp.method.name'], OTHER);
+      assert.equal(method.attributes['error.type'], 'METHOD_NOT_FOUND');
+      const tool = await spanOf('tool 0');
+      assert.equal(tool.name, 'tools/call', 'no target in the span name for an undeclared tool');
+      assert.equal(tool.attributes['gen_ai.tool.name'], OTHER);
+      assert.equal(tool.attributes['error.type'], 'UNKNOWN_TOOL');
+      const prompt = await spanOf('prompt 0');
+      assert.equal(prompt.name, 'prompts/get');
+      assert.equal(prompt.attributes['gen_ai.prompt.name'], OTHER);
+      const id = await spanOf('id 0');
+      assert.equal(id.attributes['jsonrpc.request.id'], 'i'.repeat(MAX_ATTRIBUTE), 'the JSON-RPC id is cut');
+      assert.equal((await spanOf('version 0')).attributes['mcp.protocol.version'], OTHER);
+      assert.equal((await spanOf('matched resource')).attributes['mcp.resource.uri'], 'outreach://profiles/{profile_id}/campaigns/{campaign_id}');
+      assert.equal((await spanOf('unmatched resource')).attributes['mcp.resource.uri'], undefined, 'no resource matched: no URI');
+
+      // Every attribute of every server span is bounded; no marker reaches any payload.
+      const ours = new Set(sent.map((s) => s.traceId));
+      const spans = receiver.spans.filter((s) => ours.has(s.traceId) && s.kind === SERVER);
+      assert.equal(spans.length, sent.length, 'a server span per request');
+      for (const span of spans) {
+        assert.ok(span.name.length <= MAX_ATTRIBUTE, `span name of ${span.name.length} characters`);
+        for (const [key, value] of Object.entries(span.attributes))
+          assert.ok(typeof value !== 'string' || value.length <= MAX_ATTRIBUTE, `${span.name}: ${key} has ${String(value).length} characters`);
+      }
+      // The metric: its attributes hold only declared names and fixed values, whatever was sent.
+      await eventually(
+        () => receiver.dataPoints.some((p) => p.metric === 'mcp.server.operation.duration' && p.attributes['error.type'] === 'UNKNOWN_PROMPT'),
+        'the histogram of the undeclared prompt',
+      );
+      for (const point of receiver.dataPoints.filter((p) => p.metric === 'mcp.server.operation.duration'))
+        for (const [key, value] of Object.entries(point.attributes)) {
+          const allowed: ReadonlySet<string> | undefined = (DECLARED as Record<string, ReadonlySet<string>>)[key];
+          assert.ok(allowed, `the metric has an attribute ${key}`);
+          assert.ok(allowed.has(String(value)), `the metric's ${key} is ${String(value).slice(0, 80)}... (${String(value).length} characters)`);
+        }
+      const exported = receiver.raw.join('\n');
+      for (const m of markers) assert.ok(!exported.includes(m), `a name the client sent was exported: ${m}`);
     });
   });
 }

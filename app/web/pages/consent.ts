@@ -1,6 +1,8 @@
 /**
  * The consent step, shared by the MCP dialog ("Authorize MCP") and by connectors (OAuth): the
- * scopes with their descriptions, each a checkbox, the defaults (or the requested ones) checked.
+ * scopes with their descriptions and what leaving each unticked means, each a checkbox, the
+ * defaults (or the requested ones) checked; the account scope marked when this server added it to
+ * a connector's request (app/oauth/account-scope.ts).
  */
 import { html, type SafeHtml } from '../../html/html.ts';
 import { page, type Viewer } from '../../html/layout.ts';
@@ -9,7 +11,23 @@ export interface ScopeChoice {
   name: string;
   description: string;
   checked: boolean;
+  /** Offered by this server though the connector did not ask for it (the account scope: its token would work for nothing without it). */
+  added?: boolean;
 }
+
+/**
+ * What leaving a scope unticked means, said beside it: a person who unticks one should know what
+ * stops working. (The descriptions come from tools.yaml; these consequences are this service's.)
+ */
+const WITHOUT: Readonly<Record<string, string>> = {
+  'mcp:write': 'Unticked, the client can only read: creating or changing campaigns, adding leads and sending messages are refused.',
+  profile: 'Unticked, the client cannot list your sender profiles (the profiles tool), which is where it finds the profile id that every other tool asks for.',
+  service_account_id:
+    'Every call needs it: it tells this server which account the client acts for. Unticked, every call the client makes is refused with "service_account_id claim missing or invalid".',
+};
+
+/** Said of the account scope when the connector did not ask for it. */
+const ADDED = 'The application did not ask for it; it is offered so that the access you give works.';
 
 export interface ConsentView {
   appName: string;
@@ -84,9 +102,12 @@ export function consentPage(view: ConsentView): string {
           <legend>Allow access to</legend>
           ${view.scopes.map((scope) => {
             const id = `scope-${scope.name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+            // What it gives, that it was added (not asked for), and what leaving it unticked means.
+            const hint = [scope.description, scope.added ? ADDED : undefined, WITHOUT[scope.name]].filter((t) => t !== undefined).join(' ');
+            const badge = scope.added ? html` <span class="badge">Added by ${view.appName}</span>` : '';
             return html`<div class="choice">
               <input type="checkbox" id="${id}" name="scope" value="${scope.name}" ${scope.checked ? html` checked` : ''} aria-describedby="${id}-hint" />
-              <label for="${id}"><code>${scope.name}</code><span class="hint" id="${id}-hint">${scope.description}</span></label>
+              <label for="${id}"><code>${scope.name}</code>${badge}<span class="hint" id="${id}-hint">${hint}</span></label>
             </div>`;
           })}
         </fieldset>
@@ -97,10 +118,7 @@ export function consentPage(view: ConsentView): string {
               </ul>`
             : ''
         }
-        <p class="hint">
-          Without <code>mcp:write</code> the client can only read. Without <code>service_account_id</code> its calls are refused. You can remove this
-          authorization at any time in the MCP dialog.
-        </p>
+        <p class="hint">You can remove this authorization at any time in the MCP dialog.</p>
         <div class="actions">
           <button type="submit">Authorize</button>
           ${'href' in view.cancel ? html`<a class="button secondary" href="${view.cancel.href}">Cancel</a>` : html`<button type="submit" class="secondary" formaction="${view.cancel.action}">Deny</button>`}

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { errors } from 'oidc-provider';
 import { redirectUriProblem, redirectUriRules } from '../../../app/oauth/redirect-uris.ts';
+import { clientMetadataRules } from '../../../app/oauth/client-metadata.ts';
 
 describe('redirect URIs', () => {
   test('the shapes real MCP clients register pass', () => {
@@ -42,6 +43,37 @@ describe('redirect URIs', () => {
       assert.ok(problem?.startsWith(`redirect_uris: ${uri} `), `${type} ${uri}: ${problem}`);
       assert.match(problem!, reason, `${type} ${uri}`);
     }
+  });
+
+  test('a control or bidi character, quoted as \\uXXXX, for every application type; found before the URL parser drops or encodes it', () => {
+    for (const type of ['web', 'native'])
+      for (const [uri, shown, codePoint] of [
+        ['https://app.example/cb\u0000', 'https://app.example/cb\\u0000', 'U+0000'],
+        ['http://127.0.0.1/cb\t', 'http://127.0.0.1/cb\\u0009', 'U+0009'],
+        ['cursor://app/cb\u200e', 'cursor://app/cb\\u200e', 'U+200E'],
+      ] as const)
+        assert.equal(redirectUriProblem(uri, type), `redirect_uris: ${shown} contains the character ${codePoint}; register the address without it`);
+  });
+
+  test('the client name: controls and bidi overrides refused as invalid_client_metadata, right-to-left marks allowed', () => {
+    const metadata = { client_id: 'c1' };
+    assert.throws(
+      () => clientMetadataRules.validator!(undefined, 'client_name', 'Claude\u0000', metadata),
+      (err: unknown) => {
+        assert.ok(err instanceof errors.InvalidClientMetadata);
+        assert.equal(err.error, 'invalid_client_metadata');
+        assert.equal(err.error_description, 'client_name "Claude\\u0000" contains the character U+0000; register a name of printable characters on one line');
+        return true;
+      },
+    );
+    assert.throws(() => clientMetadataRules.validator!(undefined, 'client_name', '\u202eedualC', metadata), errors.InvalidClientMetadata);
+    clientMetadataRules.validator!(undefined, 'client_name', 'مساعد\u200f', metadata);
+    clientMetadataRules.validator!(undefined, 'client_name', undefined, metadata);
+    // It checks the redirect URIs too.
+    assert.throws(
+      () => clientMetadataRules.validator!(undefined, 'redirect_uris', ['https://a.example/\u0000'], { ...metadata, application_type: 'web' }),
+      /invalid_redirect_uri/,
+    );
   });
 
   test("oidc-provider's validator raises RFC 7591 invalid_redirect_uri with that description", () => {

@@ -4,9 +4,9 @@
  * id parameter in turn pointing at account B's thing (A's own ids in the others), all of them at
  * B's, and at guessed ids. Each must be refused with the declared not-found error of that id
  * (rendered from the catalog, so the exact text), or, for an optional filter of a read-only one,
- * answer without anything of B's; and the store must be exactly as it was. Where any refusal will
- * do (no declared not-found error), the same call with A's own ids must first be answered with A's
- * data: a surface that refuses everyone refuses nothing. A surface that takes no id is reported as
+ * answer without anything of B's; and the store must be exactly as it was. Where the attacked id
+ * has no not-found error of its own (another id's, or any refusal, will do), the same call with
+ * A's own ids must first be answered with A's data: a surface that refuses everyone refuses nothing. A surface that takes no id is reported as
  * such, and answers A with A's data and none of B's (and B with none of A's); completion suggests A's
  * own ids to A, and none of them to B.
  */

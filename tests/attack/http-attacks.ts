@@ -230,13 +230,18 @@ const slowAndAmbiguous: Attack<Target>[] = [
   {
     front: 'http',
     name: 'headers that never end',
-    expects: `the connection answered 408 or closed once the request timeout (${REQUEST_TIMEOUT_MS} ms here) passes`,
+    expects: `the connection answered 408 or closed once the request timeout (${REQUEST_TIMEOUT_MS} ms here) passes, not before, and the server still serving`,
     async run(t) {
       const head = mcpHead(t.server.port, { Accept: 'application/json' }, false);
       const answer = await rawExchange(t.server.port, head, { drip: 'X-Slow: 1\r\n', dripMs: 200, giveUpMs: REQUEST_TIMEOUT_MS + 4000 });
+      const what = () => `after ${Math.round(answer.ms)} ms: ${answer.text.slice(0, 200) || 'closed without an answer'}`;
+      // Closed sooner is no timeout at work: a crash, or a limit that cuts every slow client.
+      mustRefuse(answer.ms >= REQUEST_TIMEOUT_MS, () => `too soon, ${what()}`);
+      mustRefuse(answer.ms < REQUEST_TIMEOUT_MS + 3500 && (answer.status === 408 || answer.text === ''), what);
+      const health = await fetch(`${t.server.baseUrl}/healthz`).catch((err: Error) => err);
       mustRefuse(
-        answer.ms < REQUEST_TIMEOUT_MS + 3500 && (answer.status === 408 || answer.text === ''),
-        () => `after ${Math.round(answer.ms)} ms: ${answer.text.slice(0, 200) || 'still open'}`,
+        !(health instanceof Error) && health.status === 200,
+        () => `${what()}; then /healthz: ${health instanceof Error ? health.message : health.status}`,
       );
     },
   },
@@ -261,18 +266,21 @@ const slowAndAmbiguous: Attack<Target>[] = [
   {
     front: 'http',
     name: 'path traversal under /static',
-    expects: 'no file outside the static folder (404), whatever the encoding',
+    expects: 'no file outside the static folder (403 or 404, never a 5xx), whatever the encoding; the folder itself served',
     async run(t) {
+      const get = (path: string) =>
+        rawExchange(t.server.port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nConnection: close\r\n\r\n`, { giveUpMs: 3000 });
+      // The positive control: a file that is in the folder is served.
+      const own = await get('/static/app.css');
+      if (own.status !== 200) throw new Error(`the positive control failed: /static/app.css: ${own.text.slice(0, 200)}`);
       for (const path of [
         '/static/../package.json',
         '/static/..%2f..%2fpackage.json',
         '/static/%2e%2e/%2e%2e/package.json',
         '/static/..%5c..%5cpackage.json',
       ]) {
-        const answer = await rawExchange(t.server.port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nConnection: close\r\n\r\n`, {
-          giveUpMs: 3000,
-        });
-        mustRefuse(!answer.text.includes('"name": "outreach-mcp"') && answer.status !== 200, () => `${path}: ${answer.text.slice(0, 200)}`);
+        const answer = await get(path);
+        mustRefuse(!answer.text.includes('"name": "outreach-mcp"') && [403, 404].includes(answer.status), () => `${path}: ${answer.text.slice(0, 200)}`);
       }
     },
   },

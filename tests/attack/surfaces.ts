@@ -20,8 +20,8 @@ export function idKind(name: string): string | undefined {
 /** Ids by kind: a party's own, with some replaced. */
 export type IdValues = Record<string, string>;
 
-/** What a surface answered: refused (with the error text) or accepted (with the answer's JSON text). */
-export type Answer = { refused: string } | { accepted: string; res: McpResponse };
+/** What a surface answered: refused (with the error text and the HTTP status) or accepted (with the answer's JSON text). */
+export type Answer = { refused: string; status: number } | { accepted: string; res: McpResponse };
 
 export interface Surface {
   kind: 'tool' | 'resource' | 'prompt';
@@ -62,10 +62,10 @@ function baseArguments(tool: string, inputSchema: object, own: Ids, param?: stri
 
 /** An error answer (JSON-RPC error, or a tool's isError result) as its message, else the result's text. */
 function answerOf(res: McpResponse): Answer {
-  if (res.json?.error) return { refused: String(res.json.error.message) };
+  if (res.json?.error) return { refused: String(res.json.error.message), status: res.status };
   const result = res.json?.result;
-  if (result?.isError === true) return { refused: String(result.content?.[0]?.text) };
-  if (res.status !== 200 || result === undefined) return { refused: `HTTP ${res.status}: ${res.text.slice(0, 300)}` };
+  if (result?.isError === true) return { refused: String(result.content?.[0]?.text), status: res.status };
+  if (res.status !== 200 || result === undefined) return { refused: `HTTP ${res.status}: ${res.text.slice(0, 300)}`, status: res.status };
   return { accepted: JSON.stringify(result), res };
 }
 

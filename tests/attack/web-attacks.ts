@@ -339,15 +339,33 @@ const pages: Attack<Target>[] = [
   {
     front: 'web',
     name: "removing another user's authorization through the dialog's form",
-    expects: "B's grant stays active and B's token keeps working",
+    expects: "the form answered (303 back to the dialog), B's grant stays active and B's token keeps working; the same form removes the user's own",
     async run(target) {
-      const browser = await signedIn(target, target.a);
+      /** Posts the dialog's remove form for `grantId` as `browser`; the answer must be the form's own, back to the dialog. */
+      const remove = async (browser: WebClient, grantId: string) => {
+        const dialog = await browser.get('/app/mcp');
+        if (dialog.status !== 200) throw new Error(`the MCP dialog: HTTP ${dialog.status}`);
+        const res = await browser.post(`/app/mcp/grants/${grantId}/remove`, { _csrf: csrfOf(dialog.text) });
+        if (res.status !== 303 || res.location !== `${target.server.baseUrl}/app/mcp`)
+          throw new Error(`the remove form was not answered as a form: HTTP ${res.status} ${res.location ?? ''} ${res.text.slice(0, 200)}`);
+      };
       const grant = (await target.server.admin.authorizations.list(target.b.userId))[0];
       if (!grant) throw new Error('B has no grant');
-      const dialog = await browser.get('/app/mcp');
-      await browser.post(`/app/mcp/grants/${grant.id}/remove`, { _csrf: csrfOf(dialog.text) });
+      await remove(await signedIn(target, target.a), grant.id);
       const still = (await target.server.admin.authorizations.list(target.b.userId)).some((g) => g.id === grant.id);
       mustRefuse(still, () => `B's grant ${grant.id} was removed by A`);
+      const works = await target.call(target.b.token, 'profiles', {});
+      mustRefuse(
+        works.status === 200 && works.json?.result?.isError !== true,
+        () => `B's token no longer works: HTTP ${works.status} ${works.text.slice(0, 200)}`,
+      );
+      // The positive control, by a party of its own (A's token serves the later attacks): its own grant goes.
+      const own = await target.freshParty();
+      const ownGrant = (await target.server.admin.authorizations.list(own.userId))[0];
+      if (!ownGrant) throw new Error('the fresh party has no grant');
+      await remove(await signedIn(target, own), ownGrant.id);
+      if ((await target.server.admin.authorizations.list(own.userId)).some((g) => g.id === ownGrant.id))
+        throw new Error("the positive control failed: the form did not remove the user's own grant");
     },
   },
   {
@@ -361,8 +379,13 @@ const pages: Attack<Target>[] = [
         // naming B's ids, answered "not found": an id A's client sent, echoed back to A, is not B's
         // data (a message is a catalog template filled from the call's own arguments). Everything
         // else on the page must hold none of B's ids or names.
-        const page = (await browser.get(path)).text.replace(/<div class="hint error-message">[^<]*<\/div>/g, '');
+        const res = await browser.get(path);
+        // A page that is not shown (a redirect to sign in, an error) would hold nothing of anyone's.
+        if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${res.location ?? ''}`);
+        const page = res.text.replace(/<div class="hint error-message">[^<]*<\/div>/g, '');
         expectNoneOf(page, [...Object.values(target.b.ids), ...target.b.names], path);
+        if (path === '/app' && !page.includes(target.a.names[0]!))
+          throw new Error(`the positive control failed: /app does not show A's campaign "${target.a.names[0]}"`);
       }
     },
   },
@@ -393,8 +416,10 @@ const pages: Attack<Target>[] = [
       if (!id) throw new Error(`create_campaign failed: ${created.text.slice(0, 200)}`);
       const browser = await signedIn(target, party);
       for (const path of ['/app', `/app/campaigns/${id}`]) {
-        const page = (await browser.get(path)).text;
-        if (page.includes('<script>alert') || page.includes('<img src=x')) throw new GotThrough(`${path} shows the name as markup`);
+        const res = await browser.get(path);
+        if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${res.location ?? ''}`);
+        if (res.text.includes('<script>alert') || res.text.includes('<img src=x')) throw new GotThrough(`${path} shows the name as markup`);
+        if (!res.text.includes('&lt;script&gt;alert(document.cookie)&lt;/script&gt;')) throw new Error(`${path} does not show the name, escaped`);
       }
     },
   },

@@ -28,11 +28,20 @@ export function problemsOf(f: TrialFigures): string[] {
 
 export function restartProblemsOf(f: RestartFigures): string[] {
   const problems = problemsOf(f);
+  // Each promise below is about something that happened: a run where it did not proves nothing.
+  if (!f.acknowledged) problems.push('no write was acknowledged: nothing was there to lose');
+  if (!Object.keys(f.readyWhileDown).length) problems.push('/readyz was never asked while the database was down');
   const unclear = Object.keys(f.readyWhileDown).filter((label) => !label.startsWith('503 the store does not answer'));
   if (unclear.length) problems.push(`/readyz answered otherwise than 503 with the reason while the database was down: ${unclear.join('; ')}`);
+  const calls = Object.keys(f.callsWhileDown);
+  if (!calls.some((label) => label.startsWith('HTTP 503')))
+    problems.push(`no tool call was answered 503 while the database was down (answers then: ${calls.join('; ') || 'none'})`);
   // A database outage is not a bug of ours: 503 with the reason, never an internal error.
-  const internal = Object.keys(f.callsWhileDown).filter((label) => /^HTTP 500|INTERNAL_ERROR/.test(label));
+  const internal = calls.filter((label) => /^HTTP 500|INTERNAL_ERROR/.test(label));
   if (internal.length) problems.push(`calls got an internal error while the database was down (503 expected): ${internal.join('; ')}`);
+  // Nor the caller's fault: a token or a request refused for an outage sends a client to fix what is not broken.
+  const blamed = calls.filter((label) => /^HTTP 4\d\d/.test(label));
+  if (blamed.length) problems.push(`calls were refused as the caller's fault while the database was down (503 expected): ${blamed.join('; ')}`);
   if (f.recoveredMs.some((ms) => ms < 0)) problems.push('an instance did not recover within 60 s of the database coming back');
   if (!f.sameProcesses) problems.push('an instance exited (or was restarted) while the database was down');
   return problems;

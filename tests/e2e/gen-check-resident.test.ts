@@ -55,6 +55,22 @@ describe("gen's resident type checker", { timeout: 300_000 }, () => {
       });
       socket.on('error', reject);
     });
+  /** Sends one request to the checker on the socket and resolves to its answer; rejects if it hangs up first. */
+  const ask = (request: object) =>
+    new Promise<unknown>((resolve, reject) => {
+      const socket = net.connect(socketPath(), () => socket.write(`${JSON.stringify(request)}\n`));
+      socket.setEncoding('utf8');
+      let text = '';
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        const [, answer] = text.split('\n');
+        if (!answer || !text.endsWith('\n')) return;
+        socket.destroy();
+        resolve(JSON.parse(answer));
+      });
+      socket.on('close', () => reject(new Error(`the checker hung up without an answer, after: ${text}`)));
+      socket.on('error', reject);
+    });
   const alive = (pid: number) => {
     try {
       process.kill(pid, 0);
@@ -97,10 +113,16 @@ describe("gen's resident type checker", { timeout: 300_000 }, () => {
       assert.match(stderr, /- error STEP_TYPE_NOT_FOR_CHANNEL: message template changed/);
       assert.doesNotMatch(stderr, /EPIPE|Error:|^\s+at /m, 'no stack trace from the check');
     }
-    // A checker the refused run started (if it got that far) outlives the run that hung up on it.
-    await new Promise((r) => setTimeout(r, 2000));
-    if (readdirSync(path.join(cache, 'typecheck')).some((f) => f.endsWith('.sock'))) assert.ok(alive(await checkerPid()));
     writeFileSync(yamlPath, yaml);
+    // A checker the refused run started, if it got that far (it starts one while the generator
+    // loads, and a quick refusal often ends the run first), outlives the run that hung up on it;
+    // the next test makes the same hang-up on purpose.
+    const dir = path.join(cache, 'typecheck');
+    const startedOne = readdirSync(dir).some((f) => f.endsWith('.resident.log'));
+    if (startedOne) {
+      await new Promise((r) => setTimeout(r, 2000));
+      assert.ok(alive(await checkerPid()), 'the checker the refused run started is still there');
+    }
   });
 
   test('later runs are answered by the same checker, which names a handler that does not compile', async () => {
@@ -108,6 +130,21 @@ describe("gen's resident type checker", { timeout: 300_000 }, () => {
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /^type-checked the handlers against the generated types \(\d+ files, \d+ ms\)$/m);
     const pid = await checkerPid();
+    // Whether or not a refused run got to start the checker (above), the same hang-up on purpose: a
+    // run that asks for a check and leaves before the answer (refused meanwhile, or stopped by ^C).
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.connect(socketPath(), () =>
+        socket.end(`${JSON.stringify({ id: 0, kind: 'check' })}\n`, () => {
+          socket.destroy();
+          resolve();
+        }),
+      );
+      socket.on('error', reject);
+    });
+    // Requests are answered in order: once the next one is, the answer to the run that left was written.
+    assert.deepEqual(await ask({ id: 1, kind: 'warm' }), { id: 1 }, 'the checker answers the next request');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.ok(alive(pid), 'the checker outlives a run that hung up on it');
     writeFileSync(handlerPath, handler + '// saved\n');
     const second = await gen();
     assert.equal(second.code, 0, second.stderr);

@@ -2,7 +2,9 @@
  * The web app over real HTTP: sign-in (generic errors, rate limits shared through the store,
  * session cookie, CSRF on every form, security headers), the dashboard's isolation between
  * accounts, and the MCP dialog: authorize, authorize again, remove, read-only and account-less
- * grants, each checked against /mcp with the token the page shows.
+ * grants, each checked against /mcp with the token the page shows. The tests share one server:
+ * each that fails sign-ins does so from a loopback address of its own, so that no test's failures
+ * count toward another's per-address limit.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -28,10 +30,16 @@ async function authorize(client: WebClient, scopes: string[]): Promise<{ page: s
   return { page, token: header.slice('Bearer '.length), url: inputValue(page, 'mcp-url') };
 }
 
+/** Sign-ins from 127.0.0.1 are never meant to fail here; each test that fails some takes an address of its own. */
+let lastAddress = 1;
+const ownAddress = () => `127.0.0.${++lastAddress}`;
+
 describe('web app', () => {
   let server: TestServer;
   let alice: Awaited<ReturnType<TestServer['createAccount']>>;
   let bob: Awaited<ReturnType<TestServer['createAccount']>>;
+  /** A fresh browser connecting from `from`. */
+  const browserAt = (from: string) => new WebClient(server.baseUrl, { from });
 
   before(async () => {
     server = await startTestServer();
@@ -44,7 +52,7 @@ describe('web app', () => {
 
   describe('sign-in', () => {
     test('a wrong password and an unknown email get the same generic error; nothing is signed in', async () => {
-      const client = new WebClient(server.baseUrl);
+      const client = browserAt(ownAddress());
       for (const [email, password] of [
         [alice.email, 'wrong-password'],
         ['nobody@example.com', TEST_PASSWORD],
@@ -121,59 +129,66 @@ describe('web app', () => {
 
     test(`after ${SIGNIN_LIMITS.perEmail} failures an account is locked for a while, even for the right password, with a generic message`, async () => {
       const victim = await server.createAccount();
-      const client = new WebClient(server.baseUrl);
+      const from = ownAddress();
+      const client = browserAt(from);
       for (let i = 0; i < SIGNIN_LIMITS.perEmail; i++) assert.equal((await signIn(client, victim.email, `wrong-${i}`)).status, 401);
       const locked = await signIn(client, victim.email, TEST_PASSWORD);
       assert.equal(locked.status, 429);
       assert.match(locked.text, /Too many failed sign-in attempts\. Wait \d+ minutes? and try again\./);
       assert.ok(Number(locked.headers.get('retry-after')) > 0);
       // The count is per account: another account from the same address still signs in.
-      assert.equal((await signIn(new WebClient(server.baseUrl), bob.email, TEST_PASSWORD)).status, 303);
+      assert.equal((await signIn(browserAt(from), bob.email, TEST_PASSWORD)).status, 303);
     });
 
-    test(`after ${SIGNIN_LIMITS.perAddress} failures from one address, every sign-in from it waits`, async () => {
-      const own = await startTestServer();
-      try {
-        const target = await own.createAccount();
-        const client = new WebClient(own.baseUrl);
-        for (let i = 0; i < SIGNIN_LIMITS.perAddress; i++) await signIn(client, `guess${i}@example.com`, 'x');
-        assert.equal((await signIn(client, target.email, TEST_PASSWORD)).status, 429);
-      } finally {
-        await own.close();
-      }
+    test(`after ${SIGNIN_LIMITS.perAddress} failures from one address, every sign-in from it waits; other addresses do not`, async () => {
+      // Wrong passwords for a few accounts, none past its own limit: each costs the server a check
+      // of a test hash (an unknown email would cost one at full cost, half a second, for nothing
+      // the address's count needs). The order does not matter: sent at once.
+      const guessed = await Promise.all(Array.from({ length: Math.ceil(SIGNIN_LIMITS.perAddress / SIGNIN_LIMITS.perEmail) }, () => server.createAccount()));
+      const target = await server.createAccount();
+      const from = ownAddress();
+      const failures = await Promise.all(
+        Array.from({ length: SIGNIN_LIMITS.perAddress }, (_, i) => signIn(browserAt(from), guessed[i % guessed.length]!.email, `wrong-${i}`)),
+      );
+      assert.deepEqual(
+        failures.map((f) => f.status),
+        Array<number>(SIGNIN_LIMITS.perAddress).fill(401),
+        'each failure up to the limit is tried',
+      );
+      const waits = await signIn(browserAt(from), target.email, TEST_PASSWORD);
+      assert.equal(waits.status, 429);
+      assert.match(waits.text, /Too many failed sign-in attempts\./);
+      // The limit is the address's, not everyone's: the same account signs in from another.
+      assert.equal((await signIn(browserAt(ownAddress()), target.email, TEST_PASSWORD)).status, 303);
     });
 
     test('a burst of parallel guesses is counted as it arrives: no more than the limit get to try a password', async () => {
-      // A server of its own: the burst also spends this address's allowance.
-      const own = await startTestServer();
-      try {
-        const victim = await own.createAccount();
-        const clients = Array.from({ length: 12 }, () => new WebClient(own.baseUrl));
-        const forms = await Promise.all(clients.map(async (c) => csrfOf((await c.get('/signin')).text)));
-        const answers = await Promise.all(
-          clients.map((c, i) => c.post('/signin', { _csrf: forms[i]!, email: victim.email, password: i === 11 ? TEST_PASSWORD : `wrong-${i}` })),
-        );
-        const statuses = answers.map((a) => a.status);
-        assert.ok(statuses.filter((status) => status === 401 || status === 303).length <= SIGNIN_LIMITS.perEmail, `tried: ${statuses.join(' ')}`);
-        assert.equal(statuses.filter((status) => status === 429).length, 12 - SIGNIN_LIMITS.perEmail);
-      } finally {
-        await own.close();
-      }
+      const victim = await server.createAccount();
+      const from = ownAddress();
+      const clients = Array.from({ length: 12 }, () => browserAt(from));
+      const forms = await Promise.all(clients.map(async (c) => csrfOf((await c.get('/signin')).text)));
+      const answers = await Promise.all(
+        clients.map((c, i) => c.post('/signin', { _csrf: forms[i]!, email: victim.email, password: i === 11 ? TEST_PASSWORD : `wrong-${i}` })),
+      );
+      const statuses = answers.map((a) => a.status);
+      assert.ok(statuses.filter((status) => status === 401 || status === 303).length <= SIGNIN_LIMITS.perEmail, `tried: ${statuses.join(' ')}`);
+      assert.equal(statuses.filter((status) => status === 429).length, 12 - SIGNIN_LIMITS.perEmail);
     });
 
     test('successful sign-ins do not count against the limits', async () => {
       const regular = await server.createAccount();
-      for (let i = 0; i < SIGNIN_LIMITS.perEmail + 2; i++)
-        assert.equal((await signIn(new WebClient(server.baseUrl), regular.email, TEST_PASSWORD)).status, 303);
+      const from = ownAddress();
+      for (let i = 0; i < SIGNIN_LIMITS.perEmail + 2; i++) assert.equal((await signIn(browserAt(from), regular.email, TEST_PASSWORD)).status, 303);
     });
 
     test('the counters live in the store: a second server on the same database sees the failures', async () => {
       const victim = await server.createAccount();
       const twin = await startTestServer({ DATA_DIR: server.dataDir });
       try {
-        const client = new WebClient(server.baseUrl);
-        for (let i = 0; i < SIGNIN_LIMITS.perEmail; i++) await signIn(client, victim.email, `wrong-${i}`);
-        assert.equal((await signIn(new WebClient(twin.baseUrl), victim.email, TEST_PASSWORD)).status, 429);
+        const from = ownAddress();
+        const client = browserAt(from);
+        for (let i = 0; i < SIGNIN_LIMITS.perEmail; i++) assert.equal((await signIn(client, victim.email, `wrong-${i}`)).status, 401);
+        assert.equal((await signIn(new WebClient(twin.baseUrl, { from }), victim.email, TEST_PASSWORD)).status, 429);
       } finally {
         await twin.close();
       }
@@ -181,7 +196,8 @@ describe('web app', () => {
 
     test('`cli password reset` prints a new password and signs out whoever was signed in', async () => {
       const user = await server.createAccount();
-      const client = new WebClient(server.baseUrl);
+      const from = ownAddress();
+      const client = browserAt(from);
       assert.equal((await signIn(client, user.email, TEST_PASSWORD)).status, 303);
       const run = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', 'password', 'reset', '--email', user.email], {
         env: { ...process.env, ...server.env },
@@ -190,8 +206,8 @@ describe('web app', () => {
       assert.equal(run.status, 0, run.stderr);
       const password = run.stdout.trim();
       assert.equal((await client.get('/app')).status, 303, 'the old session is gone');
-      assert.equal((await signIn(new WebClient(server.baseUrl), user.email, TEST_PASSWORD)).status, 401);
-      assert.equal((await signIn(new WebClient(server.baseUrl), user.email, password)).status, 303);
+      assert.equal((await signIn(browserAt(from), user.email, TEST_PASSWORD)).status, 401);
+      assert.equal((await signIn(browserAt(from), user.email, password)).status, 303);
     });
   });
 
@@ -331,14 +347,30 @@ describe('web app', () => {
       assert.deepEqual(await server.admin.authorizations.list(alice.userId), before);
     });
 
-    test("one user cannot remove another user's authorization", async () => {
+    test("one user cannot remove another user's authorization; the same form removes one's own", async () => {
       const bobClient = new WebClient(server.baseUrl);
       await signIn(bobClient, bob.email, TEST_PASSWORD);
       const { token } = await authorize(bobClient, ALL);
       const grantId = (await server.admin.authorizations.list(bob.userId))[0]!.id;
-      const page = (await client.get('/app/mcp')).text;
-      await client.post(`/app/mcp/grants/${grantId}/remove`, { _csrf: csrfOf(page) });
-      assert.equal((await postMcp(server.mcpUrl, callTool('profiles'), bearer(token))).status, 200);
+      const remove = async (id: string) => {
+        const res = await client.post(`/app/mcp/grants/${id}/remove`, { _csrf: csrfOf((await client.get('/app/mcp')).text) });
+        assert.equal(res.status, 303, res.text);
+        assert.equal(res.location, `${server.baseUrl}/app/mcp`);
+        return (await client.get('/app/mcp')).text;
+      };
+      assert.match(await remove(grantId), /That authorization was already removed\./);
+      assert.ok(
+        (await server.admin.authorizations.list(bob.userId)).some((g) => g.id === grantId),
+        "Bob's grant is still there",
+      );
+      assert.equal((await postMcp(server.mcpUrl, callTool('profiles'), bearer(token))).status, 200, "Bob's token keeps working");
+
+      // The same form with Alice's own grant removes it: the refusal above was about whose it is.
+      const before = new Set((await server.admin.authorizations.list(alice.userId)).map((g) => g.id));
+      const own = await authorize(client, ALL);
+      const ownId = (await server.admin.authorizations.list(alice.userId)).find((g) => !before.has(g.id))!.id;
+      assert.match(await remove(ownId), /Removed the authorization: its tokens no longer work\./);
+      assert.equal((await postMcp(server.mcpUrl, callTool('profiles'), bearer(own.token))).status, 401);
     });
   });
 
@@ -368,7 +400,10 @@ describe('web app', () => {
 
       const bobClient = new WebClient(server.baseUrl);
       await signIn(bobClient, bob.email, TEST_PASSWORD);
-      assert.doesNotMatch((await bobClient.get('/app')).text, /Alice &lt;b&gt;launch/);
+      const bobDashboard = await bobClient.get('/app');
+      assert.equal(bobDashboard.status, 200);
+      assert.match(bobDashboard.text, new RegExp(bob.profileIds[0]!), "Bob's own dashboard");
+      assert.doesNotMatch(bobDashboard.text, /Alice &lt;b&gt;launch/);
       assert.equal((await bobClient.get(`/app/campaigns/${campaignId}`)).status, 404);
     });
 
@@ -397,7 +432,9 @@ describe('web app', () => {
       // Another user sees none of it.
       const other = new WebClient(server.baseUrl);
       await signIn(other, bob.email, TEST_PASSWORD);
-      assert.doesNotMatch((await other.get('/app/activity')).text, /CAMPAIGN_NOT_FOUND/);
+      const otherActivity = await other.get('/app/activity');
+      assert.equal(otherActivity.status, 200);
+      assert.doesNotMatch(otherActivity.text, /CAMPAIGN_NOT_FOUND/);
     });
 
     test('pages need a signed-in user', async () => {

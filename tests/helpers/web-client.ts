@@ -1,9 +1,12 @@
 /**
  * A browser-like HTTP client for end-to-end tests of the web app and the OAuth server over real
  * HTTP: it keeps cookies (path-scoped, as a browser does), follows nothing by itself (each
- * redirect is visible to the test), and reads CSRF tokens and form actions out of pages.
+ * redirect is visible to the test), and reads CSRF tokens and form actions out of pages. A client
+ * may connect from an address of its own on the loopback network (127.0.0.0/8 on Linux), so that
+ * tests of one server count their failed sign-ins per address apart.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
 
 interface StoredCookie {
   name: string;
@@ -23,7 +26,11 @@ export interface WebResponse {
 export class WebClient {
   private readonly cookies = new Map<string, StoredCookie>();
 
-  constructor(readonly baseUrl: string) {}
+  /** `from`: the local address to connect from (say 127.0.0.7), instead of the system's choice. */
+  constructor(
+    readonly baseUrl: string,
+    private readonly options: { from?: string } = {},
+  ) {}
 
   private cookieHeader(url: URL): string {
     return [...this.cookies.values()]
@@ -64,10 +71,16 @@ export class WebClient {
       body = params.toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
-    const res = await fetch(url, { method, headers, ...(body !== undefined && { body }), redirect: 'manual' });
+    const res = this.options.from
+      ? await requestFrom(this.options.from, url, method, headers, body)
+      : await fetch(url, { method, headers, ...(body !== undefined && { body }), redirect: 'manual' }).then(async (r) => ({
+          status: r.status,
+          headers: r.headers,
+          text: await r.text(),
+        }));
     this.store(url, res.headers);
     const location = res.headers.get('location');
-    return { status: res.status, headers: res.headers, text: await res.text(), url: url.href, ...(location && { location: new URL(location, url).href }) };
+    return { status: res.status, headers: res.headers, text: res.text, url: url.href, ...(location && { location: new URL(location, url).href }) };
   }
 
   get(target: string): Promise<WebResponse> {
@@ -88,6 +101,30 @@ export class WebClient {
   cookieNames(): string[] {
     return [...this.cookies.values()].map((c) => c.name);
   }
+}
+
+/** One request over node:http from a chosen local address (fetch cannot choose it). */
+function requestFrom(
+  localAddress: string,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, localAddress }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const answer = new Headers();
+        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) answer.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        resolve({ status: res.statusCode!, headers: answer, text: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** The value of the first `_csrf` field of a page. */

@@ -77,10 +77,13 @@ test('LISTEN comes back after the database connection is lost and refused for a 
     assert.ok(await waitFor(() => proxy.refused() >= 2, 10_000), 'at least two reconnections refused');
     proxy.cut(false);
     const back = new Date();
-    // Reconnected when a new session LISTENs (the database's own view, not the proxy's).
+    // Reconnected when a new session LISTENs (the database's own view, not the proxy's) on this
+    // test's own database: a LISTEN from another test file running at the same time must not count.
     const listening = async () =>
-      (await sql<{ n: string }>`select count(*) as n from pg_stat_activity where query ilike 'listen%' and backend_start >= ${back}`.execute(database.db))
-        .rows[0]!.n !== '0';
+      (
+        await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+          where datname = current_database() and query ilike 'listen%' and backend_start >= ${back}`.execute(database.db)
+      ).rows[0]!.n !== '0';
     const until = Date.now() + 10_000;
     while (!(await listening())) {
       assert.ok(Date.now() < until, 'the feed listens again within 10 s of the database coming back');

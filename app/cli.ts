@@ -24,7 +24,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openService } from './server.ts';
 import { DomainError } from './domain/errors.ts';
 import { backupSqlite } from './store/database.ts';
-import { randomPassword } from './seed.ts';
+import { DEMO, demoPasswordShown, randomPassword } from './seed.ts';
 import { registryEntry } from './registry-entry.ts';
 import { destroyUserSessions } from './web/session-store.ts';
 import { PromptCancelledError, promptNewPassword } from './password-prompt.ts';
@@ -217,6 +217,8 @@ async function run(argv: string[]): Promise<string> {
         await service.accounts.setPassword(values.email, password);
         // Whoever was signed in with the old password is signed out.
         await destroyUserSessions(service.db, user.id);
+        // The demo account's password is known again: `npm start` stops saying how to reset it.
+        if (user.email === DEMO.email) await demoPasswordShown(service.db);
         return password;
       }
       default:

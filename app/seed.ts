@@ -1,7 +1,9 @@
 /**
  * The demo account created on the first start of an empty store, so a newcomer can try
  * everything. It is a door into the server, so it exists only on a server that listens on loopback
- * and is published on loopback, and its password is random, printed once at that start.
+ * and is published on loopback, and its password is random, printed once at that start. A start
+ * that made a password and stopped before printing it leaves a note, so the next start says how
+ * to give the account a new one.
  */
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -18,6 +20,40 @@ export const DEMO = { email: 'demo@example.com', name: 'Demo Account' } as const
 
 /** The demo password of earlier versions, printed in their README: on any store that still has it, it is a door. */
 const PUBLISHED_DEMO_PASSWORD = 'demo-password';
+
+/** The command that gives the demo account a new password, printed by the CLI. */
+export const DEMO_PASSWORD_RESET = `npm run cli -- password reset --email ${DEMO.email}`;
+
+/**
+ * The note that a demo password was made and not yet shown, in the table of values every instance
+ * shares (app_secrets; its value is when, never the password). Written before the password is set
+ * and removed once it is printed, so a start that stops in between leaves it behind.
+ */
+const PASSWORD_UNSHOWN = 'demo_password_unshown';
+
+async function notePasswordUnshown(db: Db): Promise<void> {
+  const now = new Date().toISOString();
+  await db
+    .insertInto('app_secrets')
+    .values({ name: PASSWORD_UNSHOWN, value: now, created_at: now })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+}
+
+/** The demo account's password was printed (by `npm start` or the CLI's password reset): the note goes. */
+export async function demoPasswordShown(db: Db): Promise<void> {
+  await db.deleteFrom('app_secrets').where('name', '=', PASSWORD_UNSHOWN).execute();
+}
+
+/**
+ * Whether the demo account (active) has a password nobody was shown: a start made it, then failed
+ * or was stopped before printing it. Only a reset gives it one that someone knows.
+ */
+export async function demoPasswordLost(accounts: AccountStore, db: Db): Promise<boolean> {
+  const note = await db.selectFrom('app_secrets').select('name').where('name', '=', PASSWORD_UNSHOWN).executeTakeFirst();
+  if (!note) return false;
+  return (await accounts.findUserByEmail(DEMO.email))?.status === 'active';
+}
 
 /** Whether a host name or address is this machine only (127.0.0.0/8, ::1, localhost). */
 export function isLoopback(host: string): boolean {
@@ -50,6 +86,7 @@ export async function retirePublishedDemoPassword(
     return { disabled: true };
   }
   const password = randomPassword();
+  await notePasswordUnshown(db);
   await accounts.setPassword(DEMO.email, password);
   return { password };
 }
@@ -63,17 +100,18 @@ export function randomPassword(): string {
 
 /**
  * Creates the demo account unless the store already has accounts or the server is not loopback
- * only; returns its password when it did (the only time it is known).
+ * only; returns its password when it did (the only time it is known: print it, then call
+ * demoPasswordShown).
  */
 export async function seedDemo(
   config: Pick<AppConfig, 'host' | 'publicUrl'>,
-  accounts: AccountStore,
-  campaigns: CampaignStore,
-  leads: LeadStore,
+  stores: { accounts: AccountStore; campaigns: CampaignStore; leads: LeadStore; db: Db },
 ): Promise<string | undefined> {
+  const { accounts, campaigns, leads, db } = stores;
   if (!demoAllowed(config)) return undefined;
   if ((await accounts.countAccounts()) > 0) return undefined;
   const password = randomPassword();
+  await notePasswordUnshown(db);
   let created;
   try {
     created = await accounts.createAccount({

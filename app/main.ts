@@ -59,7 +59,8 @@ const LISTEN_PROBLEMS: Record<string, (where: string, port: number) => string> =
   EADDRINUSE: (where, port) =>
     `${where} is in use: another program (perhaps another \`npm start\`) listens on it. Stop it, or choose another port: PORT=${port < 65535 ? port + 1 : 3000} npm start`,
   EACCES: (where) => `this user may not listen on ${where} (ports below 1024 need privileges). Choose another port: PORT=3000 npm start`,
-  EADDRNOTAVAIL: (where) => `cannot listen on ${where}: HOST is not an address of this machine. Leave HOST unset (127.0.0.1), or set it to one of its addresses`,
+  EADDRNOTAVAIL: (where) =>
+    `cannot listen on ${where}: HOST is not an address of this machine. Leave HOST unset (127.0.0.1), or set it to one of its addresses`,
 };
 
 /** A start that cannot go on for a reason the person can fix: printed as a sentence, without a stack. */

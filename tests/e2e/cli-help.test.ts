@@ -45,7 +45,7 @@ test('an unknown option or an option without its value is named plainly, exit 1'
   assert.equal(bare.stderr.trim(), '--email needs a value; `npm run cli -- help` lists the commands and their options');
 });
 
-test('a mistake in one command prints that command\'s usage only, exit 1; an unknown command lists them all', () => {
+test("a mistake in one command prints that command's usage only, exit 1; an unknown command lists them all", () => {
   // These open the store before they find the mistake: an empty one of their own.
   const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-cli-usage-'));
   const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' };

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   await listen(service.app, config);
   // Only once the server listens: a start that cannot (its port is taken) makes no password it could not show.
   const demoPassword = (await seedDemo(config, service)) ?? retired?.password;
-  const demoPasswordUnknown = !demoPassword && (await demoPasswordLost(service.accounts, service.db));
+  const demoPasswordUnknown = !demoPassword && (await demoPasswordLost(service.accounts, service.db, new Date(performance.timeOrigin)));
   // The CLI must see the same settings, or it opens another store and its tokens name another server.
   const same = ['PUBLIC_URL', 'HOST', 'PORT', 'DATA_DIR'].filter((k) => process.env[k]).map((k) => `${k}=${shellQuote(process.env[k]!)}`);
   const cli = (command: string) => `${[...same, command].join(' ')}${config.databaseUrl ? ' (with the same DATABASE_URL)' : ''}`;

@@ -46,12 +46,14 @@ export async function demoPasswordShown(db: Db): Promise<void> {
 }
 
 /**
- * Whether the demo account (active) has a password nobody was shown: a start made it, then failed
- * or was stopped before printing it. Only a reset gives it one that someone knows.
+ * Whether the demo account (active) has a password nobody was shown: a start before this one
+ * (begun at `startedAt`) made it, then failed or was stopped before printing it. A note written
+ * since is another instance's, starting beside this one, which prints the password itself. Only a
+ * reset gives the account a password that someone knows.
  */
-export async function demoPasswordLost(accounts: AccountStore, db: Db): Promise<boolean> {
-  const note = await db.selectFrom('app_secrets').select('name').where('name', '=', PASSWORD_UNSHOWN).executeTakeFirst();
-  if (!note) return false;
+export async function demoPasswordLost(accounts: AccountStore, db: Db, startedAt: Date): Promise<boolean> {
+  const note = await db.selectFrom('app_secrets').select('value').where('name', '=', PASSWORD_UNSHOWN).executeTakeFirst();
+  if (!note || note.value >= startedAt.toISOString()) return false;
   return (await accounts.findUserByEmail(DEMO.email))?.status === 'active';
 }
 

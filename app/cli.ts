@@ -23,7 +23,7 @@ import { ACCESS_TOKEN_TTL_SECONDS } from './auth/tokens.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openService } from './server.ts';
 import { DomainError } from './domain/errors.ts';
-import { backupSqlite } from './store/database.ts';
+import { backupSqlite } from './store/db/database.ts';
 import { DEMO, demoPasswordShown, randomPassword } from './seed.ts';
 import { registryEntry } from './registry-entry.ts';
 import { destroyUserSessions } from './web/session-store.ts';

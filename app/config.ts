@@ -1,4 +1,5 @@
 /** The operational settings, from the environment (the README's "Configuration" table), validated once at start. */
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export interface AppConfig {
@@ -43,6 +44,13 @@ export interface AppConfig {
   logRequests: boolean;
   /** METRICS_TOKEN: /metrics answers `Authorization: Bearer <it>`; unset: this machine only. */
   metricsToken?: string;
+}
+
+/** Whether a host name or address is this machine only (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  return isIP(h) === 4 && h.startsWith('127.');
 }
 
 export class ConfigError extends Error {

@@ -4,7 +4,7 @@
  * the tables small. Any instance may run it; the deletes are idempotent.
  */
 import { sweepExpiredOAuthModels } from './oauth/sweep.ts';
-import type { Db } from './store/database.ts';
+import type { Db } from './store/db/database.ts';
 import { sweepExpiredRateLimits } from './store/rate-limits.ts';
 import { SqlTaskStore } from './store/tasks.ts';
 import { sweepExpiredSessions } from './web/session-store.ts';

@@ -6,11 +6,10 @@
  * to give the account a new one.
  */
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
-import type { AppConfig } from './config.ts';
+import { isLoopback, type AppConfig } from './config.ts';
 import { EmailTakenError } from './domain/errors.ts';
 import type { AccountStore } from './store/accounts.ts';
-import type { Db } from './store/database.ts';
+import type { Db } from './store/db/database.ts';
 import { verifyPassword } from './store/passwords.ts';
 import { destroyUserSessions } from './web/session-store.ts';
 import type { CampaignStore } from './store/campaigns.ts';
@@ -55,13 +54,6 @@ export async function demoPasswordLost(accounts: AccountStore, db: Db, startedAt
   const note = await db.selectFrom('app_secrets').select('value').where('name', '=', PASSWORD_UNSHOWN).executeTakeFirst();
   if (!note || note.value >= startedAt.toISOString()) return false;
   return (await accounts.findUserByEmail(DEMO.email))?.status === 'active';
-}
-
-/** Whether a host name or address is this machine only (127.0.0.0/8, ::1, localhost). */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  return isIP(h) === 4 && h.startsWith('127.');
 }
 
 /** Whether this server may have a demo account: it listens on loopback and calls itself by a loopback URL. */

@@ -6,7 +6,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { serverDefinition } from '../generated/server.gen.ts';
 import { handlers, promptHandlers, resourceHandlers } from '../generated/handlers.gen.ts';
-import { describeStoreOutage } from './store/outage.ts';
+import { describeStoreOutage } from './store/db/outage.ts';
 import { SqlTaskStore } from './store/tasks.ts';
 import { createJwtAuthenticator, mcpHttp, resourceMetadata, type Authenticator } from '../runtime/index.ts';
 import { accountClaims, ACCOUNT_CLAIM_ERRORS, type AccountClaims } from './auth/account-claims.ts';
@@ -31,7 +31,7 @@ import { AccountStore } from './store/accounts.ts';
 import { ActivityStore } from './store/activity.ts';
 import { CampaignStore } from './store/campaigns.ts';
 import { DashboardStore } from './store/dashboard.ts';
-import { migrate, openDatabase, type Db } from './store/database.ts';
+import { migrate, openDatabase, type Db } from './store/db/database.ts';
 import { GrantStore } from './store/grants.ts';
 import { LeadStore } from './store/leads.ts';
 import { MessageStore } from './store/messages.ts';

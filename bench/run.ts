@@ -383,7 +383,7 @@ async function benchGenerator(): Promise<{
   };
   const cold = await once(false);
   const checked = await once(true);
-  // As `npm run gen` runs: the CLI, whose run cache (codegen/run-cache.ts) skips the generator when
+  // As `npm run gen` runs: the CLI, whose run cache (codegen/cache/run-cache.ts) skips the generator when
   // nothing changed. Its first run records the outputs; the second finds them unchanged.
   // The fixture's stubs live outside the project, where the generated files' imports of runtime/
   // do not resolve: its runs skip the handlers' type check (this project's own runs keep it).

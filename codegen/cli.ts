@@ -1,9 +1,9 @@
 /**
  * npm run gen [-- --check | --no-typecheck | --warm] [tools.yaml ...]
  * Without file arguments it processes every file listed under "toolsYaml" in package.json.
- * Then it type-checks the handlers against the generated types (codegen/handler-check) and exits 1
+ * Then it type-checks the handlers against the generated types (codegen/check/handlers) and exits 1
  * naming every error; the generated files are written either way, so the user sees the new types.
- * The check is answered by a resident checker kept between runs (handler-check/resident.ts).
+ * The check is answered by a resident checker kept between runs (check/handlers/resident.ts).
  * TOOLS_GEN_CHECK_RESIDENT=0: a process of its own for each run instead.
  * --check writes nothing and exits 1 naming every stale file (and on a breaking change); it does not
  * type-check (`npm run typecheck` does, for the whole repository). --no-typecheck skips the check.
@@ -11,9 +11,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GenerateResult } from './generate.ts';
-import { formatTypeErrors, HandlerCheck, residentIdleMs, scopeOf } from './handler-check/index.ts';
-import type { ProjectFolders } from './project-paths.ts';
-import { recordedRun, recordOf, rememberRun, runKey, stillOnDisk, type RunRecord } from './run-cache.ts';
+import { formatTypeErrors, HandlerCheck, residentIdleMs, scopeOf } from './check/handlers/index.ts';
+import type { ProjectFolders } from './load/project-paths.ts';
+import { recordedRun, recordOf, rememberRun, runKey, stillOnDisk, type RunRecord } from './cache/run-cache.ts';
 
 const rel = (p: string) => path.relative(process.cwd(), p) || p;
 
@@ -103,7 +103,7 @@ async function main(argv: string[]): Promise<number> {
   if (!files.length) files = (JSON.parse(readFileSync('package.json', 'utf8')) as { toolsYaml?: string[] }).toolsYaml ?? ['tools.yaml'];
   if (argv.includes('--warm')) return warm(files);
   const check = argv.includes('--check');
-  // A resident checker (handler-check/resident.ts) keeps TypeScript's program between runs.
+  // A resident checker (check/handlers/resident.ts) keeps TypeScript's program between runs.
   const handlerCheck = check || argv.includes('--no-typecheck') ? undefined : new HandlerCheck({ yamlFiles: files, resident: true });
   try {
     return await generateAll(files, check, handlerCheck);
@@ -197,7 +197,7 @@ main(process.argv.slice(2)).then(
   async (err: unknown) => {
     // Loaded only now: the fast path never loads the generator.
     const [{ ToolsYamlError }, { BreakingChangeError }, { ContractFileError }] = await Promise.all([
-      import('./problems.ts'),
+      import('./load/problems.ts'),
       import('./contract/gate.ts'),
       import('./contract/snapshot.ts'),
     ]);

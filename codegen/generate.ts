@@ -1,10 +1,10 @@
 /** The generator pipeline: tools.yaml -> model -> rendered files (in memory) -> write or check. */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { EntryCache } from './entry-cache.ts';
-import { loadToolsYaml } from './load.ts';
-import type { Model, ToolModel } from './model.ts';
-import { compileTypes, type CompiledTypes, type TypeJob } from './type-compiler.ts';
+import { EntryCache } from './cache/entry-cache.ts';
+import { loadToolsYaml } from './load/load.ts';
+import type { Model, ToolModel } from './load/model.ts';
+import { compileTypes, type CompiledTypes, type TypeJob } from './emit/type-compiler.ts';
 import type { OutputFile } from './emit/output.ts';
 import { emitErrors } from './emit/errors.ts';
 import { emitScopes } from './emit/scopes.ts';
@@ -18,10 +18,10 @@ import { emitFeatureStub, emitPrompts, emitResources, features } from './emit/re
 import { emitDocs } from './emit/docs.ts';
 import { emitServerJson } from './emit/registry.ts';
 import { emitClient } from './emit/client.ts';
-import { formatOutputs } from './format.ts';
+import { formatOutputs } from './emit/format.ts';
 import { checkContract, emitContract } from './contract/gate.ts';
 import type { Break } from './contract/snapshot.ts';
-import { generatorWarnings } from './warnings.ts';
+import { generatorWarnings } from './check/warnings.ts';
 
 /** What json-schema-to-typescript is asked to compile for a model. */
 export function typeJobs(tools: readonly Pick<ToolModel, 'name' | 'typeName' | 'input' | 'output'>[]): TypeJob[] {

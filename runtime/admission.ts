@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Challenges } from './auth.ts';
-import { TokenRefusedError } from './auth.ts';
+import { classify } from './classify.ts';
 import type { ServerDefinition } from '../core/definition.ts';
 import { refusalError, sendError } from './error-mapping.ts';
 import { FrameworkConfigError, type ErrorFactory } from './errors.ts';
@@ -66,8 +66,9 @@ export class Admission {
     try {
       principal = await this.authenticate(req);
     } catch (err) {
-      if (!(err instanceof TokenRefusedError)) throw err;
-      const refused = refusalError(err, this.errors, this.challenges);
+      const failure = classify(err);
+      if (failure.kind !== 'refused') throw err;
+      const refused = refusalError(failure.error, this.errors, this.challenges);
       const limited = refused.definition.status === 401 ? await this.limits.countRefused(req) : undefined;
       return sendError(reply, limited ?? refused);
     }

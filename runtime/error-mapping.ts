@@ -1,17 +1,17 @@
 /**
- * The one place where errors become answers. A catalog error becomes its JSON-RPC error object,
- * its HTTP response or a tool's isError result; a refused token its 401 with the challenge; and
- * whatever a handler (or a task's work) throws becomes what its request answers: a catalog error
- * as declared, a dependency's outage a 503, anything else (a bug) an internal error that is
- * logged under a reference and shows nothing of itself.
+ * What each kind of error answers (classify.ts says which kind an error is). A catalog error
+ * becomes its JSON-RPC error object, its HTTP response or a tool's isError result; a refused token
+ * its 401 with the challenge; and whatever a handler (or a task's work) throws becomes what its
+ * request answers: a catalog error as declared, a dependency's outage a 503, anything else (a bug)
+ * an internal error that is logged under a reference and shows nothing of itself.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Challenges, TokenRefusedError } from './auth.ts';
+import { classify, type OutageProbe } from './classify.ts';
 import { CatalogError, clientCapabilityRequired, serviceUnavailable, type ErrorFactory } from './errors.ts';
 import { frameworkErrors } from '../core/framework-errors.ts';
 import { CATALOG_ERROR_META, type CatalogErrorMeta } from '../core/definition.ts';
-import { InputRequestFailedError, InputRequired, InputUnavailableError } from './input-requests.ts';
 import { errorMessage, type JsonRpcErrorObject, type RequestId } from './jsonrpc.ts';
 
 /** JSON-RPC 2.0's "Internal error". */
@@ -27,7 +27,7 @@ export interface ServerLogger {
 /** How an unexpected failure is handled: logged, or a 503 when it means a dependency is down. */
 export interface HandlerFailures {
   logger: ServerLogger;
-  describeOutage?: ((err: unknown) => string | undefined) | undefined;
+  describeOutage?: OutageProbe | undefined;
 }
 
 /** The JSON-RPC error object of a catalog error. */
@@ -91,14 +91,19 @@ export type ToolFailure = { result: string; code: string; message: string } | { 
  * is a bug: logged, and an INTERNAL_ERROR result with its reference.
  */
 export function toolFailure(err: unknown, tool: string, errors: ErrorFactory, failures: HandlerFailures): ToolFailure {
-  if (err instanceof InputRequired) return { thrown: err };
-  if (err instanceof CatalogError && err.definition.surface === 'tool') return toolErrorFailure(err);
-  if (err instanceof CatalogError && err.definition.surface === 'protocol') return { thrown: err };
-  if (err instanceof InputUnavailableError || err instanceof InputRequestFailedError) {
-    return toolErrorFailure(errors.create('INPUT_UNAVAILABLE', { tool, detail: err.message }));
+  const failure = classify(err, failures.describeOutage);
+  switch (failure.kind) {
+    case 'input-required':
+      return { thrown: failure.question };
+    case 'catalog':
+      if (failure.error.definition.surface === 'tool') return toolErrorFailure(failure.error);
+      if (failure.error.definition.surface === 'protocol') return { thrown: failure.error };
+      break; // an auth or HTTP error has no meaning inside a call: a bug
+    case 'input-unavailable':
+      return toolErrorFailure(errors.create('INPUT_UNAVAILABLE', { tool, detail: failure.error.message }));
+    case 'outage':
+      return { thrown: serviceUnavailable(errors, failure.detail), code: 'SERVICE_UNAVAILABLE' };
   }
-  const outage = failures.describeOutage?.(err);
-  if (outage !== undefined) return { thrown: serviceUnavailable(errors, outage), code: 'SERVICE_UNAVAILABLE' };
   const reference = logBug(failures, err, { tool }, 'tool handler failed');
   return toolErrorFailure(errors.create('INTERNAL_ERROR', { tool, reference }));
 }
@@ -113,22 +118,27 @@ const toolErrorFailure = (err: CatalogError): ToolFailure => ({ result: toolErro
  * and `data`; anything else unexpected is logged under a reference and answered HANDLER_FAILED (-32603).
  */
 export function featureFailure(err: unknown, what: string, data: Record<string, unknown>, errors: ErrorFactory, failures: HandlerFailures): unknown {
-  // A question the client must answer first (2026-07-28): the protocol answers input_required.
-  if (err instanceof InputRequired) return err;
-  if (err instanceof InputUnavailableError && err.capability !== undefined) {
-    // 2026-07-28: the request needs a capability the client did not declare (SEP-2575: -32021, 400).
-    return clientCapabilityRequired(errors, what.charAt(0).toLowerCase() + what.slice(1), err.capability, { [err.capability]: {} });
+  const failure = classify(err, failures.describeOutage);
+  switch (failure.kind) {
+    case 'input-required':
+      // A question the client must answer first (2026-07-28): the protocol answers input_required.
+      return failure.question;
+    case 'input-unavailable':
+      if (failure.capability !== undefined) {
+        // 2026-07-28: the request needs a capability the client did not declare (SEP-2575: -32021, 400).
+        return clientCapabilityRequired(errors, what.charAt(0).toLowerCase() + what.slice(1), failure.capability, { [failure.capability]: {} });
+      }
+      return errors.create('INVALID_PARAMS', { detail: `${what} needs input that this client cannot give: ${failure.error.message}` });
+    case 'catalog': {
+      const { error } = failure;
+      if (error.definition.surface !== 'tool') return error;
+      const asParams = new CatalogError(error.code, { ...error.definition, surface: 'protocol', rpcCode: frameworkErrors.INVALID_PARAMS.code }, error.params);
+      asParams.data = { ...data, ...catalogErrorMeta(error) };
+      return asParams;
+    }
+    case 'outage':
+      return serviceUnavailable(errors, failure.detail);
   }
-  if (err instanceof InputUnavailableError || err instanceof InputRequestFailedError)
-    return errors.create('INVALID_PARAMS', { detail: `${what} needs input that this client cannot give: ${err.message}` });
-  if (err instanceof CatalogError) {
-    if (err.definition.surface !== 'tool') return err;
-    const asParams = new CatalogError(err.code, { ...err.definition, surface: 'protocol', rpcCode: frameworkErrors.INVALID_PARAMS.code }, err.params);
-    asParams.data = { ...data, ...catalogErrorMeta(err) };
-    return asParams;
-  }
-  const outage = failures.describeOutage?.(err);
-  if (outage !== undefined) return serviceUnavailable(errors, outage);
   const reference = logBug(failures, err, { handler: what }, 'handler failed');
   return errors.create('HANDLER_FAILED', { what, reference });
 }
@@ -139,7 +149,8 @@ export function featureFailure(err: unknown, what: string, data: Record<string, 
  * logged, and the error names only the task.
  */
 export function taskError(err: unknown, task: { id: string; tool: string }, logger: ServerLogger): JsonRpcErrorObject {
-  if (err instanceof CatalogError) return { code: rpcError(err).code, message: err.message };
+  const failure = classify(err);
+  if (failure.kind === 'catalog') return { code: rpcError(failure.error).code, message: failure.error.message };
   logger.error({ err, task: task.id, tool: task.tool }, 'task failed');
   return { code: INTERNAL_ERROR, message: `Task ${task.id} failed unexpectedly; the error was logged` };
 }

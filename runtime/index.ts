@@ -3,6 +3,31 @@
  * else under runtime/ is internal (an eslint rule keeps app/ and examples/ out of it).
  */
 
+/*
+ * Floors of runtime/, bottom to top. The rule: a file imports only files on its own floor or
+ * below (type-only imports count too), and outside runtime/ only core/; a new file takes its place
+ * in this table. A request climbs down it: HTTP -> transport -> protocol -> handlers, and data
+ * flows forward, never back. tests/unit/structure.test.ts reads this table and checks every import.
+ *
+ *   1 vocabulary  handler jsonrpc errors versions nul origin-guard response-channel resource-metadata
+ *   2 caller      auth caller era telemetry input-requests
+ *   3 failures    classify error-mapping
+ *   4 handlers    feature-call tool-runner resource-runner prompt-runner completion tasks
+ *   5 methods     request-state list-pages scope-gate input-rounds task-methods
+ *   6 protocol    protocol
+ *   7 endpoint    request-limits admission transport
+ *   8 server      http
+ *   9 entries     index client
+ *
+ * 1 the shapes and rules that need nothing else: handler types, JSON-RPC messages, catalog errors;
+ * 2 who calls and what they declared: the token, the era, the span, the questions a handler asks;
+ * 3 what a thrown error is (classify) and what each kind answers (error-mapping);
+ * 4 running the app's tool, resource, prompt and completion handlers, and tasks;
+ * 5 the protocol's parts: list pages, scope checks, question rounds, the tasks methods;
+ * 6 dispatch of the MCP methods; 7 the HTTP side of /mcp: admission (Host, Origin, token, limits)
+ * and the transport; 8 mcpHttp, which builds the rest; 9 the public entries, which nothing here imports.
+ */
+
 // Serving MCP over HTTP.
 export { mcpHttp, resourceMetadataUrl, type McpHttpOptions } from './http.ts';
 export type { WindowLimit } from './request-limits.ts';

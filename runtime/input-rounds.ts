@@ -4,10 +4,11 @@
  * requests on the call's event stream answered by later POSTs.
  */
 import { callerOf } from './caller.ts';
+import { classify } from './classify.ts';
 import { declaredCapabilities } from './era.ts';
 import type { ErrorFactory } from './errors.ts';
 import type { Principal } from './handler.ts';
-import { argumentsDigest, InputRequired, roundAsker, type Asker, type PendingInputs, type RequestStateSeal } from './input-requests.ts';
+import { argumentsDigest, roundAsker, type InputRequired, type Asker, type PendingInputs, type RequestStateSeal } from './input-requests.ts';
 import type { JsonRpcResponse } from './jsonrpc.ts';
 import type { RequestState } from './request-state.ts';
 
@@ -33,9 +34,10 @@ export class InputRounds {
     try {
       return await run((method, askParams, key) => (input ??= this.round(binding, args, params, state)).ask(method, askParams, key));
     } catch (err) {
-      if (!(err instanceof InputRequired) || !input) throw err;
+      const failure = classify(err);
+      if (failure.kind !== 'input-required' || !input) throw err;
       state.interim = true;
-      return input.required(err);
+      return input.required(failure.question);
     }
   }
 

@@ -30,7 +30,7 @@ export interface JsonRpcResponse {
   error?: JsonRpcErrorObject;
 }
 
-export type Classified =
+export type ClassifiedMessage =
   | { kind: 'request'; message: JsonRpcRequest }
   | { kind: 'notification'; message: JsonRpcNotification }
   | { kind: 'response'; message: JsonRpcResponse }
@@ -39,7 +39,7 @@ export type Classified =
 const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 
 /** Sorts a parsed body into request, notification, client response, or invalid (with why). */
-export function classify(body: unknown): Classified {
+export function classifyMessage(body: unknown): ClassifiedMessage {
   if (!isPlainObject(body))
     return {
       kind: 'invalid',

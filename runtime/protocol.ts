@@ -7,7 +7,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServerDefinition } from '../core/definition.ts';
-import { CatalogError, clientCapabilityRequired, type ErrorFactory } from './errors.ts';
+import { classify } from './classify.ts';
+import { clientCapabilityRequired, type ErrorFactory } from './errors.ts';
 import { answersWithStatus, rpcError } from './error-mapping.ts';
 import { checkParamHeaders, declaredCapabilities, LOG_LEVELS, META, resolveEra, type Era } from './era.ts';
 import type { LogLevel, Principal } from './handler.ts';
@@ -134,10 +135,10 @@ export class McpProtocol {
     try {
       json = await this.dispatch(request, state);
     } catch (err) {
-      if (!(err instanceof CatalogError)) throw err;
-      if (answersWithStatus(err, era.stateless) && !channel.isStreaming) throw err;
-      const answered = rpcError(err);
-      telemetry?.failed(err.code, answered.code);
+      const failure = classify(err);
+      if (failure.kind !== 'catalog' || (answersWithStatus(failure.error, era.stateless) && !channel.isStreaming)) throw err;
+      const answered = rpcError(failure.error);
+      telemetry?.failed(failure.error.code, answered.code);
       channel.finish(errorMessage(request.id, answered));
       return;
     }

@@ -6,6 +6,7 @@
 import type { ServerDefinition, ToolDefinition, ValidationErrorObject } from '../core/definition.ts';
 import { type ErrorFactory, toolErrorConstructors } from './errors.ts';
 import { toolErrorResult, toolFailure, type ServerLogger } from './error-mapping.ts';
+import type { OutageProbe } from './classify.ts';
 import type {
   AskOptions,
   ContentResult,
@@ -158,7 +159,7 @@ export class ToolRunner<Services = unknown> {
       logger: ServerLogger;
       onToolCall?: ToolCallObserver | undefined;
       /** What is down, for an error that means a dependency is (the call is then a 503, not a tool failure). */
-      describeOutage?: ((err: unknown) => string | undefined) | undefined;
+      describeOutage?: OutageProbe | undefined;
     },
   ) {
     const missing = Object.keys(definition.tools).filter((name) => typeof handlers[name] !== 'function');

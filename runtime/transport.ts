@@ -1,17 +1,19 @@
 /**
  * The HTTP side of /mcp: POST only (405 for every other method, CORS preflights aside), JSON bodies
- * parsed here so that bad JSON is a JSON-RPC parse error, Fastify's own errors answered from the
- * catalog, and each admitted POST classified (request, notification, client response) and handed
- * to the protocol on a response channel (JSON, or an event stream).
+ * parsed here so that bad JSON is a JSON-RPC parse error, Fastify's own error codes translated into
+ * the catalog's errors (every other error is sorted by classify.ts), and each admitted POST sorted
+ * (request, notification, client response) and handed to the protocol on a response channel (JSON,
+ * or an event stream).
  */
 import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { frameworkErrors } from '../core/framework-errors.ts';
 import { corsHeaders, PREFLIGHT_HEADERS, type Admission } from './admission.ts';
+import { classify, type Classified, type OutageProbe } from './classify.ts';
 import { INTERNAL_RPC_ERROR, rpcError, sendError, sendInternalError } from './error-mapping.ts';
-import { CatalogError, serviceUnavailable, type ErrorFactory } from './errors.ts';
+import { serviceUnavailable, type CatalogError, type ErrorFactory } from './errors.ts';
 import type { Principal } from './handler.ts';
-import { classify, errorMessage, type JsonRpcRequest } from './jsonrpc.ts';
+import { classifyMessage, errorMessage, type JsonRpcRequest } from './jsonrpc.ts';
 import { checkOrigin, type OriginPolicy } from './origin-guard.ts';
 import type { McpProtocol } from './protocol.ts';
 import { ResponseChannel } from './response-channel.ts';
@@ -35,7 +37,7 @@ export interface TransportOptions {
   policy: OriginPolicy;
   admission: Admission;
   protocol: McpProtocol;
-  describeOutage?: ((err: unknown) => string | undefined) | undefined;
+  describeOutage?: OutageProbe | undefined;
   /** A span and the duration metric per request, when telemetry is on (decided once, at start). */
   telemetry?: McpTelemetry | undefined;
 }
@@ -56,30 +58,35 @@ export function mcpTransport(
     }
   });
 
-  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, _req, reply) => {
-    if (err instanceof CatalogError) return sendError(reply, err);
-    const outage = describeOutage?.(err);
-    if (outage !== undefined) {
-      app.log.warn({ err: err.message, outage }, 'answered 503: a dependency is down');
-      return sendError(reply, serviceUnavailable(errors, outage));
+  app.setErrorHandler((err: Error & { code?: string }, _req, reply) => {
+    const failure = classify(fastifyRefusal(err.code) ?? err, describeOutage);
+    if (failure.kind === 'catalog') return sendError(reply, failure.error);
+    if (failure.kind === 'outage') {
+      app.log.warn({ err: err.message, outage: failure.detail }, 'answered 503: a dependency is down');
+      return sendError(reply, serviceUnavailable(errors, failure.detail));
     }
-    switch (err.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendError(reply, errors.create('BODY_TOO_LARGE', { limit: bodyLimit }));
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return sendError(reply, errors.create('UNSUPPORTED_MEDIA_TYPE'));
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendError(reply, errors.create('PARSE_ERROR'));
-      case 'ECONNRESET':
-      case 'ECONNABORTED':
-        // The client went away before its body arrived: nothing to answer, nothing wrong here.
-        reply.log.debug({ code: err.code }, 'client disconnected before its request was read');
-        return reply.code(400).send();
+    if (err.code === 'ECONNRESET' || err.code === 'ECONNABORTED') {
+      // The client went away before its body arrived: nothing to answer, nothing wrong here.
+      reply.log.debug({ code: err.code }, 'client disconnected before its request was read');
+      return reply.code(400).send();
     }
     app.log.error({ err }, 'unexpected error in the MCP endpoint');
     return sendInternalError(reply);
   });
+
+  /** Fastify's own refusals of a request's body, as the catalog errors the interface answers them with. */
+  function fastifyRefusal(code: string | undefined): CatalogError | undefined {
+    switch (code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return errors.create('BODY_TOO_LARGE', { limit: bodyLimit });
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return errors.create('UNSUPPORTED_MEDIA_TYPE');
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return errors.create('PARSE_ERROR');
+    }
+    return undefined;
+  }
 
   // Every method but POST gets 405 (the interface's rule), except a CORS preflight from an allowed
   // origin. Fastify routes only common methods by default; the others (PROPFIND, SEARCH, ...) are
@@ -106,7 +113,7 @@ export function mcpTransport(
     const { principal, accept } = admission.of(req);
     const body = req.body;
     if (body === PARSE_FAILED) return sendError(reply, errors.create('PARSE_ERROR'));
-    const message = classify(body);
+    const message = classifyMessage(body);
     if (message.kind === 'invalid') return sendError(reply, errors.create('INVALID_REQUEST', { detail: message.detail }), message.id);
     // A client's answer to a question a handler asked it (handshake era): handed to the waiting call.
     if (message.kind === 'response') protocol.deliverInput(message.message, principal);
@@ -140,24 +147,25 @@ export function mcpTransport(
       traced?.version(era.version);
       await protocol.handle(request, era, principal, channel, () => abortSignalOf(reply), traced);
     } catch (err) {
-      if (traced) failedWith(traced, err);
+      const failure = classify(err, describeOutage);
+      if (traced) failedWith(traced, failure);
       if (!channel.isStreaming) {
-        if (err instanceof CatalogError) return sendError(reply, err, request.id);
+        if (failure.kind === 'catalog') return sendError(reply, failure.error, request.id);
         throw err;
       }
       // The stream is open: the error handler can no longer answer, so end the stream with the error.
       app.log.error({ err }, 'error after the response started streaming');
-      channel.finish(errorMessage(request.id, err instanceof CatalogError ? rpcError(err) : INTERNAL_RPC_ERROR));
+      channel.finish(errorMessage(request.id, failure.kind === 'catalog' ? rpcError(failure.error) : INTERNAL_RPC_ERROR));
     }
     return reply;
   }
+}
 
-  /** What a thrown error answers, for the span: its catalog code, the outage's 503, or a fault of our own. */
-  function failedWith(traced: RequestSpan, err: unknown): void {
-    if (err instanceof CatalogError) traced.failed(err.code, rpcError(err).code);
-    else if (describeOutage?.(err) !== undefined) traced.failed('SERVICE_UNAVAILABLE', frameworkErrors.SERVICE_UNAVAILABLE.code);
-    else traced.failed('_OTHER', INTERNAL_RPC_ERROR.code);
-  }
+/** What a thrown error answers, for the span: its catalog code, the outage's 503, or a fault of our own. */
+function failedWith(traced: RequestSpan, failure: Classified): void {
+  if (failure.kind === 'catalog') traced.failed(failure.error.code, rpcError(failure.error).code);
+  else if (failure.kind === 'outage') traced.failed('SERVICE_UNAVAILABLE', frameworkErrors.SERVICE_UNAVAILABLE.code);
+  else traced.failed('_OTHER', INTERNAL_RPC_ERROR.code);
 }
 
 /** Aborted when the client goes away before the response is complete (made only if a handler asks). */

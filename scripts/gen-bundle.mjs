@@ -24,8 +24,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const DIST = path.join(ROOT, 'dist');
 const RECORD = path.join(DIST, 'gen.json');
-/** Output name -> source. Every output sits directly in dist/: the generator finds the project one folder up from its own file, as from codegen/. */
-const ENTRIES = { gen: 'codegen/cli.ts', 'gen-dev': 'codegen/dev.ts', 'gen-check': 'codegen/handler-check/child.ts' };
+/** Output name -> source. Every output sits directly in dist/: the generator finds the project one folder up from its own file (from codegen/'s subfolders, two). */
+const ENTRIES = { gen: 'codegen/cli.ts', 'gen-dev': 'codegen/dev/dev.ts', 'gen-check': 'codegen/check/handlers/child.ts' };
 const CHUNK_PREFIX = 'gen-chunk-';
 
 /** True when every bundle exists and no source it was built from has changed since. */
@@ -40,11 +40,11 @@ export function isFresh() {
   return sourcesUnchanged(ROOT, record);
 }
 
-const VALIDATOR_MODULE = 'codegen/tools-yaml-validator.ts';
+const VALIDATOR_MODULE = 'codegen/load/tools-yaml-validator.ts';
 
 /**
  * The validator of tools.yaml's own schema, compiled now by ajv's standalone mode (with the options
- * codegen/tools-yaml-validator.ts compiles it with at run time, read from that file), in place of
+ * codegen/load/tools-yaml-validator.ts compiles it with at run time, read from that file), in place of
  * that module: the bundle compiles no schema for it. Its sources are the module and the schema.
  */
 export function toolsYamlValidatorCode() {
@@ -65,10 +65,10 @@ export function toolsYamlValidatorCode() {
 const precompiledToolsYamlValidator = {
   name: 'precompiled-tools-yaml-validator',
   setup(build) {
-    build.onLoad({ filter: /[\\/]codegen[\\/]tools-yaml-validator\.ts$/ }, () => ({
+    build.onLoad({ filter: /[\\/]codegen[\\/]load[\\/]tools-yaml-validator\.ts$/ }, () => ({
       contents: toolsYamlValidatorCode(),
       loader: 'js',
-      resolveDir: path.join(ROOT, 'codegen'),
+      resolveDir: path.join(ROOT, 'codegen', 'load'),
       watchFiles: [path.join(ROOT, 'codegen/tools-yaml.schema.json')],
     }));
   },
@@ -121,7 +121,7 @@ export async function build() {
 
 /** Runs an entry of the bundle (`gen` or `gen-dev`) with the process's arguments, building it first when it is stale. */
 export async function run(entry) {
-  // As codegen/run-cache.ts finds the generator's cache folder: relative to the working directory.
+  // As codegen/cache/run-cache.ts finds the generator's cache folder: relative to the working directory.
   const cache = path.resolve(process.env.TOOLS_GEN_CACHE ?? path.join('node_modules', '.cache', 'tools-gen'));
   // Node 22.1 and later keep compiled code between runs; an older Node simply compiles each time.
   nodeModule.enableCompileCache?.(path.join(cache, 'node-compile-cache'));

@@ -15,7 +15,7 @@ import { build, isFresh } from './build.mjs';
 // does not own; a growth factor of 1, set before anything is allocated, keeps the young generation
 // at its initial 2 MB instead. Measured with `npm run soak` (SQLite, 50 connections): RSS 145-172 MB
 // without it (growing 25 MB in 4 minutes), 102-107 MB with it and the smaller SQLite cache
-// (app/store/database.ts), with no more CPU per call. An operator's own choice of semi-space size
+// (app/store/db/database.ts), with no more CPU per call. An operator's own choice of semi-space size
 // (NODE_OPTIONS or node flags) is left alone, and so is V8's default while OpenTelemetry is on
 // (the test is app/ops/telemetry.ts's telemetryRequested): its SDK allocates for every span, and
 // in a 2 MB young generation the collector was the largest part of tracing's cost (bench (b):
@@ -36,7 +36,7 @@ if (!isFresh()) {
 await import('../dist/main.js');
 
 /**
- * The handlers' type check (codegen/handler-check), started now so that TypeScript works in its own
+ * The handlers' type check (codegen/check/handlers), started now so that TypeScript works in its own
  * process while esbuild bundles; resolves to build()'s `accept`, which prints every error in a file
  * the bundle serves and keeps the new bundle out of dist/.
  *
@@ -49,7 +49,7 @@ async function handlersCompile() {
   const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
   const { toolsYaml = ['tools.yaml'] } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
   const { tsImport } = await import('tsx/esm/api');
-  const { HandlerCheck, formatTypeErrors } = await tsImport('../codegen/handler-check/index.ts', import.meta.url);
+  const { HandlerCheck, formatTypeErrors } = await tsImport('../codegen/check/handlers/index.ts', import.meta.url);
   const check = new HandlerCheck({ root, yamlFiles: toolsYaml });
   const checking = check.run({ color: process.stderr.hasColors?.() ?? false });
   return async (sources) => {

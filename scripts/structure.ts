@@ -11,7 +11,8 @@
  * files are evaluated. Cycles made only with the help of type-only imports are listed apart; they
  * cost nothing at run time but still tie two layers together.
  *
- * `--json` prints the same as JSON. The test tests/unit/structure.test.ts fails on a value cycle.
+ * `--json` prints the same as JSON. The test tests/unit/structure.test.ts fails on a value cycle,
+ * and on an import that climbs runtime/'s floors (the table in runtime/index.ts; `floorViolations`).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -41,6 +42,8 @@ export interface Structure {
   valueCycles: string[][];
   /** Cycles that need at least one type-only import to close. */
   typeCycles: string[][];
+  /** Every import between two of the files read (tests/ left out), for the checks of single files. */
+  imports: FileImport[];
 }
 
 /** Every source file under the folders, relative to root, with forward slashes. */
@@ -184,8 +187,15 @@ function tangled(nodes: string[], next: (n: string) => string[]): Set<string> {
   return out;
 }
 
-/** Reads the tree under root. */
-export function analyse(root: string): Structure {
+/** What analyse reads: the source files, their lines per folder, and every import between them (tests/ not drawn). */
+export interface Tree {
+  files: string[];
+  lines: Map<string, { folder: string; files: number; code: number }>;
+  imports: FileImport[];
+}
+
+/** Reads the files under root and their imports. */
+export function readTree(root: string): Tree {
   const files = sourceFiles(root);
   const known = new Set(files);
   const lines = new Map<string, { folder: string; files: number; code: number }>();
@@ -204,7 +214,12 @@ export function analyse(root: string): Structure {
       if (to && !LINES_ONLY.has(to.split('/')[0]!)) imports.push({ from: file, to, kind });
     }
   }
+  return { files, lines, imports };
+}
 
+/** Reads the tree under root (or analyses one already read). */
+export function analyse(root: string, tree: Tree = readTree(root)): Structure {
+  const { files, lines, imports } = tree;
   const arrows = new Map<string, Structure['arrows'][number]>();
   for (const i of imports) {
     const [a, b] = [folderOf(i.from), folderOf(i.to)];
@@ -232,7 +247,50 @@ export function analyse(root: string): Structure {
     arrows: [...arrows.values()].sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to)),
     valueCycles,
     typeCycles,
+    imports,
   };
+}
+
+/** A file's place in a folder's layering: its floor's number and name. */
+export interface Floor {
+  floor: number;
+  name: string;
+}
+
+/**
+ * A folder's floors, from a table whose lines read `<number> <name>  <file> <file> ...` (two spaces
+ * or more after the name; files without `.ts`), as in runtime/index.ts's comment. A file named
+ * twice is an error.
+ */
+export function readFloors(text: string): Map<string, Floor> {
+  const floors = new Map<string, Floor>();
+  for (const [, n, name, names] of text.matchAll(/^[ \t]*\*?[ \t]+(\d+) ([a-z][a-z-]*) {2,}([a-z][a-z0-9 -]*?)[ \t]*$/gm)) {
+    for (const file of names!.split(/ +/)) {
+      if (floors.has(file)) throw new Error(`${file} is on two floors`);
+      floors.set(file, { floor: Number(n), name: name! });
+    }
+  }
+  return floors;
+}
+
+/**
+ * Where a folder (runtime) breaks its floors: an import from a file to one on a higher floor, a
+ * file on no floor, and a floor entry naming no file. Empty when the folder keeps its rule.
+ */
+export function floorViolations(tree: Pick<Tree, 'files' | 'imports'>, folder: string, floors: Map<string, Floor>): string[] {
+  const stem = (file: string) => file.slice(folder.length + 1).replace(/\.ts$/, '');
+  const inFolder = (file: string) => file.startsWith(`${folder}/`) && !file.slice(folder.length + 1).includes('/') && file.endsWith('.ts');
+  const at = (file: string) => floors.get(stem(file));
+  const shown = (file: string) => `${file} (${at(file)!.floor} ${at(file)!.name})`;
+  const out: string[] = [];
+  const present = new Set(tree.files.filter(inFolder).map(stem));
+  for (const file of tree.files.filter(inFolder)) if (!at(file)) out.push(`${file} is on no floor`);
+  for (const name of floors.keys()) if (!present.has(name)) out.push(`the floors name ${folder}/${name}.ts, which does not exist`);
+  for (const i of tree.imports) {
+    if (!inFolder(i.from) || !inFolder(i.to) || !at(i.from) || !at(i.to)) continue;
+    if (at(i.to)!.floor > at(i.from)!.floor) out.push(`${shown(i.from)} imports ${shown(i.to)}${i.kind === 'value' ? '' : ` (${i.kind})`}, a floor above it`);
+  }
+  return out;
 }
 
 /** The report `npm run structure` prints. */

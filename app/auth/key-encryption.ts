@@ -6,8 +6,7 @@
  * plain JWK, as before; plain rows are sealed at the first start with a key.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { ConfigError, type AppConfig } from '../config.ts';
-import { isLoopback } from '../seed.ts';
+import { ConfigError, isLoopback, type AppConfig } from '../config.ts';
 
 const ALGORITHM = 'aes-256-gcm';
 const IV_BYTES = 12;

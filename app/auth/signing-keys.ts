@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, errors as joseErrors, exportJWK, generateKeyPair, importJWK, type JWK, type JWTVerifyGetKey, type CryptoKey } from 'jose';
-import type { Db } from '../store/database.ts';
+import type { Db } from '../store/db/database.ts';
 import { isSealed, openStoredJwk, type KeyEncryption } from './key-encryption.ts';
 
 export const TOKEN_ALG = 'ES256';

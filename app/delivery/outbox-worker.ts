@@ -5,8 +5,8 @@
  * recorded in one transaction. Failures are retried with exponential backoff, up to maxAttempts.
  */
 import { SpanKind, trace } from '@opentelemetry/api';
-import { failSpan, inSpan } from '../ops/span-failure.ts';
-import type { Db } from '../store/database.ts';
+import { failSpan, inSpan } from '../tracing/span-failure.ts';
+import type { Db } from '../store/db/database.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { DeliveryAdapter, DeliveryOutcome, OutgoingMessage } from './adapter.ts';
 

@@ -1,34 +1,32 @@
 /**
  * Every failure of the outreach rules and the store, independent of MCP, in one module. Each one
- * that a tool can meet names the catalog error (tools.yaml) it becomes; tool handlers raise it
- * through app/tool-support/domain-errors.ts, which fills in the parameters.
+ * that a tool can meet carries the catalog error (tools.yaml) it becomes, and fills in that
+ * error's parameters from the ids the tool was called with (`raised`), so that each message says
+ * what to do next. Tool handlers raise it through app/tool-support/domain-errors.ts
+ * (`withDomainErrors`), which needs no change for a new failure: a new one is a class here and its
+ * entry in tools.yaml (docs/framework.md, "Tool helpers").
  *
  * A store operation says which of them it may raise in its return type (`Fallible`), so that
  * `withDomainErrors` fails type-check when a tool calls it without declaring one of those codes.
  */
-import type { ErrorCode } from '../../generated/errors.gen.ts';
+import type { ErrorCode, ErrorParams } from '../../generated/errors.gen.ts';
 import type { CampaignStatus } from '../../generated/types.gen.ts';
 
-/** A code of tools.yaml's catalog: a misspelt or removed one fails type-check. */
-type Declared<C extends ErrorCode> = C;
+/** A code of tools.yaml's catalog that a domain failure becomes: a misspelt or removed one fails type-check. */
+export type DomainCode = ErrorCode;
 
-/** The catalog codes of domain failures. */
-export type DomainCode = Declared<
-  | 'CAMPAIGN_NOT_FOUND'
-  | 'STEP_NOT_FOUND'
-  | 'LEAD_NOT_FOUND'
-  | 'CONVERSATION_NOT_FOUND'
-  | 'PROFILE_NOT_FOUND'
-  | 'CAMPAIGN_ARCHIVED'
-  | 'STEPS_LOCKED'
-  | 'LEADS_NOT_ACCEPTED'
-  | 'ILLEGAL_TRANSITION'
-  | 'CAMPAIGN_HAS_NO_STEPS'
-  | 'CAMPAIGN_HAS_NO_LEADS'
-  | 'INVALID_CURSOR'
-  | 'DAILY_LIMIT_REACHED'
-  | 'PROFILE_NOT_ACTIVE'
->;
+/** A catalog code with its parameters, typed together: the parameters the catalog declares for that code. */
+export type Raised<C extends DomainCode = DomainCode> = { [K in C]: { code: K; params: ErrorParams[K] } }[C];
+
+/** The ids a tool was called with (and its name), which the messages of its failures repeat. */
+export interface CallIds {
+  tool: string;
+  service_profile_id: string;
+  campaign_id?: string;
+  step_id?: string;
+  lead_id?: string;
+  conversation_id?: string;
+}
 
 declare const raises: unique symbol;
 /**
@@ -41,6 +39,11 @@ export class DomainError extends Error {
   override name = 'DomainError';
   /** The catalog error this failure becomes in a tool, if a tool can meet it. */
   readonly code: DomainCode | undefined = undefined;
+
+  /** That catalog error with its parameters, filled from the ids of the call; undefined when no tool meets this failure. */
+  raised(_ids: CallIds): Raised | undefined {
+    return undefined;
+  }
 }
 
 const NOT_FOUND = {
@@ -61,6 +64,24 @@ export class NotFoundError extends DomainError {
     super(`${kind} ${id} not found`);
     this.code = NOT_FOUND[kind];
   }
+
+  override raised(ids: CallIds): Raised<(typeof NOT_FOUND)[keyof typeof NOT_FOUND]> {
+    const { service_profile_id } = ids;
+    const campaign_id = ids.campaign_id ?? '';
+    switch (this.kind) {
+      // The campaign the caller named, as before: every store operation that raises it was given that id.
+      case 'campaign':
+        return { code: 'CAMPAIGN_NOT_FOUND', params: { campaign_id, service_profile_id } };
+      case 'step':
+        return { code: 'STEP_NOT_FOUND', params: { step_id: this.id, campaign_id } };
+      case 'lead':
+        return { code: 'LEAD_NOT_FOUND', params: { lead_id: this.id, service_profile_id } };
+      case 'conversation':
+        return { code: 'CONVERSATION_NOT_FOUND', params: { conversation_id: this.id, service_profile_id } };
+      case 'profile':
+        return { code: 'PROFILE_NOT_FOUND', params: { service_profile_id: this.id } };
+    }
+  }
 }
 
 export type CampaignAction = 'start' | 'pause' | 'archive' | 'complete' | 'edit_steps' | 'edit' | 'add_leads';
@@ -79,6 +100,24 @@ export class IllegalStateError extends DomainError {
     else if (action === 'add_leads') this.code = 'LEADS_NOT_ACCEPTED';
     else this.code = 'ILLEGAL_TRANSITION';
   }
+
+  override raised(ids: CallIds): Raised<IllegalStateError['code']> {
+    const campaign_id = ids.campaign_id ?? '';
+    switch (this.code) {
+      case 'CAMPAIGN_ARCHIVED':
+        return { code: this.code, params: { campaign_id } };
+      case 'STEPS_LOCKED':
+      case 'LEADS_NOT_ACCEPTED':
+        return { code: this.code, params: { campaign_id, current: this.current } };
+      case 'ILLEGAL_TRANSITION':
+        return { code: this.code, params: { action: this.action, campaign_id, current: this.current, allowed: orList(this.allowed) } };
+    }
+  }
+}
+
+/** "a", "a or b", "a, b or c". */
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 }
 
 export class CannotStartError extends DomainError {
@@ -88,6 +127,10 @@ export class CannotStartError extends DomainError {
     super(reason === 'no_steps' ? 'the campaign has no steps' : 'the campaign has no leads');
     this.code = reason === 'no_steps' ? 'CAMPAIGN_HAS_NO_STEPS' : 'CAMPAIGN_HAS_NO_LEADS';
   }
+
+  override raised(ids: CallIds): Raised<CannotStartError['code']> {
+    return { code: this.code, params: { campaign_id: ids.campaign_id ?? '' } };
+  }
 }
 
 /** A pagination cursor this server did not hand out (or for another listing). */
@@ -96,6 +139,10 @@ export class InvalidCursorError extends DomainError {
 
   constructor() {
     super('invalid cursor');
+  }
+
+  override raised(ids: CallIds): Raised<'INVALID_CURSOR'> {
+    return { code: this.code, params: { tool: ids.tool } };
   }
 }
 
@@ -109,6 +156,10 @@ export class DailyLimitError extends DomainError {
   ) {
     super(`daily limit of ${limit} reached`);
   }
+
+  override raised(ids: CallIds): Raised<'DAILY_LIMIT_REACHED'> {
+    return { code: this.code, params: { service_profile_id: ids.service_profile_id, limit: this.limit, resets_at: this.resetsAt, timezone: this.timezone } };
+  }
 }
 
 export class ProfileNotActiveError extends DomainError {
@@ -116,6 +167,10 @@ export class ProfileNotActiveError extends DomainError {
 
   constructor(readonly status: string) {
     super(`profile is ${status}`);
+  }
+
+  override raised(ids: CallIds): Raised<'PROFILE_NOT_ACTIVE'> {
+    return { code: this.code, params: { service_profile_id: ids.service_profile_id, status: this.status } };
   }
 }
 

@@ -4,7 +4,7 @@
  * every model; the columns beside the JSON payload are the ones the provider looks things up by.
  */
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
-import type { Db } from '../store/database.ts';
+import type { Db } from '../store/db/database.ts';
 
 export interface OAuthAdapterHooks {
   /**

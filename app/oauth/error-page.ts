@@ -4,8 +4,8 @@
  * An error that can be sent back to the client's registered redirect URI never comes here.
  */
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { html } from '../web/html.ts';
-import { page } from '../web/pages/layout.ts';
+import { html } from '../html/html.ts';
+import { page } from '../html/layout.ts';
 
 const ADVICE: Record<string, string> = {
   invalid_client: 'The application is not registered here (or its registration was removed). Remove the connector in your AI client and add it again.',

@@ -7,7 +7,7 @@
  */
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { formActionSource } from '../web/security.ts';
+import { formActionSource } from '../html/security.ts';
 
 export function formPostPolicy(provider: Provider): void {
   provider.use(async (ctx, next) => {

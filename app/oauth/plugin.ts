@@ -8,9 +8,9 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { SigningKeys } from '../auth/signing-keys.ts';
-import type { Db } from '../store/database.ts';
+import type { Db } from '../store/db/database.ts';
 import { rateLimitStoreClass } from '../store/rate-limits.ts';
-import { securityHeaders } from '../web/security.ts';
+import { securityHeaders } from '../html/security.ts';
 
 /**
  * The provider, rebuilt when the signing key changed (a rotation): it signs with the key it was

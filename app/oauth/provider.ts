@@ -12,7 +12,7 @@ import Provider, { errors, type Configuration, type JWK } from 'oidc-provider';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../auth/tokens.ts';
 import { TOKEN_ALG } from '../auth/signing-keys.ts';
 import type { AccountStore } from '../store/accounts.ts';
-import type { Db } from '../store/database.ts';
+import type { Db } from '../store/db/database.ts';
 import { revokeAccessTokens, type RevokeAccessToken } from './access-token-revocation.ts';
 import { oauthAdapterFactory, type OAuthAdapterHooks } from './adapter.ts';
 import { addressedToIssuer } from './issuer-origin.ts';

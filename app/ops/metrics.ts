@@ -7,7 +7,7 @@
 import type { FastifyInstance, onResponseHookHandler } from 'fastify';
 import client from 'prom-client';
 import type { ToolCallEvent } from '../../runtime/index.ts';
-import type { Db } from '../store/database.ts';
+import type { Db } from '../store/db/database.ts';
 import { CounterTally, HistogramTally, type HistogramSeries } from './tallies.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import type { Db } from '../store/database.ts';
+import type { Db } from '../store/db/database.ts';
 
 /** What /readyz answers while the store does not. */
 const NOT_READY = { status: 'unavailable', reason: 'the store does not answer' } as const;

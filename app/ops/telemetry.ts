@@ -8,7 +8,7 @@
  * protocol (`http/protobuf` by default, `http/json`, `grpc`), headers and timeouts, the sampler,
  * the batch and metric intervals, the propagators, the resource. Besides the framework's MCP spans
  * it instruments PostgreSQL's driver (`pg`, which the bundle keeps external so that the
- * instrumentation sees it loaded: app/store/database.ts) and Node's fetch (the delivery webhook).
+ * instrumentation sees it loaded: app/store/db/database.ts) and Node's fetch (the delivery webhook).
  */
 import type { NodeSDK } from '@opentelemetry/sdk-node';
 

@@ -11,7 +11,7 @@
  * downtime the limits cap what catches up.
  */
 import { trace } from '@opentelemetry/api';
-import { inSpan } from '../ops/span-failure.ts';
+import { inSpan } from '../tracing/span-failure.ts';
 import type { Clock } from '../clock.ts';
 import { isOpen, sendingWindow } from '../domain/schedule.ts';
 import type { BatchResult, RunningCampaign, SequencingStore } from '../store/sequencing.ts';

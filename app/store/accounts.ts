@@ -1,11 +1,11 @@
 /** Accounts, their users, sender profiles and authorization grants. */
-import type { Db } from './database.ts';
+import type { Db } from './db/database.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { EmailTakenError } from '../domain/errors.ts';
 import { localDay } from '../domain/schedule.ts';
 import { newId } from './ids.ts';
-import { prepared } from './prepared.ts';
-import { isUniqueViolation } from './db-errors.ts';
+import { prepared } from './db/prepared.ts';
+import { isUniqueViolation } from './db/db-errors.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import type { ProfilesTable } from './schema.ts';
 

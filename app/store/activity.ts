@@ -1,6 +1,6 @@
 /** The tool-call activity log: written in batches by the recorder, read by the dashboard. */
 import { CompiledQuery } from 'kysely';
-import type { Db } from './database.ts';
+import type { Db } from './db/database.ts';
 import type { ToolCallsTable } from './schema.ts';
 
 export type ToolCallRow = ToolCallsTable;

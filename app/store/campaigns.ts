@@ -6,13 +6,13 @@
 import { sql, type Transaction } from 'kysely';
 import { CannotStartError, NotFoundError, type Fallible } from '../domain/errors.ts';
 import { EDIT_STATES, requireState, STEP_EDIT_STATES, transition } from '../domain/lifecycle.ts';
-import type { Db, DbKind } from './database.ts';
+import type { Db, DbKind } from './db/database.ts';
 import { newId } from './ids.ts';
 import { realignLeads } from './realign-leads.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { CampaignsTable, CampaignStatus, Database, SequenceStatus, StepsTable } from './schema.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { prepared, preparedShapes } from './prepared.ts';
+import { prepared, preparedShapes } from './db/prepared.ts';
 
 import type { Campaign, CampaignSettings, CampaignSummary, Schedule, Step, StepInput } from '../../generated/types.gen.ts';
 

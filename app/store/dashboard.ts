@@ -2,7 +2,7 @@
  * Read-only views for the web dashboard: what the assistant did in an account, across its
  * profiles, in one query per panel. Every query is bounded by the account id.
  */
-import type { Db } from './database.ts';
+import type { Db } from './db/database.ts';
 import type { CampaignStatus, ToolCallActor, ToolCallOutcome } from './schema.ts';
 
 export interface CampaignRow {

@@ -5,7 +5,7 @@
  * PostgreSQL notifies every instance in the same transaction (see auth/revocation-feed.ts).
  */
 import { systemClock, type Clock } from '../clock.ts';
-import type { Db, DbKind } from './database.ts';
+import type { Db, DbKind } from './db/database.ts';
 import { newId } from './ids.ts';
 import type { GrantKind, GrantsTable } from './schema.ts';
 import { sql, type Transaction } from 'kysely';

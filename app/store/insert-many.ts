@@ -14,7 +14,7 @@
  */
 import { sql, type Insertable, type Transaction } from 'kysely';
 import { inChunks } from './chunks.ts';
-import type { DbKind } from './database.ts';
+import type { DbKind } from './db/database.ts';
 import type { Database } from './schema.ts';
 
 /** Rows per SQLite statement: 200 rows of up to 14 columns stay well under SQLite's 32,766 bound parameters. */

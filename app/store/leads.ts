@@ -6,8 +6,8 @@ import { ADD_LEADS_STATES, requireState } from '../domain/lifecycle.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { inChunks } from './chunks.ts';
 import { assertCampaign } from './ownership.ts';
-import { preparedShapes } from './prepared.ts';
-import type { Db, DbKind } from './database.ts';
+import { preparedShapes } from './db/prepared.ts';
+import type { Db, DbKind } from './db/database.ts';
 import { newId } from './ids.ts';
 import type { Database, LeadsTable } from './schema.ts';
 

@@ -6,7 +6,7 @@ import type { Transaction } from 'kysely';
 import { DailyLimitError, NotFoundError, ProfileNotActiveError, type Fallible } from '../domain/errors.ts';
 import { localDay, nextLocalMidnight } from '../domain/schedule.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import type { Db, DbKind } from './database.ts';
+import type { Db, DbKind } from './db/database.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { newId } from './ids.ts';
 import type { Database, MessagesTable } from './schema.ts';

@@ -1,7 +1,7 @@
 /** Ownership checks shared by the stores: another account's (or profile's) ids are simply not found. */
 import { NotFoundError } from '../domain/errors.ts';
-import type { Db } from './database.ts';
-import { prepared, type PreparedQuery } from './prepared.ts';
+import type { Db } from './db/database.ts';
+import { prepared, type PreparedQuery } from './db/prepared.ts';
 
 type CampaignOwnership = PreparedQuery<{ campaignId: string; accountId: string; profileId: string }, { id: string }>;
 

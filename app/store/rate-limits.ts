@@ -2,7 +2,7 @@
  * A store for @fastify/rate-limit on our database: fixed-window counters shared by every
  * instance, so five wrong passwords are five wherever they land. One upsert per counted attempt.
  */
-import type { Db } from './database.ts';
+import type { Db } from './db/database.ts';
 
 type Callback = (err: Error | null, result?: { current: number; ttl: number }) => void;
 

@@ -4,7 +4,7 @@
  * together on an empty store agree on one value.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from './database.ts';
+import type { Db } from './db/database.ts';
 
 export async function sharedSecret(db: Db, name: string, bytes = 32): Promise<string> {
   await db

@@ -12,7 +12,7 @@ import { leadValues } from '../domain/leads.ts';
 import { dueAfter, localDay, localTime } from '../domain/schedule.ts';
 import { toStep, type Schedule, type Settings, type Step } from './campaigns.ts';
 import { inChunks } from './chunks.ts';
-import type { Db, DbKind } from './database.ts';
+import type { Db, DbKind } from './db/database.ts';
 import { newId } from './ids.ts';
 import { insertMany } from './insert-many.ts';
 import { toLead } from './leads.ts';

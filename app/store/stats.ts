@@ -1,7 +1,7 @@
 /** Campaign statistics: totals and per-day counts, computed from leads and messages. */
 import type { Fallible } from '../domain/errors.ts';
 import { assertCampaign } from './ownership.ts';
-import type { Db } from './database.ts';
+import type { Db } from './db/database.ts';
 
 import type { CampaignStats, DayStats } from '../../generated/types.gen.ts';
 

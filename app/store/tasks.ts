@@ -4,7 +4,7 @@
  * polls. JSON fields are stored as text. Expired tasks are deleted by housekeeping (deleteExpired).
  */
 import type { TaskRecord, TaskStore } from '../../runtime/index.ts';
-import type { Db } from './database.ts';
+import type { Db } from './db/database.ts';
 import type { McpTasksTable } from './schema.ts';
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));

@@ -1,6 +1,7 @@
 /**
- * Raises domain failures (app/domain/errors.ts) as the catalog errors a tool declares, filling in
- * the ids the caller passed so that each message says what to do next.
+ * Raises domain failures (app/domain/errors.ts) as the catalog errors a tool declares. Each failure
+ * carries its catalog code and fills in the ids the caller passed (`DomainError.raised`), so this
+ * module knows no failure by name: a new one needs no edit here.
  *
  * Typed against the generated ToolErrors: the codes a store operation may raise travel in its
  * return type (`Fallible`), and a tool whose errors lack one of them fails type-check. A domain
@@ -9,71 +10,15 @@
  */
 import type { ErrorParams } from '../../generated/errors.gen.ts';
 import type { CatalogError, ToolErrors } from '../../runtime/index.ts';
-import {
-  CannotStartError,
-  DailyLimitError,
-  DomainError,
-  IllegalStateError,
-  InvalidCursorError,
-  NotFoundError,
-  ProfileNotActiveError,
-} from '../domain/errors.ts';
-import type { DomainCode, Fallible } from '../domain/errors.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { CallIds, DomainCode, Fallible, Raised } from '../domain/errors.ts';
 
-export interface Ids {
-  tool: string;
-  service_profile_id: string;
-  campaign_id?: string;
-  step_id?: string;
-  lead_id?: string;
-  conversation_id?: string;
-}
-
-/** A catalog code with its parameters, typed together. */
-type Raised = { [C in DomainCode]: { code: C; params: ErrorParams[C] } }[DomainCode];
+/** The ids a tool was called with (and its name), which the messages of its failures repeat. */
+export type Ids = CallIds;
 
 /** The catalog error of a domain failure, with its parameters, or undefined for any other error. */
 export function catalogErrorFor(err: unknown, ids: Ids): Raised | undefined {
-  if (!(err instanceof DomainError)) return undefined;
-  const { service_profile_id } = ids;
-  const campaign_id = ids.campaign_id ?? '';
-  if (err instanceof NotFoundError) {
-    switch (err.code) {
-      // The campaign the caller named, as before: every store operation that raises it was given that id.
-      case 'CAMPAIGN_NOT_FOUND':
-        return { code: err.code, params: { campaign_id, service_profile_id } };
-      case 'STEP_NOT_FOUND':
-        return { code: err.code, params: { step_id: err.id, campaign_id } };
-      case 'LEAD_NOT_FOUND':
-        return { code: err.code, params: { lead_id: err.id, service_profile_id } };
-      case 'CONVERSATION_NOT_FOUND':
-        return { code: err.code, params: { conversation_id: err.id, service_profile_id } };
-      case 'PROFILE_NOT_FOUND':
-        return { code: err.code, params: { service_profile_id: err.id } };
-    }
-  }
-  if (err instanceof IllegalStateError) {
-    switch (err.code) {
-      case 'CAMPAIGN_ARCHIVED':
-        return { code: err.code, params: { campaign_id } };
-      case 'STEPS_LOCKED':
-      case 'LEADS_NOT_ACCEPTED':
-        return { code: err.code, params: { campaign_id, current: err.current } };
-      case 'ILLEGAL_TRANSITION':
-        return { code: err.code, params: { action: err.action, campaign_id, current: err.current, allowed: orList(err.allowed) } };
-    }
-  }
-  if (err instanceof CannotStartError) return { code: err.code, params: { campaign_id } };
-  if (err instanceof InvalidCursorError) return { code: err.code, params: { tool: ids.tool } };
-  if (err instanceof DailyLimitError)
-    return { code: err.code, params: { service_profile_id, limit: err.limit, resets_at: err.resetsAt, timezone: err.timezone } };
-  if (err instanceof ProfileNotActiveError) return { code: err.code, params: { service_profile_id, status: err.status } };
-  return undefined;
-}
-
-/** "a", "a or b", "a, b or c". */
-function orList(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+  return err instanceof DomainError ? err.raised(ids) : undefined;
 }
 
 /**

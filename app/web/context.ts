@@ -6,12 +6,12 @@ import type { OAuthServer } from '../oauth/plugin.ts';
 import type { AccountStore } from '../store/accounts.ts';
 import type { CampaignStore } from '../store/campaigns.ts';
 import type { DashboardStore } from '../store/dashboard.ts';
-import type { Db } from '../store/database.ts';
+import type { Db } from '../store/db/database.ts';
 import type { LeadStore } from '../store/leads.ts';
 import type { MessageStore } from '../store/messages.ts';
 import type { StatsStore } from '../store/stats.ts';
 import type { UsersTable } from '../store/schema.ts';
-import type { Viewer } from './pages/layout.ts';
+import type { Viewer } from '../html/layout.ts';
 
 export interface ShownTokenState {
   /** The header value `Bearer <token>`, sealed to this session (see sealed.ts). */

@@ -12,8 +12,8 @@ import { chosenScopes, currentUser, viewerOf, type User, type WebContext } from 
 import { consentPage } from './pages/consent.ts';
 import { messagePage } from './pages/message.ts';
 import { signinPage } from './pages/signin.ts';
-import { consentPolicy } from './security.ts';
-import { isUniqueViolation } from '../store/db-errors.ts';
+import { consentPolicy } from '../html/security.ts';
+import { isUniqueViolation } from '../store/db/db-errors.ts';
 
 type Details = Awaited<ReturnType<Awaited<ReturnType<OAuthServer['current']>>['interactionDetails']>>;
 

@@ -27,7 +27,7 @@ import { mcpDialogRoutes } from './mcp-dialog-routes.ts';
 import { messagePage } from './pages/message.ts';
 import { rateLimitStoreClass } from '../store/rate-limits.ts';
 import { DbSessionStore } from './session-store.ts';
-import { securityHeaders } from './security.ts';
+import { securityHeaders } from '../html/security.ts';
 
 const STATIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'static');
 const SESSION_TTL_MS = 12 * 3600 * 1000;

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Session } from 'fastify';
 import type { SessionStore } from '@fastify/session';
-import type { Db } from '../store/database.ts';
+import type { Db } from '../store/db/database.ts';
 
 type StoredSession = Session & { cookie?: { expires?: string | Date | null } };
 

@@ -1,7 +1,7 @@
 /**
  * One SQLite driver's cost per read, in this process alone: `node measure.mjs node:sqlite`,
  * `node measure.mjs node:sqlite-arrays` (rows read as arrays and made objects by a function
- * compiled per statement, as app/store/sqlite-driver.ts does) or `node measure.mjs <folder of a
+ * compiled per statement, as app/store/db/sqlite-driver.ts does) or `node measure.mjs <folder of a
  * better-sqlite3 package>`. Prints one JSON line: µs per call of
  * each read, the best of three rounds. The reads are the shapes the store runs on every tool call
  * (an in-memory database: the driver's cost, not the disk's), each statement prepared once.

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:drivers`: what each SQLite driver costs per read, on each Node line given, each
  * driver in a process of its own (measure.mjs). The candidates are Node's built-in `node:sqlite`
- * (as it comes, and as the store's driver, app/store/sqlite-driver.ts, reads rows) and
+ * (as it comes, and as the store's driver, app/store/db/sqlite-driver.ts, reads rows) and
  * better-sqlite3 12 and 13, pinned in this
  * folder's package.json and installed from its lockfile into bench/results/ once per Node ABI
  * (their native parts are built for it), never the project's own install.

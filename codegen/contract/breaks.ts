@@ -1,6 +1,6 @@
 /** The changes from a published contract to the current one that would break existing clients. */
 import { canonical, own, type Json } from './json.ts';
-import { MCP_HEADER } from '../mcp-header.ts';
+import { MCP_HEADER } from '../load/mcp-header.ts';
 import type { Break, Contract, ErrorContract } from './snapshot.ts';
 import { ANNOTATIONS, compareText } from './snapshot.ts';
 import { counterpart, describeTypes, describeVariant, variantLabel, variantsOf, type Variant } from './variants.ts';

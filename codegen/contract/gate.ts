@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Model } from '../model.ts';
+import type { Model } from '../load/model.ts';
 import type { OutputFile } from '../emit/output.ts';
 import { breakingChanges } from './breaks.ts';
 import { promptBreaks, promptContracts, resourceBreaks, resourceContracts } from './resources-prompts.ts';

@@ -3,7 +3,7 @@
  * or gets a prompt relies on. A resource's URI (or template), its MIME type and its scopes; a
  * prompt's arguments (which are required) and scopes. Titles and descriptions are annotations.
  */
-import type { PromptModel, ResourceModel } from '../model.ts';
+import type { PromptModel, ResourceModel } from '../load/model.ts';
 import { own } from './json.ts';
 import { compareText, sortedUnique, type Break, type PromptContract, type ResourceContract } from './snapshot.ts';
 

@@ -11,9 +11,9 @@
  * yesterday), except that new result fields are always allowed.
  */
 import { canonical, sortKeys, type Json } from './json.ts';
-import type { JSONSchema } from '../json-schema.ts';
-import { withLocalDefsInlined } from '../defs.ts';
-import { MCP_HEADER } from '../mcp-header.ts';
+import type { JSONSchema } from '../load/json-schema.ts';
+import { withLocalDefsInlined } from '../load/defs.ts';
+import { MCP_HEADER } from '../load/mcp-header.ts';
 import { isPlainObject } from '../../core/plain-object.ts';
 
 export interface ContractSource {

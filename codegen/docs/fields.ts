@@ -8,7 +8,7 @@
  * dependentSchemas) are put in words among the limits, e.g. `at least one of: (email given) or
  * (phone given)`; the words say what the validators enforce, not every subtlety of it.
  */
-import type { JSONSchema } from '../json-schema.ts';
+import type { JSONSchema } from '../load/json-schema.ts';
 import { code, link, typeAnchor, type Inline } from './inline.ts';
 import { isPlainObject } from '../../core/plain-object.ts';
 

@@ -6,8 +6,8 @@
  */
 import { clientConfigs } from '../../core/client-configs.ts';
 import { renderTemplate } from '../../core/templates.ts';
-import type { ErrorModel, Model, ToolExample, ToolModel } from '../model.ts';
-import { directDefs } from '../defs.ts';
+import type { ErrorModel, Model, ToolExample, ToolModel } from '../load/model.ts';
+import { directDefs } from '../load/defs.ts';
 import type { Block } from './blocks.ts';
 import { promptBlocks, resourceBlocks } from './resources-prompts.ts';
 import { fieldRows, isObjectDef, objectBranches, rulesOf, type Defs, type FieldRow, typeOf, detailsOf } from './fields.ts';

@@ -1,5 +1,5 @@
 /** The reference's Resources and Prompts sections: what a client can read and which prompts it can offer. */
-import type { ArgumentModel, Model } from '../model.ts';
+import type { ArgumentModel, Model } from '../load/model.ts';
 import type { Block } from './blocks.ts';
 import { code } from './inline.ts';
 

@@ -10,7 +10,7 @@
  * them out (no formatter runs on it): adding a tool adds its import and its member.
  */
 import path from 'node:path';
-import type { ArgumentModel, Model } from '../model.ts';
+import type { ArgumentModel, Model } from '../load/model.ts';
 import type { OutputFile } from './output.ts';
 import { promptsPath, resourcesPath } from './resources-prompts.ts';
 import { tsBanner } from './output.ts';

@@ -6,7 +6,7 @@
  * begins (the reference resource serves that part): the server reads them on first use.
  */
 import path from 'node:path';
-import type { Model } from '../model.ts';
+import type { Model } from '../load/model.ts';
 import { toHtml, toMarkdown, type Block } from '../docs/blocks.ts';
 import { connectingBlocks, introBlocks, referenceParts } from '../docs/reference.ts';
 import { mdBanner, type OutputFile } from './output.ts';

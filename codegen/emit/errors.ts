@@ -1,5 +1,5 @@
 /** generated/errors.gen.ts: the error catalog and the parameter types of every code. */
-import type { Model, ParamType } from '../model.ts';
+import type { Model, ParamType } from '../load/model.ts';
 import type { OutputFile } from './output.ts';
 import { literal, renderSource } from './ts-source.ts';
 import path from 'node:path';

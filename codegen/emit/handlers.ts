@@ -3,7 +3,7 @@
  * handler file for every tool that has none yet (written once, never overwritten).
  */
 import path from 'node:path';
-import type { Model, ToolModel } from '../model.ts';
+import type { Model, ToolModel } from '../load/model.ts';
 import type { OutputFile } from './output.ts';
 import { importPath, renderSource } from './ts-source.ts';
 import { toolTypesPath } from './tool-types.ts';

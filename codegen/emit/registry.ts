@@ -9,7 +9,7 @@
  * `npm run cli -- server-json` prints the entry with this instance's PUBLIC_URL filled in.
  */
 import path from 'node:path';
-import type { Model } from '../model.ts';
+import type { Model } from '../load/model.ts';
 import type { OutputFile } from './output.ts';
 
 /** The registry's published schema this file follows (tests/fixtures/registry/server.schema.json). */

@@ -5,7 +5,7 @@
  * Also the stub handler file of each new resource or prompt (written once, never overwritten).
  */
 import path from 'node:path';
-import type { ArgumentModel, Model, PromptModel, ResourceModel } from '../model.ts';
+import type { ArgumentModel, Model, PromptModel, ResourceModel } from '../load/model.ts';
 import type { OutputFile } from './output.ts';
 import { appTypeImports, importPath, literal, renderSource } from './ts-source.ts';
 

@@ -1,6 +1,6 @@
 /** generated/scopes.gen.ts: the scope catalog and the scopes each tool requires. */
 import path from 'node:path';
-import type { Model } from '../model.ts';
+import type { Model } from '../load/model.ts';
 import type { OutputFile } from './output.ts';
 import { literal, renderSource } from './ts-source.ts';
 

@@ -1,12 +1,12 @@
 /** generated/server.gen.ts: the ServerDefinition the runtime is started with. */
 import path from 'node:path';
-import type { Model, ToolModel } from '../model.ts';
+import type { Model, ToolModel } from '../load/model.ts';
 import type { OutputFile } from './output.ts';
 import { literal, renderSource } from './ts-source.ts';
-import { validatorName } from '../schemas.ts';
+import { validatorName } from '../load/schemas.ts';
 import { toolValidators } from './validators.ts';
-import { headerUses } from '../mcp-header.ts';
-import { localDefNames } from '../defs.ts';
+import { headerUses } from '../load/mcp-header.ts';
+import { localDefNames } from '../load/defs.ts';
 
 /** The tool's x-mcp-header arguments (the loader has checked them): header name and property path. */
 function headerParams(model: Model, tool: ToolModel): { header: string; path: string[] }[] {

@@ -3,9 +3,9 @@
  * the error codes it may raise, and the typed signature its handler must have.
  */
 import path from 'node:path';
-import type { Model, ToolModel } from '../model.ts';
-import type { ToolTypes } from '../type-compiler.ts';
-import { directDefs } from '../defs.ts';
+import type { Model, ToolModel } from '../load/model.ts';
+import type { ToolTypes } from './type-compiler.ts';
+import { directDefs } from '../load/defs.ts';
 import type { OutputFile } from './output.ts';
 import { appTypeImports, importPath, renderSource } from './ts-source.ts';
 

@@ -4,9 +4,9 @@
  * the schemas spread in, so the file stays about as long as tools.yaml.
  */
 import path from 'node:path';
-import type { JSONSchema } from '../json-schema.ts';
-import type { Model, ToolModel } from '../model.ts';
-import { localDefNames, refName, usedDefs } from '../defs.ts';
+import type { JSONSchema } from '../load/json-schema.ts';
+import type { Model, ToolModel } from '../load/model.ts';
+import { localDefNames, refName, usedDefs } from '../load/defs.ts';
 import type { OutputFile } from './output.ts';
 import { brokenArray, INDENT, jsonLiteral, printLiteral, type Literal } from './ts-literal.ts';
 import { renderSource } from './ts-source.ts';

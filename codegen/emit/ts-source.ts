@@ -5,7 +5,7 @@
  * four kinds of statement the emitters write. Indentation and line breaks inside a statement are
  * prettier's job (format.ts); the blank lines between statements are decided here.
  */
-import type { Model } from '../model.ts';
+import type { Model } from '../load/model.ts';
 import { tsBanner } from './output.ts';
 
 export interface ImportStatement {

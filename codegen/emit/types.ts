@@ -1,6 +1,6 @@
 /** generated/types.gen.ts: one named type per shared shape ($defs), for handlers and the store to use. */
 import path from 'node:path';
-import type { Model } from '../model.ts';
+import type { Model } from '../load/model.ts';
 import type { OutputFile } from './output.ts';
 import { renderSource } from './ts-source.ts';
 

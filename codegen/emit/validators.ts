@@ -6,10 +6,10 @@
  *   its result validator, importing the validators of the shapes they use.
  */
 import path from 'node:path';
-import { sharedId, usedDefs, type Defs } from '../defs.ts';
-import type { Model, ToolModel } from '../model.ts';
-import { sharedValidatorName, toolSchemaId, validatorName } from '../schemas.ts';
-import type { ImportedValidator } from '../standalone.ts';
+import { sharedId, usedDefs, type Defs } from '../load/defs.ts';
+import type { Model, ToolModel } from '../load/model.ts';
+import { sharedValidatorName, toolSchemaId, validatorName } from '../load/schemas.ts';
+import type { ImportedValidator } from '../load/standalone.ts';
 import { tsBanner, type OutputFile } from './output.ts';
 
 export function validatorsPath(model: Model, tool: ToolModel, ext: 'js' | 'd.ts' = 'js'): string {

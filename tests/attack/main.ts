@@ -3,7 +3,7 @@
  * ATTACK_STORE=sqlite,postgres for both), runs every attack of the catalogue against it, prints
  * each one as it ends and then the figures per front, and exits non-zero if any got through.
  */
-import type { DbKind } from '../../app/store/database.ts';
+import type { DbKind } from '../../app/store/db/database.ts';
 import { report, runAttacks } from './attack.ts';
 import { catalogue } from './catalogue.ts';
 import { surfacesWithoutIds } from './isolation-attacks.ts';

@@ -3,7 +3,7 @@
  * two accounts that each own one of everything (profile, campaign, step, lead, conversation).
  * Account A is the attacker's; account B is the victim whose ids A tries.
  */
-import type { DbKind } from '../../app/store/database.ts';
+import type { DbKind } from '../../app/store/db/database.ts';
 import { serverBackends, type ServerBackend } from '../helpers/outreach.ts';
 import { assertToolResult, bearer, callTool, type McpResponse } from '../helpers/mcp-calls.ts';
 import { postMcp, type TestServer } from '../helpers/server.ts';

@@ -4,7 +4,7 @@
  * idempotency key; the sequencer sent each step to each lead exactly once; nothing the backend
  * received is missing from the store.
  */
-import type { Db } from '../../app/store/database.ts';
+import type { Db } from '../../app/store/db/database.ts';
 import type { DeliveryBackend } from '../helpers/delivery-backend.ts';
 
 /**

@@ -4,7 +4,7 @@
  * are safe to repeat asked again, which must answer their first result.
  */
 import { sql } from 'kysely';
-import type { Db } from '../../app/store/database.ts';
+import type { Db } from '../../app/store/db/database.ts';
 import type { Ledger } from './ledger.ts';
 import { askTool } from './tool-answer.ts';
 import type { WriterTarget } from './writers.ts';

@@ -14,7 +14,7 @@ import { after, describe, test } from 'node:test';
 import { loadConfig } from '../../app/config.ts';
 import { freePort } from '../../runtime/index.ts';
 import { openService } from '../../app/server.ts';
-import type { Db } from '../../app/store/database.ts';
+import type { Db } from '../../app/store/db/database.ts';
 import { ALL_SCOPES, eventually, postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
 import { assertToolResult, bearer, callTool } from '../helpers/mcp-calls.ts';
 import { serverBackends, spawnServer, type ServerProcess } from '../helpers/outreach.ts';

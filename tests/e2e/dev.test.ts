@@ -2,7 +2,8 @@
  * `npm run dev` in a copy of the project: it generates and starts the server; a broken tools.yaml
  * is reported with its line and a caret while the last good server keeps answering; a new tool
  * saved into tools.yaml gets its stub and is listed by the restarted server; a handler that does
- * not compile is named while the last good server keeps answering; SIGTERM stops them all.
+ * not compile is named while the last good server keeps answering; the start banner is printed once,
+ * and a restart prints one line; SIGTERM stops them all.
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -17,6 +18,8 @@ import { copyProject, type ProjectCopy } from '../helpers/project-copy.ts';
 const run = promisify(execFile);
 /** Generous: a restart is a cold start of the whole server, and CI machines have two cores. */
 const STEP_MS = 60_000;
+/** The lines of app/main.ts's start banner. */
+const BANNER = /^(MCP server listening: |Web app: |Connect a client: | {2}or add |For scripts: )/gm;
 
 const WHOAMI = `  whoami:
     title: Who am I
@@ -109,6 +112,8 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
 
   test('generates, starts the server and prints how long it took', async () => {
     await waitFor(/\[dev\] generated \(.*\) and started in \d+ ms/, 0);
+    await waitFor(/^For scripts: /m, 0);
+    assert.equal(output.match(BANNER)?.length, 5, `the start banner, once:\n${output}`);
     const health = await fetch(`${baseUrl}/healthz`);
     assert.equal(health.status, 200);
     // A token from the CLI, on the same store and URL as the server.
@@ -151,6 +156,7 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
   test('a handler saved by renaming a new file over it (vim, JetBrains, sed -i), three times: three restarts', async () => {
     const stub = path.join(copy.dir, 'app/tools/whoami.ts');
     const restart = /\[dev\] app\/tools\/whoami\.ts changed: restarted in \d+ ms/g;
+    const saved = output.length;
     for (let save = 1; save <= 3; save++) {
       const from = output.length;
       const next = `${stub}.swp`;
@@ -160,6 +166,11 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
       assert.equal(output.slice(from).match(restart)?.length, 1, `save ${save}: one restart`);
     }
     assert.ok((await toolNames()).includes('whoami'));
+    // The first two restarts' output is all in by now; a second more for the last one's banner, were it printed.
+    await new Promise((r) => setTimeout(r, 1500));
+    const restarts = output.slice(saved);
+    assert.deepEqual(restarts.match(BANNER), null, `a restart does not print the start banner again:\n${restarts}`);
+    assert.equal(output.match(BANNER)?.length, 5, 'the first start printed it');
   });
 
   test('changes during a restart lead to one server, restarted again', async () => {
@@ -220,7 +231,7 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
     // Nor does the type check's process.
     const checks = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
       .split('\n')
-      .filter((line) => line.includes('handler-check/child.ts') && line.includes(copy.dir));
+      .filter((line) => line.includes('check/handlers/child.ts') && line.includes(copy.dir));
     assert.deepEqual(checks, []);
   });
 });

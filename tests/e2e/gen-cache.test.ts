@@ -1,5 +1,5 @@
 /**
- * `npm run gen`'s run cache (codegen/run-cache.ts): when nothing the outputs depend on changed and
+ * `npm run gen`'s run cache (codegen/cache/run-cache.ts): when nothing the outputs depend on changed and
  * they are still on disk as the last run left them, the CLI answers without loading the generator;
  * anything else (a hand edit, a stray generated file, a deleted handler, a changed tools.yaml) runs
  * the generator, which reports or rewrites. (A changed generator changes the key by construction:
@@ -105,7 +105,7 @@ describe('npm run gen: the per-tool caches belong to one generator', { timeout: 
       cwd: copy.dir,
       env: { ...process.env, TOOLS_GEN_CACHE: cache },
     });
-  /** The keys of the validator modules' cache entries (codegen/entry-cache.ts). */
+  /** The keys of the validator modules' cache entries (codegen/cache/entry-cache.ts). */
   const keys = () =>
     readdirSync(path.join(cache, 'validators'))
       .flatMap((f) => Object.keys(JSON.parse(readFileSync(path.join(cache, 'validators', f), 'utf8')) as object))
@@ -116,7 +116,7 @@ describe('npm run gen: the per-tool caches belong to one generator', { timeout: 
     const first = keys();
     assert.equal(first.length, 7, 'four tools and three shared shapes');
     // A comment in the generator's code: the bundle is rebuilt, and its fingerprint is another.
-    appendFileSync(path.join(copy.dir, 'codegen/defs.ts'), '\n// a change to the generator\n');
+    appendFileSync(path.join(copy.dir, 'codegen/load/defs.ts'), '\n// a change to the generator\n');
     const { stderr } = await gen();
     assert.match(stderr, /built the generator/);
     const second = keys();

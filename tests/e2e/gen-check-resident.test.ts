@@ -1,5 +1,5 @@
 /**
- * `npm run gen`'s resident type checker (codegen/handler-check/resident.ts), in a copy of the
+ * `npm run gen`'s resident type checker (codegen/check/handlers/resident.ts), in a copy of the
  * project with a cache folder of its own: later runs are answered by the same checker; a checker
  * killed on the spot, a stranger on its socket that never answers and one that is another version
  * never give a wrong answer nor hold gen up (gen checks in a process of its own); and a breaking

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../../app/config.ts';
 import { openService } from '../../app/server.ts';
-import type { Db, DbKind } from '../../app/store/database.ts';
+import type { Db, DbKind } from '../../app/store/db/database.ts';
 import { freshStoreEnv, postgresBackend } from '../helpers/databases.ts';
 import { seedStartedCampaign } from '../helpers/started-campaign.ts';
 import { REPO_ROOT } from '../helpers/outreach.ts';

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { scopes as declaredScopes } from '../../generated/scopes.gen.ts';
 import { SIGNIN_LIMITS } from '../../app/web/auth-routes.ts';
-import { escapeHtml } from '../../app/web/html.ts';
+import { escapeHtml } from '../../app/html/html.ts';
 import { activityWritten, postMcp, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { csrfOf, inputValue, signIn, WebClient } from '../helpers/web-client.ts';
 import { bearer, callTool } from '../helpers/mcp-calls.ts';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseDocument, isMap } from 'yaml';
 import { render, sync } from '../../codegen/generate.ts';
-import { loadToolsYaml, parseToolsYaml } from '../../codegen/load.ts';
+import { loadToolsYaml, parseToolsYaml } from '../../codegen/load/load.ts';
 import type { OutputFile } from '../../codegen/emit/output.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');

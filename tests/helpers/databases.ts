@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import './test-passwords.ts';
-import { migrate, openDatabase, type Db, type DbKind } from '../../app/store/database.ts';
+import { migrate, openDatabase, type Db, type DbKind } from '../../app/store/db/database.ts';
 
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { isOpen, sendingWindow } from '../../app/domain/schedule.ts';
 import type { Schedule } from '../../app/store/campaigns.ts';
-import type { Db, DbKind } from '../../app/store/database.ts';
+import type { Db, DbKind } from '../../app/store/db/database.ts';
 import { OutreachMcpClient, type OutreachMcpError } from '../../generated/client.gen.ts';
 import { ToolCallError } from '../../runtime/client.ts';
 import { createPostgresDatabase, postgresBackend } from './databases.ts';

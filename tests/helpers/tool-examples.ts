@@ -3,7 +3,7 @@
  * replaced by real ones: shared by the tests that cover every tool (errors, the attack suite), so
  * that a new tool (with its example, which the docs need anyway) joins them without a line here.
  */
-import { loadToolsYaml } from '../../codegen/load.ts';
+import { loadToolsYaml } from '../../codegen/load/load.ts';
 
 /** The ids a tool call can name, by kind. */
 export interface Ids {

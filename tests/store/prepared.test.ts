@@ -1,5 +1,5 @@
 /**
- * The hot queries are compiled once, not per call (app/store/prepared.ts). Kysely runs every
+ * The hot queries are compiled once, not per call (app/store/db/prepared.ts). Kysely runs every
  * plugin's transformQuery once per compilation and never for an already compiled query, so a
  * counting plugin on the stores' database counts compilations: over 100 calls of each hot path
  * it must see only the first call's. Also: a prepared query gives the same rows as the query
@@ -11,7 +11,7 @@ import type { KyselyPlugin } from 'kysely';
 import { AccountStore } from '../../app/store/accounts.ts';
 import { CampaignStore } from '../../app/store/campaigns.ts';
 import { LeadStore } from '../../app/store/leads.ts';
-import { prepared } from '../../app/store/prepared.ts';
+import { prepared } from '../../app/store/db/prepared.ts';
 import { backends, type TestDatabase } from '../helpers/databases.ts';
 
 /** Counts compilations; `sql` says which, for the failure message. */

@@ -1,5 +1,5 @@
 /**
- * The embedded store's driver (app/store/sqlite-driver.ts) on a real SQLite file: what Kysely and
+ * The embedded store's driver (app/store/db/sqlite-driver.ts) on a real SQLite file: what Kysely and
  * the store rely on of it. Values go in as an array; rows come out as ordinary objects; a statement says up front whether it returns
  * rows; a failure names SQLite's result code as SQLite does (the store tells "written first" and
  * "the file cannot be opened" apart by those names); statements are prepared once per SQL text;
@@ -12,9 +12,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { isUniqueViolation } from '../../app/store/db-errors.ts';
-import { describeStoreOutage } from '../../app/store/outage.ts';
-import { execute, openSqlite, sqliteCodeName } from '../../app/store/sqlite-driver.ts';
+import { isUniqueViolation } from '../../app/store/db/db-errors.ts';
+import { describeStoreOutage } from '../../app/store/db/outage.ts';
+import { execute, openSqlite, sqliteCodeName } from '../../app/store/db/sqlite-driver.ts';
 
 describe('the SQLite driver', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sqlite-driver-'));
@@ -83,7 +83,7 @@ describe('the SQLite driver', () => {
         'tsx',
         '--input-type=module',
         '-e',
-        `import { openSqlite } from ${JSON.stringify(path.resolve('app/store/sqlite-driver.ts'))}; openSqlite(':memory:');`,
+        `import { openSqlite } from ${JSON.stringify(path.resolve('app/store/db/sqlite-driver.ts'))}; openSqlite(':memory:');`,
       ],
       { encoding: 'utf8' },
     );

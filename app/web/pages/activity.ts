@@ -1,7 +1,7 @@
 /** The activity list: every tool call made through the user's authorizations, and what the user did on the web (no message bodies). */
 import type { ActivityRow } from '../../store/dashboard.ts';
-import { html, type SafeHtml } from '../html.ts';
-import { page, when, type Viewer } from './layout.ts';
+import { html, type SafeHtml } from '../../html/html.ts';
+import { page, when, type Viewer } from '../../html/layout.ts';
 import { grantName } from './mcp-dialog.ts';
 import { badge, dataTable, type Column } from './table.ts';
 

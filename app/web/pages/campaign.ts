@@ -7,8 +7,8 @@ import type { CampaignStats } from '../../store/stats.ts';
 import type { Campaign, Step } from '../../store/campaigns.ts';
 import type { Lead } from '../../store/leads.ts';
 import { leadDisplayName } from '../../store/dashboard.ts';
-import { html, type SafeHtml } from '../html.ts';
-import { page, when, type Viewer } from './layout.ts';
+import { html, type SafeHtml } from '../../html/html.ts';
+import { page, when, type Viewer } from '../../html/layout.ts';
 import { badge, dataTable, type Column } from './table.ts';
 
 export interface CampaignView {

@@ -1,6 +1,6 @@
 /** One ready-to-paste client configuration: folded, with a copy button (the MCP dialog, the docs). */
 import type { ClientConfig } from '../../../runtime/index.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../html/html.ts';
 
 export function configBlock(config: ClientConfig): SafeHtml {
   const id = `config-${config.id}`;

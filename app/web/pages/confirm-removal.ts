@@ -3,8 +3,8 @@
  * authorization, its client and scopes) and removes it only when the person confirms.
  */
 import type { GrantInUse } from '../../store/grants.ts';
-import { html } from '../html.ts';
-import { page, when, type Viewer } from './layout.ts';
+import { html } from '../../html/html.ts';
+import { page, when, type Viewer } from '../../html/layout.ts';
 import { grantName } from './mcp-dialog.ts';
 
 export interface ConfirmRemovalView {

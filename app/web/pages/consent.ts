@@ -2,8 +2,8 @@
  * The consent step, shared by the MCP dialog ("Authorize MCP") and by connectors (OAuth): the
  * scopes with their descriptions, each a checkbox, the defaults (or the requested ones) checked.
  */
-import { html, type SafeHtml } from '../html.ts';
-import { page, type Viewer } from './layout.ts';
+import { html, type SafeHtml } from '../../html/html.ts';
+import { page, type Viewer } from '../../html/layout.ts';
 
 export interface ScopeChoice {
   name: string;

@@ -4,8 +4,8 @@
  */
 import type { ConversationHeading } from '../../store/dashboard.ts';
 import type { Message } from '../../store/messages.ts';
-import { html } from '../html.ts';
-import { page, when, type Viewer } from './layout.ts';
+import { html } from '../../html/html.ts';
+import { page, when, type Viewer } from '../../html/layout.ts';
 import { badge } from './table.ts';
 
 export interface ConversationView {

@@ -1,9 +1,9 @@
 /** The dashboard: what the assistant did in the account (read only; writing stays with the tools). */
 import type { Profile } from '../../store/accounts.ts';
 import type { ActivityRow, CampaignRow, ConversationRow } from '../../store/dashboard.ts';
-import { html } from '../html.ts';
+import { html } from '../../html/html.ts';
 import { activityTable } from './activity.ts';
-import { page, when, type Viewer } from './layout.ts';
+import { page, when, type Viewer } from '../../html/layout.ts';
 import { badge, dataTable, type Column } from './table.ts';
 
 export interface DashboardView {

@@ -4,9 +4,9 @@
  * it works without JavaScript (the copy buttons are the only enhancement).
  */
 import type { ClientConfig } from '../../../runtime/index.ts';
-import { html, raw } from '../html.ts';
+import { html, raw } from '../../html/html.ts';
 import { configBlock } from './client-config.ts';
-import { page, type Viewer } from './layout.ts';
+import { page, type Viewer } from '../../html/layout.ts';
 
 export interface DocsView {
   appName: string;

@@ -2,8 +2,8 @@
  * `/` for someone signed out: what the service does, how a client connects, sign in and docs; on
  * a server that runs on this machine, where the demo account's password was printed.
  */
-import { html } from '../html.ts';
-import { page } from './layout.ts';
+import { html } from '../../html/html.ts';
+import { page } from '../../html/layout.ts';
 
 export interface LandingView {
   appName: string;

@@ -8,8 +8,8 @@
 import type { GrantInUse } from '../../store/grants.ts';
 import type { ClientConfig } from '../../../runtime/index.ts';
 import { configBlock } from './client-config.ts';
-import { html, type SafeHtml } from '../html.ts';
-import { page, when, type Viewer } from './layout.ts';
+import { html, type SafeHtml } from '../../html/html.ts';
+import { page, when, type Viewer } from '../../html/layout.ts';
 
 export interface ShownToken {
   /** The whole header value, `Bearer <token>`. */

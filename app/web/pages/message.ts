@@ -1,6 +1,6 @@
 /** A page with one message: not found, too many attempts, an expired form. */
-import { html } from '../html.ts';
-import { page, type Viewer } from './layout.ts';
+import { html } from '../../html/html.ts';
+import { page, type Viewer } from '../../html/layout.ts';
 
 export interface MessageView {
   appName: string;

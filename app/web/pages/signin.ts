@@ -1,6 +1,6 @@
 /** The sign-in page, for the web app and for connectors on their way to the consent step. */
-import { html } from '../html.ts';
-import { page } from './layout.ts';
+import { html } from '../../html/html.ts';
+import { page } from '../../html/layout.ts';
 
 export interface SigninView {
   appName: string;

@@ -1,5 +1,5 @@
 /** A read-only table of rows, or a line saying there are none: the shape of every list the pages show. */
-import { html, type HtmlValue, type SafeHtml } from '../html.ts';
+import { html, type HtmlValue, type SafeHtml } from '../../html/html.ts';
 
 /** A column: its header, and the cell of one row. */
 export type Column<Row> = readonly [header: string, cell: (row: Row) => HtmlValue];

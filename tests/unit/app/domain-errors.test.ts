@@ -79,6 +79,24 @@ describe('each domain failure names its catalog error and the message says what 
     });
   });
 
+  test('each failure becomes the catalog code it carries, with every parameter its message needs', () => {
+    const failures = [
+      ...(['campaign', 'step', 'lead', 'conversation', 'profile'] as const).map((kind) => new NotFoundError(kind, 'x_1')),
+      ...(['start', 'pause', 'archive', 'complete', 'edit_steps', 'edit', 'add_leads'] as const).map((a) => new IllegalStateError(a, 'archived', ['draft'])),
+      new IllegalStateError('edit_steps', 'active', ['draft', 'paused']),
+      new CannotStartError('no_steps'),
+      new CannotStartError('no_leads'),
+      new InvalidCursorError(),
+      new DailyLimitError(50, '2026-01-02T00:00:00Z', 'UTC'),
+      new ProfileNotActiveError('paused'),
+    ];
+    for (const failure of failures) {
+      const raised = catalogErrorFor(failure, ids);
+      assert.equal(raised?.code, failure.code, failure.message);
+      assert.deepEqual(Object.keys(raised!.params).sort(), [...errorCatalog[raised!.code]!.params].sort(), raised!.code);
+    }
+  });
+
   test('errors that are not domain failures, or that no tool meets, have no catalog error', () => {
     assert.equal(catalogErrorFor(new Error('boom'), ids), undefined);
     assert.equal(catalogErrorFor(new EmailTakenError('taken'), ids), undefined);

@@ -1,11 +1,12 @@
 /** Pure pieces of the web app: escaping, client configurations, return paths, consent forms, CSP, the demo rule. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { demoAllowed, isLoopback, randomPassword } from '../../../app/seed.ts';
+import { isLoopback } from '../../../app/config.ts';
+import { demoAllowed, randomPassword } from '../../../app/seed.ts';
 import { clientConfigs } from '../../../runtime/index.ts';
 import { chosenScopes, safeNext } from '../../../app/web/context.ts';
-import { html, raw } from '../../../app/web/html.ts';
-import { consentPolicy } from '../../../app/web/security.ts';
+import { html, raw } from '../../../app/html/html.ts';
+import { consentPolicy } from '../../../app/html/security.ts';
 
 describe('html', () => {
   // Called through another name so that the formatter leaves the exact markup of these cases alone.

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { breakingChanges } from '../../../codegen/contract/breaks.ts';
 import { contractOf, parseContract, renderContract, type Break, type Contract, type ContractSource } from '../../../codegen/contract/snapshot.ts';
 import { acceptsBreakingChanges, nextBreakingVersion } from '../../../codegen/contract/versions.ts';
-import type { JSONSchema } from '../../../codegen/json-schema.ts';
+import type { JSONSchema } from '../../../codegen/load/json-schema.ts';
 
 type ToolSource = ContractSource['tools'][number];
 type ErrorSource = ContractSource['errors'][number];

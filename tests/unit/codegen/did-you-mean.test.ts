@@ -1,7 +1,7 @@
-/** codegen/did-you-mean.ts: the closest declared name to a misspelled one, or nothing when none is close. */
+/** codegen/load/did-you-mean.ts: the closest declared name to a misspelled one, or nothing when none is close. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { didYouMean, hint } from '../../../codegen/did-you-mean.ts';
+import { didYouMean, hint } from '../../../codegen/load/did-you-mean.ts';
 
 const TOOL_KEYS = ['title', 'description', 'scopes', 'annotations', 'input', 'output', 'errors', 'examples'];
 

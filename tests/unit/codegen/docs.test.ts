@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { loadToolsYaml } from '../../../codegen/load.ts';
+import { loadToolsYaml } from '../../../codegen/load/load.ts';
 
 type Schema = Record<string, unknown>;
 const model = loadToolsYaml('tools.yaml');

@@ -1,6 +1,6 @@
 /**
- * The generator's per-part caches (codegen/entry-cache.ts): a tool's validator module and checks
- * (codegen/validator-modules.ts) and its TypeScript types (codegen/type-compiler.ts) are reused
+ * The generator's per-part caches (codegen/cache/entry-cache.ts): a tool's validator module and checks
+ * (codegen/load/validator-modules.ts) and its TypeScript types (codegen/emit/type-compiler.ts) are reused
  * while exactly their inputs are unchanged, recompiled when one changed, and the output is the same
  * as without any cache. (A changed generator is a new key: tests/e2e/gen-cache.test.ts.)
  */
@@ -9,11 +9,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { EntryCache } from '../../../codegen/entry-cache.ts';
+import { EntryCache } from '../../../codegen/cache/entry-cache.ts';
 import { render, typeJobs } from '../../../codegen/generate.ts';
-import { parseToolsYaml } from '../../../codegen/load.ts';
-import type { Model } from '../../../codegen/model.ts';
-import { compileTypes } from '../../../codegen/type-compiler.ts';
+import { parseToolsYaml } from '../../../codegen/load/load.ts';
+import type { Model } from '../../../codegen/load/model.ts';
+import { compileTypes } from '../../../codegen/emit/type-compiler.ts';
 
 const FILE = path.resolve('tests/golden/fixtures/edge/tools.yaml');
 const TEXT = readFileSync(FILE, 'utf8');

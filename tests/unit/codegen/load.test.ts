@@ -1,14 +1,14 @@
 /**
- * codegen/load.ts: tools.yaml text -> model, or one ToolsYamlError naming every problem with its
+ * codegen/load/load.ts: tools.yaml text -> model, or one ToolsYamlError naming every problem with its
  * file, line and column. The YAML is written inline so the positions can be counted by eye.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { templateParams } from '../../../codegen/errors-load.ts';
-import { parseToolsYaml } from '../../../codegen/load.ts';
-import { pascalCase } from '../../../codegen/tools-load.ts';
-import { ToolsYamlError, type Problem } from '../../../codegen/problems.ts';
+import { templateParams } from '../../../codegen/load/errors-load.ts';
+import { parseToolsYaml } from '../../../codegen/load/load.ts';
+import { pascalCase } from '../../../codegen/load/tools-load.ts';
+import { ToolsYamlError, type Problem } from '../../../codegen/load/problems.ts';
 
 /** Removes the indentation common to every line, so the YAML can be indented with the code. */
 function yaml(text: string): string {

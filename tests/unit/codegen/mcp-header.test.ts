@@ -8,8 +8,8 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { fieldRows } from '../../../codegen/docs/fields.ts';
 import { toolListing } from '../../../codegen/emit/tools-list.ts';
-import { parseToolsYaml } from '../../../codegen/load.ts';
-import { ToolsYamlError } from '../../../codegen/problems.ts';
+import { parseToolsYaml } from '../../../codegen/load/load.ts';
+import { ToolsYamlError } from '../../../codegen/load/problems.ts';
 
 const FILE = path.join(process.cwd(), 'fixture', 'tools.yaml');
 

@@ -1,11 +1,11 @@
 /**
- * codegen/portability.ts: each rule fires on the construct clients mishandle, at the right path,
+ * codegen/check/portability.ts: each rule fires on the construct clients mishandle, at the right path,
  * and stays quiet on the portable way of saying the same thing.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { JSONSchema } from '../../../codegen/json-schema.ts';
-import { lintPortability, type PortabilityFinding } from '../../../codegen/portability.ts';
+import type { JSONSchema } from '../../../codegen/load/json-schema.ts';
+import { lintPortability, type PortabilityFinding } from '../../../codegen/check/portability.ts';
 
 /** Findings for one tool whose input is an object with the single argument `v`. */
 function argumentFindings(v: JSONSchema): PortabilityFinding[] {

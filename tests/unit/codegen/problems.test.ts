@@ -1,10 +1,10 @@
 /**
- * codegen/problems.ts: a bad tools.yaml is reported as `file: N problems`, then one
+ * codegen/load/problems.ts: a bad tools.yaml is reported as `file: N problems`, then one
  * `file:line:col: message` per problem, and, given the file's text, its line and a caret under the column.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { formatProblems, ToolsYamlError } from '../../../codegen/problems.ts';
+import { formatProblems, ToolsYamlError } from '../../../codegen/load/problems.ts';
 
 const SOURCE = ['server: { name: s, version: "1" }', 'tools:', '  add_leads:', '    scope: [mcp:write]', '\tbad: tab'].join('\n');
 

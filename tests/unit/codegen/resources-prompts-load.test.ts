@@ -1,12 +1,12 @@
 /**
- * Resources and prompts in tools.yaml (codegen/resources-prompts.ts) and the URI templates they use
+ * Resources and prompts in tools.yaml (codegen/load/resources-prompts.ts) and the URI templates they use
  * (core/uri-template.ts): the model of a valid file, and every mistake reported at its line.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { parseToolsYaml } from '../../../codegen/load.ts';
-import { ToolsYamlError } from '../../../codegen/problems.ts';
+import { parseToolsYaml } from '../../../codegen/load/load.ts';
+import { ToolsYamlError } from '../../../codegen/load/problems.ts';
 import { parseUriTemplate, uriTemplateProblem } from '../../../core/uri-template.ts';
 
 const FILE = path.join(process.cwd(), 'fixture', 'tools.yaml');

@@ -10,10 +10,10 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { fieldRows, objectBranches, rulesOf } from '../../../codegen/docs/fields.ts';
 import { toolListing } from '../../../codegen/emit/tools-list.ts';
-import { parseToolsYaml } from '../../../codegen/load.ts';
-import type { Model } from '../../../codegen/model.ts';
-import { ToolsYamlError, type Problem } from '../../../codegen/problems.ts';
-import { schemaToType } from '../../../codegen/type-compiler.ts';
+import { parseToolsYaml } from '../../../codegen/load/load.ts';
+import type { Model } from '../../../codegen/load/model.ts';
+import { ToolsYamlError, type Problem } from '../../../codegen/load/problems.ts';
+import { schemaToType } from '../../../codegen/emit/type-compiler.ts';
 import { argumentProblem } from '../../../runtime/tool-runner.ts';
 import type { Validator } from '../../../runtime/index.ts';
 

@@ -1,7 +1,7 @@
 /**
  * The generator's bundle holds tools.yaml's own validator compiled ahead of time
  * (scripts/gen-bundle.mjs); run as TypeScript, the generator compiles it at run time
- * (codegen/tools-yaml-validator.ts). Both must find the same errors, which become the problems a
+ * (codegen/load/tools-yaml-validator.ts). Both must find the same errors, which become the problems a
  * user reads (with did-you-mean from the schema beside each error).
  */
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { after, test } from 'node:test';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { toolsYamlValidatorCode } from '../../../scripts/gen-bundle.mjs';
-import { validateToolsYamlFile } from '../../../codegen/tools-yaml-validator.ts';
+import { validateToolsYamlFile } from '../../../codegen/load/tools-yaml-validator.ts';
 
 // Inside the repository, so that its require() of ajv's helpers resolves.
 mkdirSync('test-artifacts', { recursive: true });

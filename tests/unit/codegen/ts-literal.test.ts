@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import * as prettier from 'prettier';
-import { loadToolsYaml, parseToolsYaml } from '../../../codegen/load.ts';
+import { loadToolsYaml, parseToolsYaml } from '../../../codegen/load/load.ts';
 import { emitToolsList } from '../../../codegen/emit/tools-list.ts';
 import { printLiteral, type Literal } from '../../../codegen/emit/ts-literal.ts';
 import { tools200Yaml } from '../../../bench/fixtures/tools-200.ts';

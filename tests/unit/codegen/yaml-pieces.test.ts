@@ -1,7 +1,7 @@
 /**
- * tools.yaml parsed piece by piece (codegen/yaml-pieces.ts) gives exactly what parsing the whole
+ * tools.yaml parsed piece by piece (codegen/load/yaml-pieces.ts) gives exactly what parsing the whole
  * file gives, or gives up (and the whole file is parsed); the cache of pieces is reused. Paths
- * located piece by piece (codegen/yaml-positions.ts) are where the whole file's parse puts them,
+ * located piece by piece (codegen/load/yaml-positions.ts) are where the whole file's parse puts them,
  * located now or from the cache.
  */
 import assert from 'node:assert/strict';
@@ -11,10 +11,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseDocument } from 'yaml';
 import { tools200Yaml } from '../../../bench/fixtures/tools-200.ts';
-import { EntryCache } from '../../../codegen/entry-cache.ts';
-import { parseToolsYamlText, validateToolsYaml } from '../../../codegen/load.ts';
-import { parseInPieces, parseInPiecesWithSpans } from '../../../codegen/yaml-pieces.ts';
-import { PieceLocator, wholeFileLocator, type Path } from '../../../codegen/yaml-positions.ts';
+import { EntryCache } from '../../../codegen/cache/entry-cache.ts';
+import { parseToolsYamlText, validateToolsYaml } from '../../../codegen/load/load.ts';
+import { parseInPieces, parseInPiecesWithSpans } from '../../../codegen/load/yaml-pieces.ts';
+import { PieceLocator, wholeFileLocator, type Path } from '../../../codegen/load/yaml-positions.ts';
 
 const whole = (text: string) => parseDocument(text, { uniqueKeys: true, prettyErrors: false }).toJS() as unknown;
 

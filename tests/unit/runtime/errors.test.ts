@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { loadToolsYaml } from '../../../codegen/load.ts';
+import { loadToolsYaml } from '../../../codegen/load/load.ts';
 import { errorCatalog } from '../../../generated/errors.gen.ts';
 import { CatalogError, ErrorFactory, FrameworkConfigError, toolErrorConstructors } from '../../../runtime/errors.ts';
 import { renderTemplate } from '../../../core/templates.ts';

@@ -10,7 +10,7 @@ import { validateCreateCampaignArguments } from '../../../generated/validators/c
 import { META, resolveEra } from '../../../runtime/era.ts';
 import { CatalogError, ErrorFactory } from '../../../runtime/errors.ts';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../../runtime/jsonrpc.ts';
-import { classify } from '../../../runtime/jsonrpc.ts';
+import { classifyMessage } from '../../../runtime/jsonrpc.ts';
 import { checkOrigin, defaultOriginPolicy } from '../../../runtime/origin-guard.ts';
 import { describeValidationErrors } from '../../../runtime/tool-runner.ts';
 import { SUPPORTED_VERSIONS } from '../../../runtime/versions.ts';
@@ -275,33 +275,37 @@ describe('resolveEra', () => {
   });
 });
 
-describe('classify', () => {
+describe('classifyMessage', () => {
   test('requests, notifications and client responses', () => {
     const req = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} };
-    assert.deepEqual(classify(req), { kind: 'request', message: req });
-    assert.equal(classify({ jsonrpc: '2.0', id: 'abc', method: 'ping' }).kind, 'request');
-    assert.equal(classify({ jsonrpc: '2.0', method: 'notifications/initialized' }).kind, 'notification');
-    assert.deepEqual(classify({ jsonrpc: '2.0', id: 1, result: {} }), { kind: 'response', message: { jsonrpc: '2.0', id: 1, result: {} } });
-    assert.deepEqual(classify({ jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } }), {
+    assert.deepEqual(classifyMessage(req), { kind: 'request', message: req });
+    assert.equal(classifyMessage({ jsonrpc: '2.0', id: 'abc', method: 'ping' }).kind, 'request');
+    assert.equal(classifyMessage({ jsonrpc: '2.0', method: 'notifications/initialized' }).kind, 'notification');
+    assert.deepEqual(classifyMessage({ jsonrpc: '2.0', id: 1, result: {} }), { kind: 'response', message: { jsonrpc: '2.0', id: 1, result: {} } });
+    assert.deepEqual(classifyMessage({ jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } }), {
       kind: 'response',
       message: { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } },
     });
   });
 
   test('invalid messages say why and keep a usable id', () => {
-    assert.deepEqual(classify([{ jsonrpc: '2.0', id: 1, method: 'ping' }]), {
+    assert.deepEqual(classifyMessage([{ jsonrpc: '2.0', id: 1, method: 'ping' }]), {
       kind: 'invalid',
       id: null,
       detail: 'batches are not supported; send one message per request',
     });
-    assert.deepEqual(classify('text'), { kind: 'invalid', id: null, detail: 'the body must be a JSON object' });
-    assert.deepEqual(classify(null), { kind: 'invalid', id: null, detail: 'the body must be a JSON object' });
-    assert.deepEqual(classify({ jsonrpc: '1.0', id: 3, method: 'ping' }), { kind: 'invalid', id: 3, detail: 'jsonrpc must be "2.0"' });
-    assert.deepEqual(classify({ jsonrpc: '2.0', id: 4 }), { kind: 'invalid', id: 4, detail: 'method must be a non-empty string' });
-    assert.deepEqual(classify({ jsonrpc: '2.0', id: 5, method: '' }), { kind: 'invalid', id: 5, detail: 'method must be a non-empty string' });
-    assert.deepEqual(classify({ jsonrpc: '2.0', id: 6, method: 'ping', params: [1] }), { kind: 'invalid', id: 6, detail: 'params must be an object' });
-    assert.deepEqual(classify({ jsonrpc: '2.0', id: null, method: 'ping' }), { kind: 'invalid', id: null, detail: 'id must be a string or an integer' });
-    assert.deepEqual(classify({ jsonrpc: '2.0', id: 1.5, method: 'ping' }), { kind: 'invalid', id: null, detail: 'id must be a string or an integer' });
-    assert.deepEqual(classify({ jsonrpc: '2.0', id: { a: 1 }, method: 'ping' }), { kind: 'invalid', id: null, detail: 'id must be a string or an integer' });
+    assert.deepEqual(classifyMessage('text'), { kind: 'invalid', id: null, detail: 'the body must be a JSON object' });
+    assert.deepEqual(classifyMessage(null), { kind: 'invalid', id: null, detail: 'the body must be a JSON object' });
+    assert.deepEqual(classifyMessage({ jsonrpc: '1.0', id: 3, method: 'ping' }), { kind: 'invalid', id: 3, detail: 'jsonrpc must be "2.0"' });
+    assert.deepEqual(classifyMessage({ jsonrpc: '2.0', id: 4 }), { kind: 'invalid', id: 4, detail: 'method must be a non-empty string' });
+    assert.deepEqual(classifyMessage({ jsonrpc: '2.0', id: 5, method: '' }), { kind: 'invalid', id: 5, detail: 'method must be a non-empty string' });
+    assert.deepEqual(classifyMessage({ jsonrpc: '2.0', id: 6, method: 'ping', params: [1] }), { kind: 'invalid', id: 6, detail: 'params must be an object' });
+    assert.deepEqual(classifyMessage({ jsonrpc: '2.0', id: null, method: 'ping' }), { kind: 'invalid', id: null, detail: 'id must be a string or an integer' });
+    assert.deepEqual(classifyMessage({ jsonrpc: '2.0', id: 1.5, method: 'ping' }), { kind: 'invalid', id: null, detail: 'id must be a string or an integer' });
+    assert.deepEqual(classifyMessage({ jsonrpc: '2.0', id: { a: 1 }, method: 'ping' }), {
+      kind: 'invalid',
+      id: null,
+      detail: 'id must be a string or an integer',
+    });
   });
 });

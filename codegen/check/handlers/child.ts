@@ -1,5 +1,5 @@
 /**
- * The handler check's own process (`node --import tsx codegen/handler-check/child.ts CONFIG`),
+ * The handler check's own process (`node --import tsx codegen/check/handlers/child.ts CONFIG`),
  * started by index.ts: TypeScript and its program (a quarter of a GB) live here, apart from the
  * generator, from `npm run dev`'s watcher and from the server `npm start` is about to run, and
  * parse on the other core while the generator or esbuild works. It answers requests over IPC one at
@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type TS from 'typescript';
-import { projectFolders, type CodegenFolders } from '../project-paths.ts';
+import { projectFolders, type CodegenFolders } from '../../load/project-paths.ts';
 import { createHandlerProgram, type HandlerProgram } from './program.ts';
 import { inScope, rootsOf, scopeOf, type CheckScope } from './roots.ts';
 import { serveResident, type ResidentOptions } from './resident.ts';
@@ -26,7 +26,7 @@ const config = JSON.parse(process.argv[2]!) as ChildConfig;
 /** The check's own code: a change to it must not be answered from an older check's record. */
 const OWN_CODE = import.meta.url.endsWith('.js')
   ? [fileURLToPath(import.meta.url)] // the bundle (scripts/gen-bundle.mjs)
-  : [...readdirSync(HERE).map((f) => path.join(HERE, f)), path.join(HERE, '..', 'project-paths.ts')];
+  : [...readdirSync(HERE).map((f) => path.join(HERE, f)), path.join(HERE, '..', '..', 'load', 'project-paths.ts')];
 
 /** The folders the tools.yaml files name (only their `codegen:` sections are read). */
 async function readScope(): Promise<CheckScope> {

@@ -1,10 +1,10 @@
 /** The plain intermediate model the emitters work from: everything resolved, sorted and validated. */
 import type { JSONSchema } from './json-schema.ts';
 import type { Problem } from './problems.ts';
-import type { ToolParts } from './tool-parts.ts';
+import type { ToolParts } from '../cache/tool-parts.ts';
 import type { ValidatorModules } from './validator-modules.ts';
-import type { ErrorSurface } from '../core/definition.ts';
-import type { ParamType } from '../core/framework-errors.ts';
+import type { ErrorSurface } from '../../core/definition.ts';
+import type { ParamType } from '../../core/framework-errors.ts';
 
 export type { ErrorSurface, ParamType };
 

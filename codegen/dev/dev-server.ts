@@ -1,6 +1,6 @@
 /**
  * The server process of `npm run dev`, started ahead of need (`node --import tsx
- * codegen/dev-server.ts ENTRY [ARGS...]`). It loads the project's dependencies, which are most of
+ * codegen/dev/dev-server.ts ENTRY [ARGS...]`). It loads the project's dependencies, which are most of
  * a cold start (about a second: fastify, oidc-provider, kysely, the database drivers), then waits
  * for one line on stdin before it imports ENTRY, so the project's own code is read as it is at
  * that moment. A restart then costs only the project's modules and the server's own start.
@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 
 const [entry, ...args] = process.argv.slice(2);
 if (!entry) {
-  console.error('usage: node --import tsx codegen/dev-server.ts ENTRY [ARGS...]');
+  console.error('usage: node --import tsx codegen/dev/dev-server.ts ENTRY [ARGS...]');
   process.exit(2);
 }
 const root = process.cwd();

@@ -11,7 +11,7 @@ import { execute, openSqlite } from './sqlite-driver.ts';
 import type pg from 'pg';
 import { migrationProvider } from './migrations.ts';
 import { allowDirectReads, postgresReader, sqliteReader } from './prepared.ts';
-import type { Database } from './schema.ts';
+import type { Database } from '../schema.ts';
 import { tracedStatement } from './traced-statements.ts';
 
 export interface DatabaseConfig {

@@ -4,10 +4,10 @@
  * With a cache (`npm run gen`, `npm run dev`), each declaration is compiled only when its schema or
  * name changed (entry-cache.ts), and json-schema-to-typescript is loaded only then.
  */
-import { replaceRefs } from './defs.ts';
-import { EntryCache } from './entry-cache.ts';
-import type { JSONSchema } from './json-schema.ts';
-import { isSchemaNode, walkSchema, type SchemaNode } from './schema-walk.ts';
+import { replaceRefs } from '../load/defs.ts';
+import { EntryCache } from '../cache/entry-cache.ts';
+import type { JSONSchema } from '../load/json-schema.ts';
+import { isSchemaNode, walkSchema, type SchemaNode } from '../load/schema-walk.ts';
 
 export interface TypeJob {
   name: string;

@@ -2,7 +2,7 @@
  * The error catalog of tools.yaml: the framework's errors (core/framework-errors.ts) merged with
  * the file's own, each message's parameters, and the restatements a file may not make.
  */
-import { frameworkErrors } from '../core/framework-errors.ts';
+import { frameworkErrors } from '../../core/framework-errors.ts';
 import type { ErrorModel, ParamType } from './model.ts';
 
 type Path = (string | number)[];

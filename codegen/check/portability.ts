@@ -3,8 +3,8 @@
  * can still be misread or rejected by the clients and model providers a tool list is forwarded
  * to. Each finding names the construct, who mishandles it and the portable way to say the same.
  */
-import type { JSONSchema } from './json-schema.ts';
-import { isPlainObject } from '../core/plain-object.ts';
+import type { JSONSchema } from '../load/json-schema.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 
 export interface PortabilityFinding {
   tool: string;

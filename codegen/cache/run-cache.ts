@@ -14,9 +14,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ProjectFolders } from './project-paths.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// From codegen/cache/, or from dist/ when this runs as the generator's bundle (scripts/gen-bundle.mjs).
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), import.meta.url.endsWith('.js') ? '..' : '../..');
 /** The generator's caches: node_modules/.cache/tools-gen, or TOOLS_GEN_CACHE (the benchmark's cold runs use an empty one); relative to `base`. */
 export function generatorCacheDir(base = process.cwd()): string {
   return path.resolve(base, process.env.TOOLS_GEN_CACHE ?? path.join('node_modules', '.cache', 'tools-gen'));
@@ -91,7 +91,8 @@ export function recordOf(input: {
   tools: string[];
   summary: string;
   warnings: string[];
-  folders: ProjectFolders;
+  /** A tools.yaml's absolute folders (load/project-paths.ts's ProjectFolders). */
+  folders: Record<'generated' | 'handlers' | 'resourceHandlers' | 'promptHandlers', string>;
   outputs: { path: string; once?: boolean }[];
 }): RunRecord {
   const outputs: Record<string, string> = {};

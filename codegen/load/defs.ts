@@ -7,7 +7,7 @@
  * reach clients as declared.
  */
 import type { JSONSchema } from './json-schema.ts';
-import { isPlainObject } from '../core/plain-object.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 
 const REF_PREFIX = '#/$defs/';
 

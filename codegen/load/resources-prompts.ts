@@ -2,11 +2,11 @@
  * Stage 1 for the resources and prompts of tools.yaml: their references (scopes, errors), URI
  * templates and variables, checked like a tool's, each problem at its place, and their models.
  */
-import { uriTemplateProblem, parseUriTemplate } from '../core/uri-template.ts';
+import { uriTemplateProblem, parseUriTemplate } from '../../core/uri-template.ts';
 import { hint } from './did-you-mean.ts';
 import { byCodePoint, section, strings } from './raw-values.ts';
 import type { ArgumentModel, ErrorModel, PromptModel, ResourceModel } from './model.ts';
-import { isPlainObject } from '../core/plain-object.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 
 type Path = (string | number)[];
 type Report = (p: Path, message: string, key?: boolean) => void;

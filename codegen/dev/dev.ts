@@ -6,23 +6,24 @@
  * While a tools.yaml has problems they are printed with their lines, and the server keeps running the
  * last good version (generation writes nothing until the file is valid); the next good save
  * regenerates and restarts. Before a restart the handlers are type-checked against the generated
- * types (codegen/handler-check, its program kept in memory: a tenth of a second or so for a saved
+ * types (codegen/check/handlers, its program kept in memory: a tenth of a second or so for a saved
  * handler); while one does not compile its errors are printed and the last good server keeps
  * running, as for the YAML. The generator itself is loaded once: after editing codegen/, rerun
  * `npm run dev`. PORT=0 picks one free port for the whole session, so the URL survives restarts.
  * A restart takes about half a second: the next server is always waiting with the dependencies
- * loaded (codegen/dev-server.ts), and only reads the project's own code when it is needed.
+ * loaded (codegen/dev/dev-server.ts), and only reads the project's own code when it is needed.
+ * The server's start banner is printed once: a restart shows its one `[dev] ... restarted` line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../core/free-port.ts';
-import { generate } from './generate.ts';
-import { formatTypeErrors, HandlerCheck, scopeOf } from './handler-check/index.ts';
-import type { ProjectFolders } from './project-paths.ts';
+import { freePort } from '../../core/free-port.ts';
+import { generate } from '../generate.ts';
+import { formatTypeErrors, HandlerCheck, scopeOf } from '../check/handlers/index.ts';
+import type { ProjectFolders } from '../load/project-paths.ts';
 import { watchTree, type TreeWatch } from './tree-watch.ts';
-import { formatProblems, ToolsYamlError } from './problems.ts';
+import { formatProblems, ToolsYamlError } from '../load/problems.ts';
 
 const DEBOUNCE_MS = 100;
 /** How long a stopped server gets to finish in-flight requests before it is killed. */
@@ -34,6 +35,8 @@ const IGNORED_SEGMENTS = new Set(['node_modules', '.git', 'generated']);
 const WATCHED_FILE = /\.[cm]?ts$/;
 /** The line a server prints once it accepts connections (Fastify's log, our banners). */
 const READY_LINE = /listening/i;
+/** How long after its listening line a server's output still counts as its start (the rest of its banner). */
+const START_SETTLE_MS = 1000;
 
 const root = process.cwd();
 const rel = (p: string) => path.relative(root, p) || '.';
@@ -107,7 +110,7 @@ function readText(file: string): string | undefined {
 
 let child: ChildProcess | undefined;
 /**
- * The next server, already running with the dependencies loaded (codegen/dev-server.ts) and
+ * The next server, already running with the dependencies loaded (codegen/dev/dev-server.ts) and
  * waiting for its go-ahead; it reads the project's code only then. Started once a server is ready,
  * so that it does not compete with that server's start for the CPU.
  */
@@ -116,13 +119,67 @@ let spare: ChildProcess | undefined;
 /** Servers we asked to stop: their exit is not a crash to report. */
 const stopping = new WeakSet<ChildProcess>();
 
-// From codegen/, or from dist/ when this runs as the generator's bundle (scripts/gen-bundle.mjs): the server runs the TypeScript.
-const DEV_SERVER = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), 'codegen', 'dev-server.ts');
+// From codegen/dev/, or from dist/ when this runs as the generator's bundle (scripts/gen-bundle.mjs): the server runs the TypeScript.
+const DEV_SERVER = import.meta.url.endsWith('.js')
+  ? path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), 'codegen', 'dev', 'dev-server.ts')
+  : path.join(path.dirname(fileURLToPath(import.meta.url)), 'dev-server.ts');
 
 /** What a waiting server printed (a dependency's warning): shown when it starts, as its start's output. */
 const heldOutput = new WeakMap<ChildProcess, { stream: NodeJS.WriteStream; chunk: Buffer }[]>();
 
-/** A server process that loads the dependencies and waits for its go-ahead (see codegen/dev-server.ts). */
+// --- the servers' output: the banner once -----------------------------------------------------
+
+/**
+ * Standard output lines printed while a server starts or while we stop it, as compared (see
+ * lineKey), with the server that printed each first: a later server that prints the same line then
+ * is not shown it again, so that the start banner appears once and a restart shows only its `[dev]`
+ * line. Anything new, standard error, and all a server prints while it runs are passed on as they come.
+ */
+const printedLines = new Map<string, ChildProcess>();
+/** When a ready server's start ends (its listening line, and START_SETTLE_MS more for the rest of its banner). */
+const startEnds = new WeakMap<ChildProcess, number>();
+/** The part of a server's standard output after its last newline, while lines are compared. */
+const partialLine = new WeakMap<ChildProcess, Buffer>();
+
+/** A line as compared with earlier ones: a JSON log line (Fastify's) without its time, pid and host name. */
+function lineKey(line: string): string {
+  if (!line.startsWith('{')) return line;
+  try {
+    const { time: _time, pid: _pid, hostname: _hostname, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    return JSON.stringify(rest);
+  } catch {
+    return line;
+  }
+}
+
+/** Passes on what a server printed; on standard output while it starts or stops, without the lines shown before. */
+function showOutput(proc: ChildProcess, stream: NodeJS.WriteStream, chunk: Buffer): void {
+  if (stream !== process.stdout) {
+    stream.write(chunk);
+    return;
+  }
+  const held = partialLine.get(proc);
+  const data = held ? Buffer.concat([held, chunk]) : chunk;
+  partialLine.delete(proc);
+  const end = startEnds.get(proc);
+  if (end !== undefined && performance.now() >= end && !stopping.has(proc)) {
+    stream.write(data);
+    return;
+  }
+  // A newline byte never occurs inside a UTF-8 character: the lines can be cut at it.
+  const last = data.lastIndexOf(0x0a);
+  if (last < data.length - 1) partialLine.set(proc, data.subarray(last + 1));
+  if (last < 0) return;
+  for (const line of data.subarray(0, last).toString('utf8').split('\n')) {
+    const key = lineKey(line);
+    const first = printedLines.get(key);
+    if (first && first !== proc) continue;
+    printedLines.set(key, proc);
+    stream.write(`${line}\n`);
+  }
+}
+
+/** A server process that loads the dependencies and waits for its go-ahead (see codegen/dev/dev-server.ts). */
 function spawnServer(env: NodeJS.ProcessEnv): ChildProcess {
   // Its own process group: a terminal's Ctrl-C reaches only us, and we stop it exactly once.
   const proc = spawn(process.execPath, ['--import', 'tsx', DEV_SERVER, entry, ...entryArgs], {
@@ -133,9 +190,15 @@ function spawnServer(env: NodeJS.ProcessEnv): ChildProcess {
   });
   const held: { stream: NodeJS.WriteStream; chunk: Buffer }[] = [];
   heldOutput.set(proc, held);
-  const forward = (stream: NodeJS.WriteStream) => (chunk: Buffer) => (proc === child ? stream.write(chunk) : held.push({ stream, chunk }));
+  const forward = (stream: NodeJS.WriteStream) => (chunk: Buffer) => (proc === child ? showOutput(proc, stream, chunk) : held.push({ stream, chunk }));
   proc.stdout!.on('data', forward(process.stdout));
   proc.stderr!.on('data', forward(process.stderr));
+  // A last line without its newline.
+  proc.stdout!.on('end', () => {
+    const rest = partialLine.get(proc);
+    if (rest) process.stdout.write(rest);
+    partialLine.delete(proc);
+  });
   // A spare that died (or was stopped) before its go-ahead has nobody to tell.
   proc.stdin!.on('error', () => {});
   proc.on('exit', () => {
@@ -151,7 +214,7 @@ function startServer(env: NodeJS.ProcessEnv, onReady: () => void): ChildProcess 
   const proc = running(spare) ? spare : spawnServer(env);
   spare = undefined;
   child = proc;
-  for (const { stream, chunk } of heldOutput.get(proc)!.splice(0)) stream.write(chunk);
+  for (const { stream, chunk } of heldOutput.get(proc)!.splice(0)) showOutput(proc, stream, chunk);
   proc.stdin!.end('start\n');
   let ready = false;
   let seen = '';
@@ -160,6 +223,7 @@ function startServer(env: NodeJS.ProcessEnv, onReady: () => void): ChildProcess 
     seen = (seen + chunk.toString('utf8')).slice(-4096);
     if (READY_LINE.test(seen)) {
       ready = true;
+      startEnds.set(proc, performance.now() + START_SETTLE_MS);
       onReady();
       if (!shuttingDown && !spare) spare = spawnServer(env);
     }

@@ -7,7 +7,7 @@
  * second). tests/unit/codegen/tools-yaml-validator.test.ts checks that both report the same errors.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import fileSchema from './tools-yaml.schema.json' with { type: 'json' };
+import fileSchema from '../tools-yaml.schema.json' with { type: 'json' };
 
 /** Also read by scripts/gen-bundle.mjs (keep them JSON). */
 export const TOOLS_YAML_AJV_OPTIONS = { allErrors: true, strict: false, verbose: true };

@@ -13,7 +13,7 @@ import { loadPrompts, loadResources } from './resources-prompts.ts';
 import { byCodePoint, section, strings } from './raw-values.ts';
 import { checkDefs, compileShared, unescapePointer } from './schema-checks.ts';
 import { SchemaCompiler } from './schemas.ts';
-import { EntryCache } from './entry-cache.ts';
+import { EntryCache } from '../cache/entry-cache.ts';
 import { parseInPiecesWithSpans } from './yaml-pieces.ts';
 import { PieceLocator, wholeFileLocator, type LinePos } from './yaml-positions.ts';
 import { ValidatorModules, type CompiledPart } from './validator-modules.ts';
@@ -24,9 +24,9 @@ import { validateToolsYamlFile } from './tools-yaml-validator.ts';
 import { buildErrors, type RawError } from './errors-load.ts';
 import { loadTools, pascalCase, type RawTool } from './tools-load.ts';
 import { warnUndescribed } from './undescribed.ts';
-import { ToolParts } from './tool-parts.ts';
+import { ToolParts } from '../cache/tool-parts.ts';
 import type { JSONSchema } from './json-schema.ts';
-import { isPlainObject } from '../core/plain-object.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 
 type Path = (string | number)[];
 

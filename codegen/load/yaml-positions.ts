@@ -9,7 +9,7 @@
  * both on every tools.yaml here). A path under no piece falls back to the parse of the whole file.
  */
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import { EntryCache } from './entry-cache.ts';
+import { EntryCache } from '../cache/entry-cache.ts';
 import type { PieceSpan } from './yaml-pieces.ts';
 
 export type Path = (string | number)[];

@@ -19,7 +19,7 @@
  * and warnings, with line and column) are found piece by piece too (yaml-positions.ts).
  */
 import { isNode, parseDocument, visit } from 'yaml';
-import { EntryCache } from './entry-cache.ts';
+import { EntryCache } from '../cache/entry-cache.ts';
 
 const KEY_LINE = /^([A-Za-z_$][\w$.-]*):(?=[ \t\n]|$)/;
 

@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as Prettier from 'prettier';
-import type { OutputFile } from './emit/output.ts';
-import { generatorCacheDir, generatorFingerprint } from './run-cache.ts';
+import type { OutputFile } from './output.ts';
+import { generatorCacheDir, generatorFingerprint } from '../cache/run-cache.ts';
 
 const FORMATTED = /\.(ts|json)$/;
 /**

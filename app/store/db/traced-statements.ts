@@ -9,7 +9,7 @@
  * standard sampler would leave out too (the parent's decision, or the same trace id's ratio).
  */
 import { context, SpanKind, trace, type Attributes, type Span } from '@opentelemetry/api';
-import { errorType, failSpan } from '../ops/span-failure.ts';
+import { errorType, failSpan } from '../../tracing/span-failure.ts';
 import type { SqliteStatement } from 'kysely';
 
 const tracer = trace.getTracer('outreach-store');

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generatorCacheDir } from '../run-cache.ts';
+import { generatorCacheDir } from '../../cache/run-cache.ts';
 import type { ChildCheck, ChildConfig, ChildRequest, ChildResponse } from './messages.ts';
 import type { Problem } from './program.ts';
 import { ResidentClient, residentSocket, residentVersion } from './resident-client.ts';
@@ -47,7 +47,7 @@ const BUNDLED = import.meta.url.endsWith('.js');
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CHILD = path.join(HERE, BUNDLED ? 'gen-check.js' : 'child.ts');
 /** The check's code, as child.ts counts it: the resident checker's version. */
-const checkCode = () => (BUNDLED ? [CHILD] : [...readdirSync(HERE).map((f) => path.join(HERE, f)), path.join(HERE, '..', 'project-paths.ts')]);
+const checkCode = () => (BUNDLED ? [CHILD] : [...readdirSync(HERE).map((f) => path.join(HERE, f)), path.join(HERE, '..', '..', 'load', 'project-paths.ts')]);
 
 /** How long the resident checker waits for another run before it exits: 10 minutes, or TOOLS_GEN_CHECK_IDLE_MS. */
 export const residentIdleMs = (): number => Number(process.env.TOOLS_GEN_CHECK_IDLE_MS) || 600_000;

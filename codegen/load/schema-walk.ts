@@ -3,7 +3,7 @@
  * must tell a keyword from a property name or from data: `properties: { minLenght: ... }` names a
  * field, `minLenght: 3` beside `type` is a typo, and `const: { requred: 1 }` is a value.
  */
-import { isPlainObject } from '../core/plain-object.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 
 type Path = (string | number)[];
 export type SchemaNode = Record<string, unknown>;

@@ -3,7 +3,7 @@
  * loader, with their position) and schema constructs that common clients mishandle.
  */
 import path from 'node:path';
-import type { Model } from './model.ts';
+import type { Model } from '../load/model.ts';
 import { lintPortability } from './portability.ts';
 
 /** One line per warning, `file:line:col: warning: ...` where the position is known. */

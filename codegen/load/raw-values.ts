@@ -2,7 +2,7 @@
  * Reading a parsed tools.yaml defensively: the reference checks run even when the file's own
  * schema found problems, so they take only the parts that have the right shape.
  */
-import { isPlainObject } from '../core/plain-object.ts';
+import { isPlainObject } from '../../core/plain-object.ts';
 
 /** Locale-independent ordering, so that generated output is the same on every machine. */
 export const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -10,7 +10,7 @@
  */
 import { transform } from 'esbuild';
 import { usedDefs, type Defs } from './defs.ts';
-import { EntryCache } from './entry-cache.ts';
+import { EntryCache } from '../cache/entry-cache.ts';
 import type { JSONSchema } from './json-schema.ts';
 import type { SchemaCompiler } from './schemas.ts';
 import type { ImportedValidator, ModuleExport } from './standalone.ts';

@@ -1,5 +1,5 @@
 /** The frame of every page: head, top bar with navigation and sign-out, main content. */
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from './html.ts';
 
 export interface Viewer {
   name: string;

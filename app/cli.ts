@@ -3,11 +3,14 @@
  *   account create --name N --email E [--password-stdin] [--profile NAME]   prints the account id (password typed at a prompt, or on stdin)
  *   grants list --email E / grants revoke --id G                       a user's authorizations
  *   token --email E [--scope "mcp:read profile service_account_id"] [--ttl SECONDS]   prints the token alone
+ *   config [--email E]                                                  this server's MCP URL and client configurations
  *   reply --conversation ID --text T                                    records a lead's reply (what the delivery backend reports)
  *   keys rotate                                                         new signing key; old ones keep verifying
  *   password reset --email E                                            sets a new random password and prints it
  *   server-json                                                         the registry entry with this instance's URL
+ *   backup FILE                                                         an online copy of the SQLite store
  *   help [COMMAND], or --help after any command                         the usage, exit code 0
+ * A command used wrongly prints its message and that command's usage (exit code 1).
  */
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -21,12 +24,21 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openService } from './server.ts';
 import { DomainError } from './domain/errors.ts';
 import { backupSqlite } from './store/db/database.ts';
-import { randomPassword } from './seed.ts';
+import { DEMO, demoPasswordShown, randomPassword } from './seed.ts';
 import { registryEntry } from './registry-entry.ts';
 import { destroyUserSessions } from './web/session-store.ts';
 import { PromptCancelledError, promptNewPassword } from './password-prompt.ts';
 
-class UsageError extends Error {}
+/** A command used wrongly: its message is printed with that command's usage (every command's when the command is unknown). */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    /** Whose usage to print: '' for every command; run() sets the command's own when none is given. */
+    public command?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** The first line of standard input (a password piped in, or typed). */
 async function firstLineOfStdin(): Promise<string> {
@@ -205,11 +217,16 @@ async function run(argv: string[]): Promise<string> {
         await service.accounts.setPassword(values.email, password);
         // Whoever was signed in with the old password is signed out.
         await destroyUserSessions(service.db, user.id);
+        // The demo account's password is known again: `npm start` stops saying how to reset it.
+        if (user.email === DEMO.email) await demoPasswordShown(service.db);
         return password;
       }
       default:
-        throw new UsageError(command ? `Unknown command "${command}"` : 'No command given');
+        throw new UsageError(command ? `Unknown command "${command}"` : 'No command given', '');
     }
+  } catch (err) {
+    if (err instanceof UsageError) err.command ??= command;
+    throw err;
   } finally {
     await service.db.destroy();
   }
@@ -220,7 +237,7 @@ run(process.argv.slice(2)).then(
     console.log(out);
   },
   (err: unknown) => {
-    if (err instanceof UsageError) console.error(`${err.message}\n${USAGE}`);
+    if (err instanceof UsageError) console.error(`${err.message}\n${usageOf(err.command ?? '')}`);
     else if (err instanceof ConfigError || err instanceof DomainError || err instanceof PromptCancelledError) console.error(err.message);
     else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
       console.error(`${plainParseError(err)}; \`npm run cli -- help\` lists the commands and their options`);

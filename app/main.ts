@@ -1,7 +1,7 @@
 /** `npm start`: the outreach MCP server with embedded defaults (SQLite in ./data, 127.0.0.1:3000). */
 import { ConfigError, loadConfig } from './config.ts';
 import { freePort } from '../runtime/index.ts';
-import { DEMO, retirePublishedDemoPassword, seedDemo } from './seed.ts';
+import { DEMO, DEMO_PASSWORD_RESET, demoPasswordLost, demoPasswordShown, retirePublishedDemoPassword, seedDemo } from './seed.ts';
 import { buildServer } from './server.ts';
 import { plainKeysWarning } from './auth/key-encryption.ts';
 import { startTelemetry } from './ops/telemetry.ts';
@@ -22,22 +22,26 @@ async function main(): Promise<void> {
   const keysWarning = plainKeysWarning(config);
   if (keysWarning) console.warn(keysWarning);
   const retired = await retirePublishedDemoPassword(config, service.accounts, service.db);
-  const demoPassword = (await seedDemo(config, service.accounts, service.campaigns, service.leads)) ?? retired?.password;
-  await service.app.listen({ port: config.port, host: config.host });
+  await listen(service.app, config);
+  // Only once the server listens: a start that cannot (its port is taken) makes no password it could not show.
+  const demoPassword = (await seedDemo(config, service)) ?? retired?.password;
+  const demoPasswordUnknown = !demoPassword && (await demoPasswordLost(service.accounts, service.db, new Date(performance.timeOrigin)));
+  // The CLI must see the same settings, or it opens another store and its tokens name another server.
+  const same = ['PUBLIC_URL', 'HOST', 'PORT', 'DATA_DIR'].filter((k) => process.env[k]).map((k) => `${k}=${shellQuote(process.env[k]!)}`);
+  const cli = (command: string) => `${[...same, command].join(' ')}${config.databaseUrl ? ' (with the same DATABASE_URL)' : ''}`;
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `SQLite in ${config.dataDir}`;
   console.log(`MCP server listening: ${config.publicUrl}/mcp (store: ${where})`);
   console.log(`Web app: ${config.publicUrl}/`);
   if (demoPassword) {
     console.log(`The demo account's password (shown only now): sign in as ${DEMO.email} / ${demoPassword}`);
+    await demoPasswordShown(service.db);
   }
+  if (demoPasswordUnknown)
+    console.log(`The demo account ${DEMO.email} got its password at a start that stopped before showing it; give it a new one: ${cli(DEMO_PASSWORD_RESET)}`);
   if (retired?.disabled) console.log(`Disabled the demo account ${DEMO.email}: it had the published demo password, and this server is not on loopback.`);
   console.log(`Connect a client: open ${config.publicUrl}/app/mcp, choose "Authorize MCP", and paste the configuration it shows;`);
   console.log(`  or add ${config.publicUrl}/mcp as a connector in a client that signs in by itself (OAuth).`);
-  // The CLI must see the same settings, or its tokens name another server.
-  const same = ['PUBLIC_URL', 'HOST', 'PORT', 'DATA_DIR'].filter((k) => process.env[k]).map((k) => `${k}=${shellQuote(process.env[k]!)}`);
-  console.log(
-    `For scripts: ${[...same, 'npm run cli -- config --email <your email>'].join(' ')}${config.databaseUrl ? ' (with the same DATABASE_URL)' : ''} prints a token and configurations for this server.`,
-  );
+  console.log(`For scripts: ${cli('npm run cli -- config --email <your email>')} prints a token and configurations for this server.`);
 
   const stop = async (signal: string) => {
     service.app.log.info(`${signal}: shutting down`);
@@ -50,8 +54,32 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
 }
 
+/** Why the server could not listen, in words, for the errors a setting causes; thrown as a StartError. */
+const LISTEN_PROBLEMS: Record<string, (where: string, port: number) => string> = {
+  EADDRINUSE: (where, port) =>
+    `${where} is in use: another program (perhaps another \`npm start\`) listens on it. Stop it, or choose another port: PORT=${port < 65535 ? port + 1 : 3000} npm start`,
+  EACCES: (where) => `this user may not listen on ${where} (ports below 1024 need privileges). Choose another port: PORT=3000 npm start`,
+  EADDRNOTAVAIL: (where) =>
+    `cannot listen on ${where}: HOST is not an address of this machine. Leave HOST unset (127.0.0.1), or set it to one of its addresses`,
+};
+
+/** A start that cannot go on for a reason the person can fix: printed as a sentence, without a stack. */
+class StartError extends Error {}
+
+async function listen(app: { listen(options: { port: number; host: string }): Promise<unknown> }, config: { port: number; host: string }): Promise<void> {
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    const problem = LISTEN_PROBLEMS[(err as NodeJS.ErrnoException).code ?? ''];
+    if (!problem) throw err;
+    const where = `port ${config.port} on ${config.host}`;
+    throw new StartError(`Not started: ${problem(where, config.port)}.`, { cause: err });
+  }
+}
+
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) console.error(`Configuration error: ${err.message}`);
+  else if (err instanceof StartError) console.error(err.message);
   else console.error(err);
   process.exit(1);
 });

@@ -1,7 +1,9 @@
 /**
  * The demo account created on the first start of an empty store, so a newcomer can try
  * everything. It is a door into the server, so it exists only on a server that listens on loopback
- * and is published on loopback, and its password is random, printed once at that start.
+ * and is published on loopback, and its password is random, printed once at that start. A start
+ * that made a password and stopped before printing it leaves a note, so the next start says how
+ * to give the account a new one.
  */
 import { randomBytes } from 'node:crypto';
 import { isLoopback, type AppConfig } from './config.ts';
@@ -17,6 +19,42 @@ export const DEMO = { email: 'demo@example.com', name: 'Demo Account' } as const
 
 /** The demo password of earlier versions, printed in their README: on any store that still has it, it is a door. */
 const PUBLISHED_DEMO_PASSWORD = 'demo-password';
+
+/** The command that gives the demo account a new password, printed by the CLI. */
+export const DEMO_PASSWORD_RESET = `npm run cli -- password reset --email ${DEMO.email}`;
+
+/**
+ * The note that a demo password was made and not yet shown, in the table of values every instance
+ * shares (app_secrets; its value is when, never the password). Written before the password is set
+ * and removed once it is printed, so a start that stops in between leaves it behind.
+ */
+const PASSWORD_UNSHOWN = 'demo_password_unshown';
+
+async function notePasswordUnshown(db: Db): Promise<void> {
+  const now = new Date().toISOString();
+  await db
+    .insertInto('app_secrets')
+    .values({ name: PASSWORD_UNSHOWN, value: now, created_at: now })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+}
+
+/** The demo account's password was printed (by `npm start` or the CLI's password reset): the note goes. */
+export async function demoPasswordShown(db: Db): Promise<void> {
+  await db.deleteFrom('app_secrets').where('name', '=', PASSWORD_UNSHOWN).execute();
+}
+
+/**
+ * Whether the demo account (active) has a password nobody was shown: a start before this one
+ * (begun at `startedAt`) made it, then failed or was stopped before printing it. A note written
+ * since is another instance's, starting beside this one, which prints the password itself. Only a
+ * reset gives the account a password that someone knows.
+ */
+export async function demoPasswordLost(accounts: AccountStore, db: Db, startedAt: Date): Promise<boolean> {
+  const note = await db.selectFrom('app_secrets').select('value').where('name', '=', PASSWORD_UNSHOWN).executeTakeFirst();
+  if (!note || note.value >= startedAt.toISOString()) return false;
+  return (await accounts.findUserByEmail(DEMO.email))?.status === 'active';
+}
 
 /** Whether this server may have a demo account: it listens on loopback and calls itself by a loopback URL. */
 export function demoAllowed(config: Pick<AppConfig, 'host' | 'publicUrl'>): boolean {
@@ -42,6 +80,7 @@ export async function retirePublishedDemoPassword(
     return { disabled: true };
   }
   const password = randomPassword();
+  await notePasswordUnshown(db);
   await accounts.setPassword(DEMO.email, password);
   return { password };
 }
@@ -55,17 +94,18 @@ export function randomPassword(): string {
 
 /**
  * Creates the demo account unless the store already has accounts or the server is not loopback
- * only; returns its password when it did (the only time it is known).
+ * only; returns its password when it did (the only time it is known: print it, then call
+ * demoPasswordShown).
  */
 export async function seedDemo(
   config: Pick<AppConfig, 'host' | 'publicUrl'>,
-  accounts: AccountStore,
-  campaigns: CampaignStore,
-  leads: LeadStore,
+  stores: { accounts: AccountStore; campaigns: CampaignStore; leads: LeadStore; db: Db },
 ): Promise<string | undefined> {
+  const { accounts, campaigns, leads, db } = stores;
   if (!demoAllowed(config)) return undefined;
   if ((await accounts.countAccounts()) > 0) return undefined;
   const password = randomPassword();
+  await notePasswordUnshown(db);
   let created;
   try {
     created = await accounts.createAccount({

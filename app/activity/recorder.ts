@@ -28,15 +28,33 @@ const PRUNE_EVERY_MS = 3600_000;
 /** An error message is kept to this many characters (they are one sentence; a detail can quote a long argument). */
 const MAX_MESSAGE = 500;
 
+const NOTHING = { campaign_id: null, lead_id: null } as const;
+
+/** An id as kept: a string, at most 100 characters. */
+const idOf = (value: unknown): string | null => (typeof value === 'string' ? value.slice(0, 100) : null);
+
+/** The objects a result can return that name their lead or campaign (`get_conversation` names only the conversation in its arguments). */
+const NAMING_OBJECTS = ['lead', 'conversation', 'message'] as const;
+
 /**
- * The id of what a successful call touched: its argument (`campaign_id`), else the object it
- * returned or created (`campaign.id`); nothing else of the arguments or the result is kept.
+ * The campaign and lead a successful call touched: the ones its arguments name (`campaign_id`,
+ * `lead_id`), else the object it returned or created (`campaign.id`, `lead.id`), else the ones that
+ * object belongs to (a lead's, conversation's or message's `campaign_id` and `lead_id`); nothing
+ * else of the arguments or the result is kept.
  */
-function idIn(event: { arguments?: unknown; result?: unknown }, argument: string, resultKey: string): string | null {
-  const fromArgs = (event.arguments as Record<string, unknown> | undefined)?.[argument];
-  if (typeof fromArgs === 'string') return fromArgs.slice(0, 100);
-  const created = (event.result as Record<string, { id?: unknown } | undefined> | undefined)?.[resultKey]?.id;
-  return typeof created === 'string' ? created.slice(0, 100) : null;
+function touched(event: { arguments?: unknown; result?: unknown }): { campaign_id: string | null; lead_id: string | null } {
+  const args = event.arguments as Record<string, unknown> | undefined;
+  const result = event.result as Record<string, Record<string, unknown> | null | undefined> | null | undefined;
+  let campaign = idOf(args?.campaign_id) ?? idOf(result?.campaign?.id);
+  let lead = idOf(args?.lead_id) ?? idOf(result?.lead?.id);
+  for (const key of NAMING_OBJECTS) {
+    if (campaign && lead) break;
+    const object = result?.[key];
+    if (typeof object !== 'object' || object === null) continue;
+    campaign ??= idOf(object.campaign_id);
+    lead ??= idOf(object.lead_id);
+  }
+  return { campaign_id: campaign, lead_id: lead };
 }
 
 export class ActivityRecorder {
@@ -56,6 +74,8 @@ export class ActivityRecorder {
     const { principal } = event;
     // auth: none servers have no user; there is nobody to show the activity to.
     if (principal.subject === 'anonymous') return;
+    // A failed call touched nothing (its message says what it asked for).
+    const ids = event.outcome === 'ok' ? touched(event) : NOTHING;
     this.buffer.push({
       id: this.nextId(),
       account_id: principal.accountId,
@@ -68,9 +88,8 @@ export class ActivityRecorder {
       duration_ms: Math.round(event.durationMs),
       created_at: new Date().toISOString(),
       actor: null,
-      // A failed call touched nothing (its message says what it asked for).
-      campaign_id: event.outcome === 'ok' ? idIn(event, 'campaign_id', 'campaign') : null,
-      lead_id: event.outcome === 'ok' ? idIn(event, 'lead_id', 'lead') : null,
+      campaign_id: ids.campaign_id,
+      lead_id: ids.lead_id,
       error_message: event.errorMessage === undefined ? null : event.errorMessage.slice(0, MAX_MESSAGE),
     });
     if (this.buffer.length >= (this.options.maxBuffered ?? 1000)) void this.flush();

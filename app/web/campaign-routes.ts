@@ -15,11 +15,15 @@ import { messagePage } from './pages/message.ts';
 
 const CAMPAIGN_LEADS = 100;
 
-/** What a person can do to a campaign on the web, the store's transition for it, and its name in the activity list. */
+/**
+ * What a person can do to a campaign on the web and the store's transition for it. The activity
+ * list records the action by its own name (what the person did: "resume"), not the tool's whose
+ * transition it shares (`start_campaign`).
+ */
 const ACTIONS = {
-  pause: { transition: 'pause', tool: 'pause_campaign', done: 'Paused: nothing more is sent until you resume it.' },
-  resume: { transition: 'start', tool: 'start_campaign', done: 'Resumed: due messages go out within its schedule.' },
-  archive: { transition: 'archive', tool: 'archive_campaign', done: 'Archived: it sends nothing more, and its leads and messages are kept.' },
+  pause: { transition: 'pause', done: 'Paused: nothing more is sent until you resume it.' },
+  resume: { transition: 'start', done: 'Resumed: due messages go out within its schedule.' },
+  archive: { transition: 'archive', done: 'Archived: it sends nothing more, and its leads and messages are kept.' },
 } as const;
 type WebAction = keyof typeof ACTIONS;
 
@@ -109,7 +113,7 @@ export async function campaignRoutes(app: FastifyInstance, ctx: WebContext): Pro
     if (!found) return reply;
     const { campaign, profileId } = found;
     const started = performance.now();
-    const { transition, tool, done } = ACTIONS[action];
+    const { transition, done } = ACTIONS[action];
     let failure: DomainError | undefined;
     try {
       await ctx.campaigns.transition(user.account_id, profileId, campaign.id, transition);
@@ -124,7 +128,7 @@ export async function campaignRoutes(app: FastifyInstance, ctx: WebContext): Pro
         user_id: user.id,
         grant_id: null,
         client_id: null,
-        tool,
+        tool: action,
         outcome: failure ? 'error' : 'ok',
         error_code: failure ? (failure.code ?? null) : null,
         duration_ms: Math.round(performance.now() - started),

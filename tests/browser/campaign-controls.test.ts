@@ -2,9 +2,10 @@
  * A person in control of a campaign the assistant runs, in Chromium against `npm start`, on both
  * stores: Pause on the campaign page stops the sequencer for it at once (its leads stay unsent
  * while another campaign's go out), Resume lets it send, Archive asks first (Cancel keeps it).
- * Each action is listed in the activity as done on the web. The campaign page shows its figures
- * and sending settings; a lead's row leads to the conversation with the messages as they went
- * out. Keyboard only for the new buttons, no console errors or CSP violations, and screenshots
+ * Each action is listed in the activity as what the person did on the web ("Resume"), and an
+ * assistant's read of a conversation with the lead and campaign it touched. The campaign page shows
+ * its figures, two rows of four that say what each counts, and its sending settings; a lead's row
+ * leads to the conversation with the messages as they went out. Keyboard only for the new buttons, no console errors or CSP violations, and screenshots
  * at a phone's and a laptop's width without sideways scrolling.
  */
 import assert from 'node:assert/strict';
@@ -23,9 +24,9 @@ import {
   tabTo,
   VIEWPORTS,
 } from '../helpers/browser.ts';
-import { eventually, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { activityWritten, eventually, postMcp, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { serverBackends } from '../helpers/outreach.ts';
-import { closedSchedule } from '../helpers/mcp-calls.ts';
+import { bearer, callTool, closedSchedule } from '../helpers/mcp-calls.ts';
 
 const path = (page: Page) => new URL(page.url()).pathname;
 
@@ -84,7 +85,7 @@ for (const backend of await serverBackends()) {
       return page;
     }
 
-    test('Pause stops the sequencer for the campaign at once, Resume lets it send, and both are in the activity as done on the web', async () => {
+    test('Pause stops the sequencer for the campaign at once, Resume lets it send; the activity lists both as what the person did, and a conversation read with what it touched', async () => {
       // The campaign waits for its sending window, so nothing has gone out when the person pauses it.
       const run = await startedCampaign('Spring launch', closedSchedule());
       const page = await signedIn(run.email);
@@ -110,14 +111,32 @@ for (const backend of await serverBackends()) {
         assert.equal((await page.locator('h1 .badge').textContent())?.trim(), 'active');
         await eventually(async () => (await sentFor(run.campaignId)) === 2, 'the resumed campaign sent its two messages', { timeoutMs: 20_000 });
 
+        // An assistant reads one of its conversations, which it names by the conversation's id alone.
+        const conversation = await server.admin.db
+          .selectFrom('conversations')
+          .select(['id', 'lead_id'])
+          .where('campaign_id', '=', run.campaignId)
+          .executeTakeFirstOrThrow();
+        const read = await postMcp(
+          server.mcpUrl,
+          callTool('get_conversation', { service_profile_id: run.profileId, conversation_id: conversation.id }),
+          bearer(await server.token(run)),
+        );
+        assert.equal(read.status, 200);
+        await activityWritten(server, run.accountId, 3);
+
         await page.goto(`${server.baseUrl}/app/activity`);
         const rows = page.locator('tbody tr', { hasText: 'You, on the web' });
         assert.deepEqual(
-          (await rows.locator('td[data-label="Tool"]').allTextContents()).map((t) => t.trim()),
-          ['start_campaign', 'pause_campaign'],
-          'newest first',
+          (await rows.locator('td[data-label="Action"]').allTextContents()).map((t) => t.trim()),
+          ['Resume', 'Pause'],
+          'what the person did, newest first',
         );
         for (const link of await rows.locator('td[data-label="Touched"] a').all()) assert.equal(await link.textContent(), 'Spring launch');
+        // The conversation's read shows what it touched: the campaign, and the lead, whose link leads to that conversation.
+        const touched = page.locator('tbody tr', { hasText: 'get_conversation' }).locator('td[data-label="Touched"] a');
+        assert.deepEqual(await touched.allTextContents(), ['Spring launch', `lead ${conversation.lead_id}`]);
+        assert.equal(await touched.nth(1).getAttribute('href'), `/app/campaigns/${run.campaignId}/leads/${conversation.lead_id}`);
       } finally {
         await page.context().close();
       }
@@ -149,6 +168,8 @@ for (const backend of await serverBackends()) {
     test('the campaign page shows its figures and how it sends, with counts that add up; a lead leads to the messages as sent', async () => {
       const run = await startedCampaign('Figures');
       await eventually(async () => (await sentFor(run.campaignId)) === 2, 'the campaign sent its two messages', { timeoutMs: 20_000 });
+      // A profile named with its channel, as the demo account's are: the page does not add the channel again.
+      await server.admin.db.updateTable('profiles').set({ name: 'Ada Lovelace (LinkedIn)' }).where('id', '=', run.profileId).execute();
       for (const [size, viewport] of Object.entries(VIEWPORTS)) {
         const page = await signedIn(run.email, viewport);
         try {
@@ -169,9 +190,21 @@ for (const backend of await serverBackends()) {
                 .locator('dd')
                 .textContent()
             )?.trim();
+          // Each figure says what it counts: leads, then messages (campaign_stats' own words).
+          assert.deepEqual(
+            (await page.locator('.figure dt').allTextContents()).map((t) => t.trim()),
+            ['Leads', 'Leads contacted', 'Leads who replied', 'Reply rate', 'Messages sent', 'Delivered', 'Failed to send', 'Replies received'],
+          );
           assert.equal(await figure('Messages sent'), '2');
-          assert.equal(await figure('Contacted'), '2');
-          assert.match((await page.locator('.facts').textContent()) ?? '', /any day, any hour/);
+          assert.equal(await figure('Leads contacted'), '2');
+          // Laid out evenly: two rows of four on a laptop, four rows of two on a phone.
+          const tops = new Map<number, number>();
+          for (const box of await page.locator('.figure').evaluateAll((tiles) => tiles.map((t) => Math.round(t.getBoundingClientRect().top))))
+            tops.set(box, (tops.get(box) ?? 0) + 1);
+          assert.deepEqual([...tops.values()], size === 'wide' ? [4, 4] : [2, 2, 2, 2], `tiles per row at ${size}`);
+          const facts = ((await page.locator('.facts').textContent()) ?? '').replace(/\s+/g, ' ');
+          assert.match(facts, /Profile Ada Lovelace \(LinkedIn\) Schedule/, 'the profile named once, its channel not repeated');
+          assert.match(facts, /any day, any hour/);
           await assertNoHorizontalOverflow(page);
           await screenshot(page, `campaign-${size}`);
           await page.goto(`${server.baseUrl}/app/campaigns/${run.campaignId}/archive`);

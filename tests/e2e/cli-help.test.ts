@@ -1,6 +1,12 @@
-/** The admin CLI's help: `help`, `--help` and `<command> --help` print the usage and exit 0; a wrong option is named plainly. */
+/**
+ * The admin CLI's help: `help`, `--help` and `<command> --help` print the usage and exit 0; a wrong
+ * option is named plainly; a command used wrongly prints its own usage, not every command's.
+ */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { REPO_ROOT } from '../helpers/server.ts';
 
@@ -37,4 +43,33 @@ test('an unknown option or an option without its value is named plainly, exit 1'
   const bare = cli('token', '--email');
   assert.equal(bare.status, 1);
   assert.equal(bare.stderr.trim(), '--email needs a value; `npm run cli -- help` lists the commands and their options');
+});
+
+test("a mistake in one command prints that command's usage only, exit 1; an unknown command lists them all", () => {
+  // These open the store before they find the mistake: an empty one of their own.
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-cli-usage-'));
+  const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' };
+  const inStore = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', ...args], { cwd: REPO_ROOT, encoding: 'utf8', env });
+  try {
+    for (const [args, message, usage] of [
+      [['token'], 'token needs --email', /^ {2}npm run cli -- token --email EMAIL/],
+      [['password', 'reset'], 'password reset needs --email', /^ {2}npm run cli -- password reset --email EMAIL/],
+      [['backup'], 'backup needs a file: npm run cli -- backup FILE', /^ {2}npm run cli -- backup FILE/],
+    ] as const) {
+      const run = inStore(...args);
+      assert.equal(run.status, 1, run.stderr);
+      const [first, heading, ...lines] = run.stderr.trim().split('\n');
+      assert.equal(first, message);
+      assert.equal(heading, 'usage:');
+      assert.equal(lines.length, 1, `${args.join(' ')}: its own usage only:\n${run.stderr}`);
+      assert.match(lines[0]!, usage);
+    }
+    const unknown = inStore('tokne');
+    assert.equal(unknown.status, 1);
+    assert.match(unknown.stderr, /^Unknown command "tokne"\nusage:\n/);
+    for (const command of ['account create', 'token', 'config', 'grants list', 'keys rotate', 'backup', 'password reset'])
+      assert.ok(unknown.stderr.includes(`npm run cli -- ${command}`), `an unknown command lists ${command}`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

@@ -15,7 +15,7 @@ import { loadConfig } from '../../app/config.ts';
 import { freePort } from '../../runtime/index.ts';
 import { openService } from '../../app/server.ts';
 import type { Db } from '../../app/store/db/database.ts';
-import { ALL_SCOPES, postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
+import { ALL_SCOPES, eventually, postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
 import { assertToolResult, bearer, callTool } from '../helpers/mcp-calls.ts';
 import { serverBackends, spawnServer, type ServerProcess } from '../helpers/outreach.ts';
 
@@ -278,6 +278,11 @@ describe('two server processes on one SQLite file', () => {
     assert.equal(await store.accounts.countAccounts(), 1);
     const samples = await store.db.selectFrom('campaigns').select('id').where('account_id', '=', demo[0]!.account_id).execute();
     assert.equal(samples.length, 1, 'one sample campaign');
+    // The winner printed its password; neither sends the person to reset it (each began before it was made).
+    await eventually(() => processes.every((p) => p.stdout().includes('For scripts:')), 'both start banners');
+    const banners = processes.map((p) => p.stdout());
+    assert.equal(banners.filter((b) => b.includes("The demo account's password (shown only now)")).length, 1, banners.join('\n'));
+    assert.ok(!banners.some((b) => b.includes('password reset')), banners.join('\n'));
     const created = await store.accounts.createAccount({
       name: 'Multi',
       email: 'multi.sqlite@example.com',

@@ -419,7 +419,7 @@ describe('web app', () => {
       const page = (await client.get('/app/activity')).text;
       const rows = [
         ...page.matchAll(
-          /<tr>\s*<td data-label="When">[^<]+<\/td>\s*<td data-label="Tool"><code>([a-z_]+)<\/code><\/td>\s*<td data-label="Outcome"><span class="badge (\w+)">/g,
+          /<tr>\s*<td data-label="When">[^<]+<\/td>\s*<td data-label="Action"><code>([a-z_]+)<\/code><\/td>\s*<td data-label="Outcome"><span class="badge (\w+)">/g,
         ),
       ].map((m) => `${m[1]}:${m[2]}`);
       assert.deepEqual(rows, ['create_campaign:denied', 'get_campaign:error', 'profiles:ok']);

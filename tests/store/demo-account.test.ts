@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, retirePublishedDemoPassword, seedDemo } from '../../app/seed.ts';
+import { DEMO, demoPasswordLost, demoPasswordShown, retirePublishedDemoPassword, seedDemo } from '../../app/seed.ts';
 import { AccountStore } from '../../app/store/accounts.ts';
 import { CampaignStore } from '../../app/store/campaigns.ts';
 import { LeadStore } from '../../app/store/leads.ts';
@@ -43,7 +43,8 @@ describe('the demo account', () => {
   };
 
   test('is not created on a public server', async () => {
-    assert.equal(await seedDemo(PUBLIC, accounts, new CampaignStore(database.db, 'sqlite'), new LeadStore(database.db, 'sqlite')), undefined);
+    const stores = { accounts, campaigns: new CampaignStore(database.db, 'sqlite'), leads: new LeadStore(database.db, 'sqlite'), db: database.db };
+    assert.equal(await seedDemo(PUBLIC, stores), undefined);
     assert.equal(await accounts.countAccounts(), 0);
   });
 
@@ -65,6 +66,13 @@ describe('the demo account', () => {
     assert.match(retired?.password ?? '', /^[a-z2-9]{5}(-[a-z2-9]{5}){3}$/);
     assert.equal(await accounts.verifyCredentials(DEMO.email, 'demo-password'), undefined);
     assert.ok(await accounts.verifyCredentials(DEMO.email, retired!.password!));
+    // Until it is printed, a later start says how to reset it; one that began before the note was
+    // written (another instance starting beside this one) leaves that to the start that wrote it.
+    const later = new Date(Date.now() + 1000);
+    assert.equal(await demoPasswordLost(accounts, database.db, later), true, 'a new password not yet shown');
+    assert.equal(await demoPasswordLost(accounts, database.db, new Date(Date.now() - 60_000)), false, 'a start that began before the note');
+    await demoPasswordShown(database.db);
+    assert.equal(await demoPasswordLost(accounts, database.db, later), false);
   });
 
   test('a password hashed with weaker parameters is re-hashed at its next good sign-in', async () => {

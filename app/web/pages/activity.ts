@@ -39,16 +39,25 @@ function touched(row: ActivityRow): SafeHtml | string {
 const outcome = (r: ActivityRow) =>
   html`${badge(r.outcome)}${r.error_code && html` <span class="hint mono">${r.error_code}</span>`}${r.error_message && html`<div class="hint error-message">${r.error_message}</div>`}`;
 
-const WHEN_TOOL_OUTCOME: readonly Column<ActivityRow>[] = [
+/**
+ * What was done: the tool an assistant called, or the button the person pressed on a campaign
+ * page ("Resume"; rows of earlier versions named the tool, and show it).
+ */
+function action(row: ActivityRow): SafeHtml | string {
+  if (row.actor === 'web' && /^[a-z]+$/.test(row.tool)) return `${row.tool[0]!.toUpperCase()}${row.tool.slice(1)}`;
+  return html`<code>${row.tool}</code>`;
+}
+
+const WHEN_ACTION_OUTCOME: readonly Column<ActivityRow>[] = [
   ['When', (r) => when(r.created_at)],
-  ['Tool', (r) => html`<code>${r.tool}</code>`],
+  ['Action', action],
   ['Outcome', outcome],
 ];
 
-const ALL_COLUMNS: readonly Column<ActivityRow>[] = [...WHEN_TOOL_OUTCOME, ['Touched', touched], ['By', actor], ['Time', (r) => `${r.duration_ms} ms`]];
+const ALL_COLUMNS: readonly Column<ActivityRow>[] = [...WHEN_ACTION_OUTCOME, ['Touched', touched], ['By', actor], ['Time', (r) => `${r.duration_ms} ms`]];
 
 export function activityTable(rows: readonly ActivityRow[], options: { compact?: boolean } = {}): SafeHtml {
-  return dataTable(rows, options.compact ? WHEN_TOOL_OUTCOME : ALL_COLUMNS, 'No tool calls yet.', { stack: true });
+  return dataTable(rows, options.compact ? WHEN_ACTION_OUTCOME : ALL_COLUMNS, 'No tool calls yet.', { stack: true });
 }
 
 export function activityPage(view: ActivityView): string {

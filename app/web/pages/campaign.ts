@@ -77,6 +77,11 @@ function controls(campaign: Campaign, csrf: string): SafeHtml {
   </div>`;
 }
 
+/** The profile as a person knows it: its name, with its channel unless the name says it already ("Ada Lovelace (email)"). */
+function profileText(profile: { name: string; channel: string }): string {
+  return profile.name.toLowerCase().includes(profile.channel.toLowerCase()) ? profile.name : `${profile.name} (${profile.channel})`;
+}
+
 const figure = (label: string, value: string | number) =>
   html`<div class="figure">
     <dt>${label}</dt>
@@ -105,7 +110,7 @@ export function campaignPage(view: CampaignView): string {
         <h2 id="sending-title">How it sends</h2>
         <dl class="facts">
           <dt>Profile</dt>
-          <dd>${profile ? `${profile.name} (${profile.channel})` : '—'}</dd>
+          <dd>${profile ? profileText(profile) : '—'}</dd>
           <dt>Schedule</dt>
           <dd>${scheduleText(campaign, profile?.timezone)}</dd>
           <dt>Daily limit</dt>
@@ -119,9 +124,9 @@ export function campaignPage(view: CampaignView): string {
       <section class="card" aria-labelledby="stats-title">
         <h2 id="stats-title">Figures</h2>
         <dl class="figures">
-          ${figure('Leads', stats.leads)} ${figure('Contacted', stats.contacted)} ${figure('Replied', stats.replied)}
+          ${figure('Leads', stats.leads)} ${figure('Leads contacted', stats.contacted)} ${figure('Leads who replied', stats.replied)}
           ${figure('Reply rate', `${Math.round(stats.reply_rate * 100)}%`)} ${figure('Messages sent', stats.sent)} ${figure('Delivered', stats.delivered)}
-          ${figure('Failed', stats.failed)} ${figure('Replies', stats.replies)}
+          ${figure('Failed to send', stats.failed)} ${figure('Replies received', stats.replies)}
         </dl>
       </section>
       <section class="card" aria-labelledby="steps-title">

@@ -124,3 +124,44 @@ test('a call is recorded with what it touched (the campaign and lead ids a succe
   assert.ok(rows[2]!.error_message!.startsWith('Campaign cmp_x was not found'));
   assert.ok(!JSON.stringify(rows).includes(body), 'no message body is kept');
 });
+
+test('a call that names only a conversation is recorded with the lead and campaign of what it returned', async () => {
+  const { store, batches } = fakeStore();
+  const recorder = new ActivityRecorder(store, { logger: quiet });
+  const conversation = { id: 'cnv_1', lead_id: 'led_1', campaign_id: 'cmp_1', messages: [{ id: 'msg_1', lead_id: 'led_1', text: 'Hi' }] };
+  recorder.record({ tool: 'get_conversation', principal, outcome: 'ok', durationMs: 1, arguments: { conversation_id: 'cnv_1' }, result: { conversation } });
+  recorder.record({
+    tool: 'send_message',
+    principal,
+    outcome: 'ok',
+    durationMs: 1,
+    arguments: { conversation_id: 'cnv_2', text: 'Thanks' },
+    result: { message: { id: 'msg_2', conversation_id: 'cnv_2', lead_id: 'led_2' } },
+  });
+  recorder.record({
+    tool: 'get_lead',
+    principal,
+    outcome: 'ok',
+    durationMs: 1,
+    arguments: { lead_id: 'led_3' },
+    result: { lead: { id: 'led_3', campaign_id: 'cmp_3' } },
+  });
+  recorder.record({
+    tool: 'get_conversation',
+    principal,
+    outcome: 'error',
+    errorCode: 'CONVERSATION_NOT_FOUND',
+    durationMs: 1,
+    arguments: { conversation_id: 'cnv_x' },
+  });
+  await recorder.flush();
+  assert.deepEqual(
+    batches[0]!.map((r) => [r.tool, r.campaign_id, r.lead_id]),
+    [
+      ['get_conversation', 'cmp_1', 'led_1'],
+      ['send_message', null, 'led_2'],
+      ['get_lead', 'cmp_3', 'led_3'],
+      ['get_conversation', null, null],
+    ],
+  );
+});

@@ -27,7 +27,7 @@ import {
   VIEWPORTS,
 } from '../helpers/browser.ts';
 import { refresh } from '../helpers/oauth.ts';
-import { startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { activityWritten, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 
 /** A loopback redirect URI (RFC 8252) that hands each request to it to whoever waits for the next one. */
 async function startCallbackServer(): Promise<{ url: string; next(): Promise<URL>; close(): Promise<void> }> {
@@ -306,7 +306,10 @@ describe('an MCP SDK connector authorized in Chromium', { skip: chromiumSkip(), 
   test('"Remove MCP authorization" in the dialog: the SDK\'s next call is refused (401), its refresh fails with invalid_grant, and it asks for the user again', async () => {
     const { provider, client, exchanges } = await authorizeNewConnector();
     try {
+      const callsBefore = (await server.admin.db.selectFrom('tool_calls').select('id').where('account_id', '=', account.accountId).execute()).length;
       assert.equal(structured(await client.callTool({ name: 'profiles', arguments: {} })).profiles.length, 2);
+      // The activity log, which the dialog's "Last used" reads, is written about once a second.
+      await activityWritten(server, account.accountId, callsBefore + 1);
 
       await page.goto(`${server.baseUrl}/app/mcp`);
       assert.ok(

@@ -9,9 +9,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
-import { postMcp, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { postMcp, type TestServer } from '../helpers/server.ts';
 import { authorizeUrl, exchangeCode, openConsent, refresh, registerClient, submitConsent } from '../helpers/oauth.ts';
-import { csrfOf, inputValue, pkce, signIn, WebClient, type WebResponse } from '../helpers/web-client.ts';
+import { csrfOf, inputValue, pkce, signedInServer, WebClient, type WebResponse } from '../helpers/web-client.ts';
 import { serverBackends } from '../helpers/outreach.ts';
 import { bearer, callTool } from '../helpers/mcp-calls.ts';
 
@@ -40,10 +40,7 @@ for (const backend of await serverBackends()) {
     let browser: WebClient;
 
     before(async () => {
-      server = await backend.start();
-      user = await server.createAccount();
-      browser = new WebClient(server.baseUrl);
-      assert.equal((await signIn(browser, user.email, TEST_PASSWORD)).status, 303);
+      ({ server, user, browser } = await signedInServer(backend));
     });
     after(async () => {
       await server?.close();

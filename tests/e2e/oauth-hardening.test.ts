@@ -14,9 +14,9 @@ import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
 import { isPublicAddress } from '../../app/oauth/public-address.ts';
-import { postMcp, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { postMcp, type TestServer } from '../helpers/server.ts';
 import { authorizeConnector, authorizeUrl, exchangeCode, openConsent, REDIRECT_URI, refresh, registerClient, tokenRequest } from '../helpers/oauth.ts';
-import { csrfOf, formAction, pkce, signIn, WebClient, type WebResponse } from '../helpers/web-client.ts';
+import { csrfOf, formAction, pkce, signedInServer, WebClient, type WebResponse } from '../helpers/web-client.ts';
 import { serverBackends } from '../helpers/outreach.ts';
 import { bearer, callTool } from '../helpers/mcp-calls.ts';
 
@@ -82,14 +82,10 @@ function assertSecurityHeaders(headers: Headers | http.IncomingHttpHeaders, what
 for (const backend of await serverBackends()) {
   describe(`OAuth hardening on ${backend.kind}`, { skip: backend.skip }, () => {
     let server: TestServer;
-    let user: Awaited<ReturnType<TestServer['createAccount']>>;
     let browser: WebClient;
 
     before(async () => {
-      server = await backend.start();
-      user = await server.createAccount();
-      browser = new WebClient(server.baseUrl);
-      assert.equal((await signIn(browser, user.email, TEST_PASSWORD)).status, 303);
+      ({ server, browser } = await signedInServer(backend));
     });
     after(async () => {
       await server?.close();

@@ -20,7 +20,7 @@ import {
   submitConsent,
   tokenRequest,
 } from '../helpers/oauth.ts';
-import { csrfOf, pkce, signIn, WebClient } from '../helpers/web-client.ts';
+import { csrfOf, pkce, signedInServer, WebClient } from '../helpers/web-client.ts';
 import { serverBackends } from '../helpers/outreach.ts';
 import { bearer, callTool } from '../helpers/mcp-calls.ts';
 
@@ -37,10 +37,7 @@ for (const backend of await serverBackends()) {
     let browser: WebClient;
 
     before(async () => {
-      server = await backend.start();
-      user = await server.createAccount();
-      browser = new WebClient(server.baseUrl);
-      assert.equal((await signIn(browser, user.email, TEST_PASSWORD)).status, 303);
+      ({ server, user, browser } = await signedInServer(backend));
     });
     after(async () => {
       await server?.close();

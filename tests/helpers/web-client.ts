@@ -7,6 +7,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
+import assert from 'node:assert/strict';
+import type { ServerBackend } from './outreach.ts';
+import { TEST_PASSWORD, type TestServer } from './server.ts';
 
 interface StoredCookie {
   name: string;
@@ -164,3 +167,17 @@ export function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
+
+/**
+ * What the OAuth test files start from: `npm start` on a fresh store of the back-end, a new account,
+ * and a browser signed in to it as that account.
+ */
+export async function signedInServer(backend: Pick<ServerBackend, 'start'>): Promise<{ server: TestServer; user: TestAccount; browser: WebClient }> {
+  const server = await backend.start();
+  const user = await server.createAccount();
+  const browser = new WebClient(server.baseUrl);
+  assert.equal((await signIn(browser, user.email, TEST_PASSWORD)).status, 303, 'the new account signs in');
+  return { server, user, browser };
+}
+
+type TestAccount = Awaited<ReturnType<TestServer['createAccount']>>;

@@ -4,6 +4,12 @@
  * snapshot like any generated file (so additive changes are recorded); one that breaks it is
  * refused, naming each break, until the maintainer bumps `server.version` to a version that may
  * break (semver major; minor for 0.x), which accepts the breaks and rewrites the snapshot.
+ *
+ * Only what was released is held to it. The snapshot records, per tool, the server.version it first
+ * appeared under (`since`); while server.version is still that version the tool has not been
+ * released, so renaming it or reshaping its arguments and results is no break. Once server.version
+ * moves on, the tool is released and the gate is strict for it. Tools recorded before `since`
+ * existed carry none and count as released.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -44,11 +50,29 @@ function sameJson(text: string, contract: Contract): boolean {
 
 const contracts = new WeakMap<Model, Contract>();
 
+/**
+ * The `since` of each tool in the committed snapshot (undefined: recorded before `since` existed),
+ * or undefined when there is no snapshot (or it does not parse: checkContract reports that).
+ */
+function recordedSince(file: string): Map<string, string | undefined> | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const tools = (JSON.parse(readFileSync(file, 'utf8')) as { tools?: unknown }).tools;
+    if (!tools || typeof tools !== 'object') return new Map();
+    return new Map(Object.entries(tools as Record<string, { since?: unknown }>).map(([name, t]) => [name, typeof t?.since === 'string' ? t.since : undefined]));
+  } catch {
+    return new Map();
+  }
+}
+
 /** The contract a model publishes (computed once: the gate and the snapshot's emitter both read it). */
 function currentContract(model: Model): Contract {
   const known = contracts.get(model);
   if (known) return known;
   const byName = new Map(model.tools.map((t) => [t.name, t]));
+  // A tool keeps the `since` its snapshot entry has (or lacks); a tool new to the snapshot gets this version.
+  const recorded = recordedSince(model.paths.contract);
+  const since = (name: string) => (recorded?.has(name) ? recorded.get(name) : model.server.version);
   const contract = contractOf(
     {
       server: model.server,
@@ -62,7 +86,11 @@ function currentContract(model: Model): Contract {
       errors: model.errors,
     },
     // A tool's entry reads its inlined schemas: the tool and the shared shapes (tool-parts.ts).
-    (t) => model.parts.of('contract', byName.get(t.name)!, ['defs'], () => toolContract(t)),
+    (t) => {
+      const entry = model.parts.of('contract', byName.get(t.name)!, ['defs'], () => toolContract(t));
+      const first = since(t.name);
+      return first === undefined ? entry : { ...entry, since: first };
+    },
   );
   const published = {
     ...contract,
@@ -92,8 +120,10 @@ export function checkContract(model: Model): Break[] {
   // can break, and the comparison of every schema (a tenth of a second on this project) is skipped.
   if (sameJson(text, current)) return [];
   const published = parseContract(text, display);
+  // Tools first recorded under the version still being prepared were never released: they change freely.
+  const released = { ...published, tools: Object.fromEntries(Object.entries(published.tools).filter(([, t]) => t.since !== current.version)) };
   const breaks = [
-    ...breakingChanges(published, current),
+    ...breakingChanges(released, current),
     ...resourceBreaks(published.resources, current.resources),
     ...promptBreaks(published.prompts, current.prompts),
   ];

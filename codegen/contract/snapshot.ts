@@ -29,6 +29,12 @@ export interface ToolContract {
   output?: JSONSchema;
   /** Error codes the tool declares. Recorded for reviewers, never compared: dropping one breaks nobody. */
   errors: string[];
+  /**
+   * The server.version the tool first appeared under. While server.version is still that version
+   * the tool is unreleased and may change freely (gate.ts); absent for tools recorded before this
+   * field existed, which count as released.
+   */
+  since?: string;
 }
 
 export interface ErrorContract {
@@ -198,6 +204,7 @@ function shapeProblems(data: unknown): string[] {
         if (!isStrings(tool.errors)) problems.push(`tools.${name}.errors must be a list of strings`);
         if (!isPlainObject(tool.input)) problems.push(`tools.${name}.input must be a JSON Schema object`);
         if (tool.output !== undefined && !isPlainObject(tool.output)) problems.push(`tools.${name}.output must be a JSON Schema object`);
+        if (tool.since !== undefined && typeof tool.since !== 'string') problems.push(`tools.${name}.since must be a version string`);
       }
     }
   for (const key of ['resources', 'prompts'] as const)

@@ -3,7 +3,9 @@
  * on a copy of the full golden fixture, whose committed tools.contract.json is the published
  * contract. One edit of each kind of break is refused, all named in one run, with nothing
  * written; additive edits pass; a version that allows breaks accepts them and records the new
- * contract. The comparison itself, rule by rule, is tested in tests/unit/codegen/contract.test.ts.
+ * contract. A tool added under the version still being prepared is not released yet and changes
+ * freely until server.version moves on. The comparison itself, rule by rule, is tested in
+ * tests/unit/codegen/contract.test.ts.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -169,6 +171,68 @@ describe('npm run gen against the published contract', { timeout: 120_000 }, () 
     assert.ok(contract.tools.ping, 'the new tool is in the snapshot');
     assert.match(JSON.stringify(contract.tools.create_item), /"notes"/);
     assert.equal((await gen('--check')).code, 0);
+  });
+
+  test('with no snapshot yet nothing is released: the first run records every tool with its version', async () => {
+    const snapshot = path.join(work, 'expected/tools.contract.json');
+    rmSync(snapshot);
+    writeFileSync(yamlPath, original);
+    const { code, stderr } = await gen();
+    assert.equal(code, 0, stderr);
+    const tools = Object.values((JSON.parse(readFileSync(snapshot, 'utf8')) as { tools: Record<string, { since?: string }> }).tools);
+    assert.ok(tools.length > 1);
+    for (const t of tools) assert.equal(t.since, '2.1.0');
+  });
+
+  test('a tool added under the current version is unreleased: renamed, its argument renamed, without a version bump', async () => {
+    const snapshot = path.join(work, 'expected/tools.contract.json');
+    cpSync(path.join(FIXTURE, 'expected/tools.contract.json'), snapshot);
+    const withPing = (tool: string, argument: string) =>
+      edited([
+        [
+          'tools:\n',
+          `tools:\n  ${tool}:\n    description: Answers.\n    scopes: []\n` +
+            `    input: { type: object, additionalProperties: false, required: [${argument}], properties: { ${argument}: { type: string } } }\n\n`,
+        ],
+      ]);
+    writeFileSync(yamlPath, withPing('ping', 'text'));
+    const added = await gen();
+    assert.equal(added.code, 0, added.stderr);
+    const recorded = JSON.parse(readFileSync(snapshot, 'utf8')) as { tools: Record<string, { since?: string }> };
+    assert.equal(recorded.tools.ping?.since, '2.1.0', 'the new tool is recorded with the version it first appeared under');
+    assert.equal(recorded.tools.create_item?.since, undefined, 'a released tool keeps its entry as it was');
+
+    // Its argument renamed (the old one removed, a new required one): no break, the snapshot follows.
+    writeFileSync(yamlPath, withPing('ping', 'message'));
+    const renamedArgument = await gen();
+    assert.equal(renamedArgument.code, 0, renamedArgument.stderr);
+    assert.doesNotMatch(renamedArgument.stdout, /breaking change/);
+    assert.match(readFileSync(snapshot, 'utf8'), /"message"/);
+    // The tool itself renamed: the new name is as unreleased as the old one was.
+    writeFileSync(yamlPath, withPing('echo', 'message'));
+    const renamedTool = await gen();
+    assert.equal(renamedTool.code, 0, renamedTool.stderr);
+    const now = JSON.parse(readFileSync(snapshot, 'utf8')) as { tools: Record<string, { since?: string }> };
+    assert.equal(now.tools.ping, undefined);
+    assert.equal(now.tools.echo?.since, '2.1.0');
+    assert.equal((await gen('--check')).code, 0, 'the snapshot is the contract now');
+
+    // A released tool's argument renamed, beside it, is still refused, and names only that tool.
+    writeFileSync(
+      yamlPath,
+      edited([['        due: { type: string, format: date }\n', '        due_on: { type: string, format: date }\n']], withPing('echo', 'text')),
+    );
+    const released = await gen('--check');
+    assert.equal(released.code, 1, 'a released tool stays under the gate');
+    assert.match(released.stderr, /^1 breaking change against the published contract/m);
+    assert.match(released.stderr, /- tool create_item, argument due: argument removed/);
+
+    // Once server.version moves on, the tool is released: the same rename of its argument is refused.
+    writeFileSync(yamlPath, withPing('echo', 'text').replace(/^( {2}version: )2\.1\.0$/m, '$12.1.1'));
+    const movedOn = await gen('--check');
+    assert.equal(movedOn.code, 1, 'after the version moves on, the tool is held to its contract');
+    assert.match(movedOn.stderr, /- tool echo, argument message: argument removed/);
+    assert.match(movedOn.stderr, /- tool echo, argument text: new required argument/);
   });
 
   test('a version that allows breaks accepts them, says so, and records the new contract', async () => {

@@ -450,7 +450,7 @@ describe('contractOf, renderContract and parseContract', () => {
     const text = JSON.stringify({
       version: 1,
       server: 'mini',
-      tools: { t: { scopes: 'mcp:read', input: {}, errors: [] } },
+      tools: { t: { scopes: 'mcp:read', input: {}, errors: [], since: 2 } },
       errors: { E: { surface: 'tool' } },
     });
     assert.throws(
@@ -459,6 +459,7 @@ describe('contractOf, renderContract and parseContract', () => {
         assert.match(err.message, /^contract\.json: not a contract snapshot/);
         assert.match(err.message, /version must be a string/);
         assert.match(err.message, /tools\.t\.scopes must be a list of strings/);
+        assert.match(err.message, /tools\.t\.since must be a version string/);
         assert.match(err.message, /errors\.E\.message must be a string/);
         assert.doesNotMatch(err.message, /server must be/);
         return true;

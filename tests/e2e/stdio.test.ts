@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { toolsList } from '../../generated/tools-list.gen.ts';
@@ -135,6 +136,34 @@ for (const backend of await serverBackends()) {
       assert.deepEqual(failures, [], 'every line on stdout was a JSON-RPC message');
     });
 
+    test('a question to the user (elicitation) goes out on stdout, and the answer on stdin reaches the waiting call', async () => {
+      const client = new ClientV1(CLIENT_INFO, { capabilities: { elicitation: {} } });
+      const asked: string[] = [];
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params.message);
+        return { action: 'accept', content: { confirm: true } };
+      });
+      await client.connect(new StdioV1({ command: process.execPath, args: START, cwd: REPO_ROOT, env: env as Record<string, string>, stderr: 'pipe' }));
+      try {
+        const profiles = (await client.callTool({ name: 'profiles', arguments: {} })) as Called;
+        const profileId = profiles.structuredContent!.profiles![0]!.id;
+        const created = (await client.callTool({
+          name: 'create_campaign',
+          arguments: { service_profile_id: profileId, name: 'to archive', steps: [{ name: 'Intro', type: 'message', text: 'Hello there' }] },
+        })) as unknown as { structuredContent: { campaign: { id: string } } };
+        const archived = (await client.callTool({
+          name: 'archive_campaign',
+          arguments: { service_profile_id: profileId, campaign_id: created.structuredContent.campaign.id, confirm_with_user: true },
+        })) as unknown as { isError?: boolean; structuredContent: { campaign: { status: string } } };
+        assert.notEqual(archived.isError, true, JSON.stringify(archived));
+        assert.equal(archived.structuredContent.campaign.status, 'archived');
+        assert.equal(asked.length, 1);
+        assert.match(asked[0]!, /^Archive campaign "to archive"/);
+      } finally {
+        await client.close();
+      }
+    });
+
     for (const mode of ['legacy', { pin: STATELESS }] as const) {
       test(`@modelcontextprotocol/client 2.x (its stdio transport), ${mode === 'legacy' ? 'handshake' : STATELESS}: tools, a call, a validation error, a catalog error`, async () => {
         const client = new ClientV2(CLIENT_INFO, mode === 'legacy' ? {} : { versionNegotiation: { mode } });
@@ -161,6 +190,11 @@ for (const backend of await serverBackends()) {
       assert.equal(code, 1);
       assert.equal(stdout, '');
       assert.match(stderr, /Not started: --stdio serves as nobody@example\.com, but no user has that email in this store/);
+      // The setting names the local user too (and --account wins over it).
+      const bySetting = await runStdio({ ...env, MCP_STDIO_ACCOUNT: 'someone@example.com' }, []);
+      assert.equal(bySetting.code, 1);
+      assert.equal(bySetting.stdout, '');
+      assert.match(bySetting.stderr, /Not started: --stdio serves as someone@example\.com, but no user has that email/);
     });
   });
 }

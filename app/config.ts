@@ -44,6 +44,11 @@ export interface AppConfig {
   logRequests: boolean;
   /** METRICS_TOKEN: /metrics answers `Authorization: Bearer <it>`; unset: this machine only. */
   metricsToken?: string;
+  /**
+   * MCP_STDIO_ACCOUNT: the email of the user `npm start -- --stdio` serves as (the local user; `--account`
+   * overrides it); unset: the demo account, on a store where it may exist (docs/decisions.md).
+   */
+  stdioAccount?: string;
 }
 
 /** Whether a host name or address is this machine only (127.0.0.0/8, ::1, localhost). */
@@ -129,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ...(keyEncryptionKey instanceof Buffer && { keyEncryptionKey }),
     logRequests: env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true',
     ...(env.METRICS_TOKEN && { metricsToken: env.METRICS_TOKEN }),
+    ...(env.MCP_STDIO_ACCOUNT?.trim() && { stdioAccount: env.MCP_STDIO_ACCOUNT.trim() }),
   };
 }
 

@@ -1,8 +1,12 @@
-/** `npm start`: the outreach MCP server with embedded defaults (SQLite in ./data, 127.0.0.1:3000). */
-import { ConfigError, loadConfig } from './config.ts';
-import { freePort } from '../runtime/index.ts';
-import { DEMO, DEMO_PASSWORD_RESET, demoPasswordLost, demoPasswordShown, retirePublishedDemoPassword, seedDemo } from './seed.ts';
-import { buildServer } from './server.ts';
+/**
+ * `npm start`: the outreach MCP server with embedded defaults (SQLite in ./data, 127.0.0.1:3000);
+ * `npm start -- --stdio [--account <email>]`: the same tools on stdin/stdout for a local client,
+ * as the local user (docs/decisions.md), with no port opened.
+ */
+import { ConfigError, loadConfig, type AppConfig } from './config.ts';
+import { freePort, mcpStdio } from '../runtime/index.ts';
+import { DEMO, DEMO_PASSWORD_RESET, demoAllowed, demoPasswordLost, demoPasswordShown, retirePublishedDemoPassword, seedDemo } from './seed.ts';
+import { buildServer, type Service } from './server.ts';
 import { plainKeysWarning } from './auth/key-encryption.ts';
 import { startTelemetry } from './ops/telemetry.ts';
 import { serverDefinition } from '../generated/server.gen.ts';
@@ -11,6 +15,8 @@ import { serverDefinition } from '../generated/server.gen.ts';
 const shellQuote = (value: string) => (/^[\w./:@-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
 
 async function main(): Promise<void> {
+  const args = startArguments(process.argv.slice(2));
+  if (args.stdio) return serveStdio(loadConfig(), args.account);
   let config = loadConfig();
   if (config.port === 0) {
     const port = await freePort(config.host);
@@ -52,6 +58,86 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** The start's own arguments: `--stdio`, and `--account <email>` (or `--account=<email>`) with it. */
+function startArguments(argv: readonly string[]): { stdio: boolean; account?: string } {
+  const stdio = argv.includes('--stdio');
+  const at = argv.findIndex((a) => a === '--account' || a.startsWith('--account='));
+  const account = at < 0 ? undefined : argv[at]!.includes('=') ? argv[at]!.slice('--account='.length) : argv[at + 1];
+  if (at >= 0 && !stdio) throw new StartError('Not started: --account names the local user of --stdio; add --stdio, or leave --account out.');
+  if (at >= 0 && (!account || account.startsWith('--')))
+    throw new StartError('Not started: --account needs an email: npm start -- --stdio --account you@example.com');
+  return account === undefined ? { stdio } : { stdio, account };
+}
+
+/**
+ * Serves the tools on stdin/stdout as the local user, with no port opened: stdout carries only
+ * JSON-RPC, so every log line and message goes to stderr. Ends when the client closes stdin.
+ */
+async function serveStdio(config: AppConfig, account: string | undefined): Promise<void> {
+  // A line a dependency prints with console.log would break the client's JSON-RPC.
+  console.log = console.error;
+  console.info = console.error;
+  const email = account ?? config.stdioAccount ?? (demoAllowed(config) ? DEMO.email : undefined);
+  if (!email)
+    throw new StartError(
+      'Not started: --stdio serves one local user, and this server is not on loopback, so it has no demo account to default to. Name the user: npm start -- --stdio --account <email> (or MCP_STDIO_ACCOUNT).',
+    );
+  const telemetry = await startTelemetry(process.env, serverDefinition.info.name);
+  const service = await buildServer(config, { telemetry: telemetry !== undefined, logStream: process.stderr });
+  const stop = async () => {
+    await service.close();
+    await telemetry?.shutdown().catch((err: unknown) => console.error(`OpenTelemetry did not shut down cleanly: ${(err as Error).message}`));
+  };
+  try {
+    await retirePublishedDemoPassword(config, service.accounts, service.db);
+    if (email === DEMO.email) {
+      const password = await seedDemo(config, service);
+      if (password) {
+        console.error(`Created the demo account: sign in to the web app (npm start) as ${DEMO.email} / ${password} (shown only now).`);
+        await demoPasswordShown(service.db);
+      }
+    }
+    const principal = await localUser(service, email);
+    await service.app.ready();
+    const server = mcpStdio({ ...service.mcp, principal });
+    console.error(`MCP server on stdio, as ${email} (every scope); it ends when stdin closes.`);
+    const closing = (signal: string) => {
+      service.app.log.info(`${signal}: shutting down`);
+      void server.close();
+    };
+    process.once('SIGINT', () => closing('SIGINT'));
+    process.once('SIGTERM', () => closing('SIGTERM'));
+    await server.closed;
+    service.app.log.info('stdin closed: shutting down');
+  } finally {
+    await stop();
+  }
+  process.exit(0);
+}
+
+/** The local user of --stdio: an active user of an active account, with every scope the server declares. */
+async function localUser(service: Service, email: string) {
+  const user = await service.accounts.findUserByEmail(email);
+  const account = user && (await service.accounts.getAccount(user.account_id));
+  const problem = !user
+    ? 'no user has that email in this store'
+    : user.status !== 'active'
+      ? 'that user is disabled'
+      : account?.status !== 'active'
+        ? "that user's account is disabled"
+        : undefined;
+  if (problem || !user)
+    throw new StartError(
+      `Not started: --stdio serves as ${email}, but ${problem}. Name another user with --account <email> (or MCP_STDIO_ACCOUNT), or create one: npm run cli -- account create --name NAME --email EMAIL`,
+    );
+  return {
+    subject: user.id,
+    accountId: user.account_id,
+    scopes: new Set(serverDefinition.scopes.map((s) => s.name)),
+    expiresAt: Number.MAX_SAFE_INTEGER,
+  };
 }
 
 /** Why the server could not listen, in words, for the errors a setting causes; thrown as a StartError. */

@@ -8,7 +8,7 @@ import { serverDefinition } from '../generated/server.gen.ts';
 import { handlers, promptHandlers, resourceHandlers } from '../generated/handlers.gen.ts';
 import { describeStoreOutage } from './store/db/outage.ts';
 import { SqlTaskStore } from './store/tasks.ts';
-import { createJwtAuthenticator, mcpHttp, resourceMetadata, type Authenticator } from '../runtime/index.ts';
+import { createJwtAuthenticator, mcpHttp, resourceMetadata, type Authenticator, type McpServerOptions } from '../runtime/index.ts';
 import { accountClaims, ACCOUNT_CLAIM_ERRORS, type AccountClaims } from './auth/account-claims.ts';
 import { ActivityRecorder } from './activity/recorder.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -62,6 +62,8 @@ export interface BuildOptions {
    * The MCP requests, the SQLite statements, the sequencer's batches and the outbox deliveries then make spans.
    */
   telemetry?: boolean;
+  /** Where the log lines go (default stdout); stdio mode sends them to stderr, for stdout carries its JSON-RPC. */
+  logStream?: NodeJS.WritableStream;
 }
 
 export interface Service {
@@ -77,6 +79,8 @@ export interface Service {
   authenticator: Authenticator<AccountClaims>;
   activity: ActivityRecorder;
   sequencer: Sequencer;
+  /** What /mcp serves (tools.yaml's definition, the handlers, the services and the stores behind tools), for serving it on stdio too. */
+  mcp: McpServerOptions<Services, AccountClaims>;
   /** Mints an access token for a user on a grant of its own (kind `cli`: the admin CLI and tests). */
   issueToken(input: { userId: string; accountId: string; scope: string; ttlSeconds?: number }): Promise<{ token: string; expiresAt: Date; grantId: string }>;
   /** Removes an authorization: its tokens stop working at once here, within a second elsewhere. */
@@ -114,7 +118,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   const opened = await openService(config, options);
   const { db, kind, pool, clock, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations } = opened;
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.logLevel },
+    logger: options.logger === false ? false : { level: config.logLevel, ...(options.logStream && { stream: options.logStream }) },
     logController: new LogController({ disableRequestLogging: true }),
     ...(options.logger !== false && { childLoggerFactory: deferredChildLogger }),
     // The MCP plugin sets its own limit and error; this covers the other routes.
@@ -179,16 +183,12 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     : undefined;
   const perMinute = (max: number) => max > 0 && { max, windowMs: 60_000 };
   const services: Services = { accounts, campaigns, leads, messages, stats, outbox };
-  await app.register(mcpHttp<Services, AccountClaims>, {
+  const mcp: McpServerOptions<Services, AccountClaims> = {
     definition: serverDefinition,
     handlers,
     resourceHandlers,
     promptHandlers,
     services,
-    authenticator,
-    publicUrl: config.publicUrl,
-    allowedOrigins: config.allowedOrigins,
-    allowedHosts: config.allowedHosts,
     // Always, production too: a result that breaks its declared outputSchema fails the call with
     // INVALID_RESULT naming the tool and the field (and a log line), rather than reaching a client
     // that validates it (the SDK does) and fails with less to go on. A precompiled check costs
@@ -203,6 +203,13 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
       activity.record(event);
       metrics.toolCall(event);
     },
+  };
+  await app.register(mcpHttp<Services, AccountClaims>, {
+    ...mcp,
+    authenticator,
+    publicUrl: config.publicUrl,
+    allowedOrigins: config.allowedOrigins,
+    allowedHosts: config.allowedHosts,
     telemetry,
     authFailureLimit: perMinute(config.authFailuresPerMinute),
     requestLimits: { perToken: perMinute(config.requestsPerMinutePerToken), perAddress: perMinute(config.requestsPerMinutePerAddress) },
@@ -303,6 +310,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     authenticator,
     activity,
     sequencer,
+    mcp,
     issueToken: opened.issueToken,
     async revokeGrant(grantId) {
       await authorizations.revoke([grantId], 'removed');

@@ -56,15 +56,17 @@ export function decodeHeader(value: string): string | undefined {
 /**
  * Decides the era of a request or notification and validates what that era requires.
  * Throws a CatalogError (400) for a malformed envelope, mismatched headers or an unsupported version.
+ * `headers` undefined is a transport without headers (stdio): the body alone decides, and there is
+ * no header that must mirror it.
  */
 export function resolveEra(
   message: JsonRpcRequest | JsonRpcNotification,
-  headers: IncomingHttpHeaders,
+  headers: IncomingHttpHeaders | undefined,
   errors: ErrorFactory,
   defaultLogLevel: LogLevel | undefined,
 ): Era {
   const meta = message.params?._meta as Record<string, unknown> | undefined;
-  const headerVersion = headerValue(headers, 'mcp-protocol-version');
+  const headerVersion = headers && headerValue(headers, 'mcp-protocol-version');
   const metaVersion = meta?.[META.protocolVersion];
   // The header alone selects the stateless revision only when it names it exactly; any other
   // unknown value is an unsupported handshake-era version.
@@ -88,6 +90,7 @@ export function resolveEra(
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel))
     throw errors.create('INVALID_REQUEST_META', { detail: `params._meta["${META.logLevel}"] must be one of ${LOG_LEVELS.join(', ')}` });
 
+  if (headers === undefined) return stateless2026(metaVersion, errors, logLevel as LogLevel | undefined);
   if (headerVersion === undefined) throw mismatch(errors, 'the MCP-Protocol-Version header is required');
   if (headerVersion !== metaVersion) throw mismatch(errors, `MCP-Protocol-Version header value '${headerVersion}' does not match body value '${metaVersion}'`);
   if ('id' in message) {
@@ -104,8 +107,13 @@ export function resolveEra(
       if (name !== bodyValue) throw mismatch(errors, `Mcp-Name header value '${name}' does not match body value ${shown(bodyValue)}`);
     }
   }
-  if (!isSupported(metaVersion) || metaVersion < STATELESS_VERSION) throw unsupported(errors, metaVersion);
-  return { stateless: true, version: metaVersion, logLevel: logLevel as LogLevel | undefined };
+  return stateless2026(metaVersion, errors, logLevel as LogLevel | undefined);
+}
+
+/** The era of a stateless request whose envelope passed, once its version is known to be served. */
+function stateless2026(version: string, errors: ErrorFactory, logLevel: LogLevel | undefined): Era {
+  if (!isSupported(version) || version < STATELESS_VERSION) throw unsupported(errors, version);
+  return { stateless: true, version, logLevel };
 }
 
 /** A string value, or the fallback for anything else (an object with its own toString must not be called). */

@@ -21,6 +21,7 @@ import { PendingInputs, RequestStateSeal } from './input-requests.ts';
 import { memoryTaskStore, Tasks, type TaskStore } from './tasks.ts';
 import { Admission, requireAuthErrors } from './admission.ts';
 import { mcpTransport } from './transport.ts';
+import type { ServerLogger } from './error-mapping.ts';
 import { McpTelemetry, telemetryNames } from './telemetry.ts';
 
 /**
@@ -138,9 +139,7 @@ export async function mcpHttp<Services, Claims extends PrincipalClaims = NoClaim
 ): Promise<void> {
   const { definition } = options;
   const path = options.path ?? '/mcp';
-  // The one error factory and the one set of challenges of this server.
-  const errors = new ErrorFactory(definition.errors);
-  errors.require(RUNTIME_CODES);
+  const errors = catalogErrors(definition);
   if (definition.auth === 'bearer' && !options.authenticator)
     throw new FrameworkConfigError('This server declares auth: bearer but no authenticator was given');
   if (options.authenticator) requireAuthErrors(definition, errors, options.authenticator.errorCodes);
@@ -148,34 +147,7 @@ export async function mcpHttp<Services, Claims extends PrincipalClaims = NoClaim
     resourceMetadataUrl(options.publicUrl, path),
     definition.scopes.filter((s) => s.default).map((s) => s.name),
   );
-  const runner = new ToolRunner(definition, options.handlers as HandlerMap<Services>, options.services as Services, errors, {
-    validateResults: options.validateResults ?? false,
-    logger: app.log,
-    onToolCall: options.onToolCall as ToolCallObserver | undefined,
-    describeOutage: options.describeOutage,
-  });
-  const services = options.services as Services;
-  const failures = { logger: app.log, describeOutage: options.describeOutage };
-  const resources = new ResourceRunner(definition, (options.resourceHandlers ?? {}) as Record<string, AnyFeatureHandler<Services>>, services, errors, failures);
-  const prompts = new PromptRunner(definition, (options.promptHandlers ?? {}) as Record<string, AnyFeatureHandler<Services>>, services, errors, failures);
-  const completions = new Completions(resources, prompts, services, errors, failures);
-  const features = { resources, prompts, completions } as FeatureRunners;
-  const inputs = { seal: new RequestStateSeal(options.inputStateSecret), pending: new PendingInputs(options.inputTimeoutMs) };
-  const hasTaskTools = Object.values(definition.tools).some((t) => t.task !== undefined);
-  const tasks = hasTaskTools
-    ? new Tasks(options.taskStore ?? memoryTaskStore(), {
-        ttlMs: options.taskTtlMs ?? 3_600_000,
-        pollIntervalMs: options.taskPollIntervalMs ?? 500,
-        logger: app.log,
-      })
-    : undefined;
-  const protocol = new McpProtocol(definition, runner, features, errors, challenges, {
-    inputs,
-    tasks,
-    pageSize: options.pageSize ?? 100,
-    listTtlMs: options.listTtlMs ?? 300_000,
-    defaultLogLevel: options.defaultLogLevel ?? 'info',
-  });
+  const { protocol, resources } = buildProtocol(options, errors, challenges, app.log);
   const policy = defaultOriginPolicy(options.publicUrl, options.allowedOrigins, options.allowedHosts);
   const allScopes = definition.scopes.map((s) => s.name);
   // One principal for every request of an `auth: none` server: nothing of it changes.
@@ -215,4 +187,74 @@ export async function mcpHttp<Services, Claims extends PrincipalClaims = NoClaim
         )
       : undefined,
   });
+}
+
+/** The one error factory of a server: its catalog, checked to hold every code the runtime raises. */
+export function catalogErrors(definition: ServerDefinition): ErrorFactory {
+  const errors = new ErrorFactory(definition.errors);
+  errors.require(RUNTIME_CODES);
+  return errors;
+}
+
+/** What every transport serves the same way (mcpHttp, mcpStdio): the options that are not the transport's own. */
+export type McpServerOptions<Services = unknown, Claims extends PrincipalClaims = NoClaims> = Pick<
+  McpHttpCommonOptions<Services, Claims>,
+  | 'definition'
+  | 'handlers'
+  | 'resourceHandlers'
+  | 'promptHandlers'
+  | 'validateResults'
+  | 'pageSize'
+  | 'listTtlMs'
+  | 'defaultLogLevel'
+  | 'describeOutage'
+  | 'inputStateSecret'
+  | 'inputTimeoutMs'
+  | 'taskStore'
+  | 'taskTtlMs'
+  | 'taskPollIntervalMs'
+  | 'onToolCall'
+> &
+  (unknown extends Services ? { services?: Services } : { services: Services });
+
+/**
+ * The runners of a server's tools, resources and prompts and the protocol over them, put together
+ * once at start: the same for every transport, so a request is answered alike over HTTP and stdio.
+ */
+export function buildProtocol<Services, Claims extends PrincipalClaims>(
+  options: McpServerOptions<Services, Claims>,
+  errors: ErrorFactory,
+  challenges: Challenges,
+  logger: ServerLogger & { error(obj: object, msg: string): void },
+): { protocol: McpProtocol; resources: ResourceRunner<Services> } {
+  const { definition } = options;
+  const runner = new ToolRunner(definition, options.handlers as HandlerMap<Services>, options.services as Services, errors, {
+    validateResults: options.validateResults ?? false,
+    logger,
+    onToolCall: options.onToolCall as ToolCallObserver | undefined,
+    describeOutage: options.describeOutage,
+  });
+  const services = options.services as Services;
+  const failures = { logger, describeOutage: options.describeOutage };
+  const resources = new ResourceRunner(definition, (options.resourceHandlers ?? {}) as Record<string, AnyFeatureHandler<Services>>, services, errors, failures);
+  const prompts = new PromptRunner(definition, (options.promptHandlers ?? {}) as Record<string, AnyFeatureHandler<Services>>, services, errors, failures);
+  const completions = new Completions(resources, prompts, services, errors, failures);
+  const features = { resources, prompts, completions } as FeatureRunners;
+  const inputs = { seal: new RequestStateSeal(options.inputStateSecret), pending: new PendingInputs(options.inputTimeoutMs) };
+  const hasTaskTools = Object.values(definition.tools).some((t) => t.task !== undefined);
+  const tasks = hasTaskTools
+    ? new Tasks(options.taskStore ?? memoryTaskStore(), {
+        ttlMs: options.taskTtlMs ?? 3_600_000,
+        pollIntervalMs: options.taskPollIntervalMs ?? 500,
+        logger,
+      })
+    : undefined;
+  const protocol = new McpProtocol(definition, runner, features, errors, challenges, {
+    inputs,
+    tasks,
+    pageSize: options.pageSize ?? 100,
+    listTtlMs: options.listTtlMs ?? 300_000,
+    defaultLogLevel: options.defaultLogLevel ?? 'info',
+  });
+  return { protocol, resources };
 }

@@ -16,7 +16,7 @@
  *   5 methods     request-state list-pages scope-gate input-rounds task-methods
  *   6 protocol    protocol
  *   7 endpoint    request-limits admission transport
- *   8 server      http
+ *   8 server      http stdio
  *   9 entries     index client
  *
  * 1 the shapes and rules that need nothing else: handler types, JSON-RPC messages, catalog errors;
@@ -25,7 +25,7 @@
  * 4 running the app's tool, resource, prompt and completion handlers, and tasks;
  * 5 the protocol's parts: list pages, scope checks, question rounds, the tasks methods;
  * 6 dispatch of the MCP methods; 7 the HTTP side of /mcp: admission (Host, Origin, token, limits)
- * and the transport; 8 mcpHttp, which builds the rest; 9 the public entries, which nothing here imports.
+ * and the transport; 8 mcpHttp, which builds the rest, and mcpStdio, which serves the same protocol on stdio; 9 the public entries, which nothing here imports.
  */
 
 // Serving MCP over HTTP.
@@ -33,6 +33,10 @@ export { mcpHttp, resourceMetadataUrl, type McpHttpOptions } from './http.ts';
 export type { WindowLimit } from './request-limits.ts';
 export { resourceMetadata, type ResourceMetadataOptions } from './resource-metadata.ts';
 export { freePort } from '../core/free-port.ts';
+
+// Serving MCP over stdio (a local client starts the server as a command).
+export { mcpStdio, type McpStdioOptions, type McpStdioServer } from './stdio.ts';
+export type { McpServerOptions } from './http.ts';
 
 // Authentication.
 // (mcpHttp answers refusals: it owns the error catalog and the WWW-Authenticate challenges.)

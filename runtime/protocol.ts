@@ -13,7 +13,7 @@ import { answersWithStatus, rpcError } from './error-mapping.ts';
 import { checkParamHeaders, declaredCapabilities, LOG_LEVELS, META, resolveEra, type Era } from './era.ts';
 import type { LogLevel, Principal } from './handler.ts';
 import { errorMessage, notificationMessage, withFields, type JsonRpcRequest } from './jsonrpc.ts';
-import type { ResponseChannel } from './response-channel.ts';
+import type { MessageChannel } from './response-channel.ts';
 import type { ToolRunner } from './tool-runner.ts';
 import type { ResourceRunner } from './resource-runner.ts';
 import type { PromptRunner } from './prompt-runner.ts';
@@ -99,12 +99,13 @@ export class McpProtocol {
 
   /**
    * Resolves the era of a message and validates it; throws CatalogError for HTTP-level failures.
+   * No `headers`: a transport without them (stdio), where nothing mirrors the body.
    */
-  era(message: JsonRpcRequest | { method: string; params?: Record<string, unknown> }, headers: IncomingHttpHeaders): Era {
+  era(message: JsonRpcRequest | { method: string; params?: Record<string, unknown> }, headers: IncomingHttpHeaders | undefined): Era {
     const era = resolveEra(message as JsonRpcRequest, headers, this.errors, this.options.defaultLogLevel);
     if (era.stateless && message.method === 'tools/call' && typeof message.params?.name === 'string') {
       const tool = this.runner.get(message.params.name);
-      if (tool?.headerParams) checkParamHeaders(tool.headerParams, message.params.arguments, headers, this.errors);
+      if (tool?.headerParams && headers) checkParamHeaders(tool.headerParams, message.params.arguments, headers, this.errors);
       if (tool?.clientCapabilities) this.requireClientCapabilities(tool.name, tool.clientCapabilities, message.params);
     }
     return era;
@@ -126,7 +127,7 @@ export class McpProtocol {
     request: JsonRpcRequest,
     era: Era,
     principal: Principal,
-    channel: ResponseChannel,
+    channel: MessageChannel,
     signal: () => AbortSignal,
     telemetry?: RequestTelemetry,
   ): Promise<void> {

@@ -5,7 +5,17 @@
  */
 import type { FastifyReply } from 'fastify';
 
-export class ResponseChannel {
+/** Where one request's messages go: notifications and questions ahead of it, then its answer (an HTTP response, or stdio's lines). */
+export interface MessageChannel {
+  /** Sends a message ahead of the answer; false when the client cannot take one now. */
+  notify(message: string): boolean;
+  /** Whether something was sent already, so an error can no longer change how the answer is carried. */
+  readonly isStreaming: boolean;
+  /** Sends the answer (a result or an error) and ends the request's messages. */
+  finish(message: string, status?: number, headers?: Record<string, string>): void;
+}
+
+export class ResponseChannel implements MessageChannel {
   private streaming = false;
 
   constructor(

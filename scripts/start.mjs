@@ -27,11 +27,13 @@ const tracing =
   Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT);
 if (!operatorChose && !tracing) setFlagsFromString('--semi-space-growth-factor=1');
 
+// With --stdio, stdout carries the client's JSON-RPC and nothing else: the build says its word on stderr.
+const say = process.argv.includes('--stdio') ? console.error : console.log;
 if (!isFresh()) {
-  console.log('building dist/main.js (the sources changed since the last build) ...');
+  say('building dist/main.js (the sources changed since the last build) ...');
   const ms = await build({ accept: await handlersCompile() });
   if (ms === undefined) process.exit(1);
-  console.log(`built in ${ms} ms`);
+  say(`built in ${ms} ms`);
 }
 await import('../dist/main.js');
 

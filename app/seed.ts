@@ -11,6 +11,7 @@ import { EmailTakenError } from './domain/errors.ts';
 import type { AccountStore } from './store/accounts.ts';
 import type { Db } from './store/db/database.ts';
 import { verifyPassword } from './store/passwords.ts';
+import { removeStoredValue, sharedValue, storedValue } from './store/secrets.ts';
 import { destroyUserSessions } from './web/session-store.ts';
 import type { CampaignStore } from './store/campaigns.ts';
 import type { LeadStore } from './store/leads.ts';
@@ -31,17 +32,12 @@ export const DEMO_PASSWORD_RESET = `npm run cli -- password reset --email ${DEMO
 const PASSWORD_UNSHOWN = 'demo_password_unshown';
 
 async function notePasswordUnshown(db: Db): Promise<void> {
-  const now = new Date().toISOString();
-  await db
-    .insertInto('app_secrets')
-    .values({ name: PASSWORD_UNSHOWN, value: now, created_at: now })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
+  await sharedValue(db, PASSWORD_UNSHOWN, new Date().toISOString());
 }
 
 /** The demo account's password was printed (by `npm start` or the CLI's password reset): the note goes. */
 export async function demoPasswordShown(db: Db): Promise<void> {
-  await db.deleteFrom('app_secrets').where('name', '=', PASSWORD_UNSHOWN).execute();
+  await removeStoredValue(db, PASSWORD_UNSHOWN);
 }
 
 /**
@@ -51,8 +47,8 @@ export async function demoPasswordShown(db: Db): Promise<void> {
  * reset gives the account a password that someone knows.
  */
 export async function demoPasswordLost(accounts: AccountStore, db: Db, startedAt: Date): Promise<boolean> {
-  const note = await db.selectFrom('app_secrets').select('value').where('name', '=', PASSWORD_UNSHOWN).executeTakeFirst();
-  if (!note || note.value >= startedAt.toISOString()) return false;
+  const noted = await storedValue(db, PASSWORD_UNSHOWN);
+  if (noted === undefined || noted >= startedAt.toISOString()) return false;
   return (await accounts.findUserByEmail(DEMO.email))?.status === 'active';
 }
 

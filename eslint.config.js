@@ -36,11 +36,29 @@ export default tseslint.config(
     },
   },
   {
-    // The framework's public surface is runtime/index.ts (servers) and runtime/client.ts (what a
-    // generated client extends): the service, the examples, the benchmarks and the generator use
-    // only those (the generator what it shares with the runtime from core/), so the runtime can
-    // change inside without breaking them.
-    files: ['app/**/*.ts', 'examples/**/*.ts', 'bench/**/*.ts', 'codegen/**/*.ts'],
+    // The outreach service and the examples are built on the framework as any project outside this
+    // repository is: through the package `mcpyard` (runtime/index.ts) and `mcpyard/client`
+    // (runtime/client.ts), the entries of framework/package.json's exports map, which
+    // tsconfig.json's paths resolve here to the sources. Nothing of runtime/, core/ or codegen/ by path.
+    files: ['app/**/*.ts', 'examples/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/runtime/**', '**/core/**', '**/codegen/**'],
+              message: "Import the framework as a package: 'mcpyard' (its runtime) or 'mcpyard/client'; export what you need from runtime/index.ts.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The benchmarks' servers and the generator stay inside the repository: the benchmarks use the
+    // runtime's public surface, the generator only what it shares with the runtime from core/.
+    files: ['bench/**/*.ts', 'codegen/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { scopes as declaredScopes } from '../generated/scopes.gen.ts';
 import { serverDefinition } from '../generated/server.gen.ts';
-import { clientConfigs } from '../runtime/index.ts';
+import { clientConfigs } from 'mcpyard';
 import { MAX_TOKEN_LIFETIME_SECONDS } from './auth/signing-keys.ts';
 import { ACCESS_TOKEN_TTL_SECONDS } from './auth/tokens.ts';
 import { ConfigError, loadConfig } from './config.ts';

@@ -4,7 +4,7 @@
  * as the local user (docs/decisions.md), with no port opened.
  */
 import { ConfigError, loadConfig, type AppConfig } from './config.ts';
-import { freePort, mcpStdio } from '../runtime/index.ts';
+import { freePort, mcpStdio } from 'mcpyard';
 import { DEMO, DEMO_PASSWORD_RESET, demoAllowed, demoPasswordLost, demoPasswordShown, retirePublishedDemoPassword, seedDemo } from './seed.ts';
 import { buildServer, type Service } from './server.ts';
 import { plainKeysWarning } from './auth/key-encryption.ts';

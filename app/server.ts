@@ -8,7 +8,7 @@ import { serverDefinition } from '../generated/server.gen.ts';
 import { handlers, promptHandlers, resourceHandlers } from '../generated/handlers.gen.ts';
 import { describeStoreOutage } from './store/db/outage.ts';
 import { SqlTaskStore } from './store/tasks.ts';
-import { createJwtAuthenticator, mcpHttp, resourceMetadata, type Authenticator, type McpServerOptions } from '../runtime/index.ts';
+import { createJwtAuthenticator, mcpHttp, resourceMetadata, type Authenticator, type McpServerOptions } from 'mcpyard';
 import { accountClaims, ACCOUNT_CLAIM_ERRORS, type AccountClaims } from './auth/account-claims.ts';
 import { ActivityRecorder } from './activity/recorder.ts';
 import { systemClock, type Clock } from './clock.ts';

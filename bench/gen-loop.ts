@@ -158,13 +158,11 @@ export async function benchEditLoop(tmp: string, samples: number): Promise<{ row
 
     const dir = path.join(tmp, 'gen200-loop');
     mkdirSync(dir, { recursive: true });
-    const generated = path.join(dir, 'generated');
     const fixture = path.join(dir, 'tools.yaml');
     const text = tools200Yaml({
       generated: 'generated',
       handlers: 'tools',
       docs: 'docs/reference.md',
-      runtime: path.relative(generated, path.join(copy.dir, 'runtime')).split(path.sep).join('/'),
     });
     writeFileSync(fixture, text);
     // The first tool's description, a line of a block scalar.

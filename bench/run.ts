@@ -356,13 +356,10 @@ async function benchGenerator(): Promise<{
 }> {
   const dir = path.join(tmp, 'gen200');
   mkdirSync(dir, { recursive: true });
-  const generated = path.join(dir, 'generated');
   const yaml = tools200Yaml({
     generated: 'generated',
     handlers: 'tools',
     docs: 'docs/reference.md',
-    // tool types import `../${runtime}` from generated/tools/, so this must be a relative path.
-    runtime: path.relative(generated, path.join(ROOT, 'runtime')).split(path.sep).join('/'),
   });
   const file = path.join(dir, 'tools.yaml');
   writeFileSync(file, yaml);
@@ -385,8 +382,8 @@ async function benchGenerator(): Promise<{
   const checked = await once(true);
   // As `npm run gen` runs: the CLI, whose run cache (codegen/cache/run-cache.ts) skips the generator when
   // nothing changed. Its first run records the outputs; the second finds them unchanged.
-  // The fixture's stubs live outside the project, where the generated files' imports of runtime/
-  // do not resolve: its runs skip the handlers' type check (this project's own runs keep it).
+  // The fixture's stubs live outside the project, where the generated files' imports of the framework
+  // (`mcpyard`, tsconfig.json's paths here) do not resolve: its runs skip the handlers' type check (this project's own runs keep it).
   const recording = await cliWallMs([file, '--no-typecheck'], cache);
   const unchanged = await cliWallMs([file, '--no-typecheck'], cache);
   // The project's own `npm run gen -- --check` (both tools.yaml files), the second of two runs.

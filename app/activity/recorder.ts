@@ -3,7 +3,7 @@
  * request path: calls are buffered and written in one transaction about once a second (and at
  * shutdown). A crash loses at most that second of activity, never a tool's own writes.
  */
-import type { ToolCallEvent } from '../../runtime/index.ts';
+import type { ToolCallEvent } from 'mcpyard';
 import type { AccountClaims } from '../auth/account-claims.ts';
 import type { ActivityStore, ToolCallRow } from '../store/activity.ts';
 import { newId } from '../store/ids.ts';

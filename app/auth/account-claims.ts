@@ -4,7 +4,7 @@
  * (tools.yaml names AccountClaims under `codegen.principal`).
  */
 import type { JWTPayload } from 'jose';
-import { TokenRefusedError } from '../../runtime/index.ts';
+import { TokenRefusedError } from 'mcpyard';
 
 /** The principal's fields of this service: the token's account. */
 export type AccountClaims = { readonly accountId: string };

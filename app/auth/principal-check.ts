@@ -2,8 +2,8 @@
  * The service-side half of token validation: a correctly signed token is still refused when its
  * grant was removed or replaced, or its user or account is gone or disabled.
  */
-import { TokenRejectedError } from '../../runtime/index.ts';
-import type { Principal } from '../../runtime/index.ts';
+import { TokenRejectedError } from 'mcpyard';
+import type { Principal } from 'mcpyard';
 import type { AccountClaims } from './account-claims.ts';
 import type { AccountStore } from '../store/accounts.ts';
 import type { Grant, GrantStore } from '../store/grants.ts';

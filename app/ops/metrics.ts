@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, onResponseHookHandler } from 'fastify';
 import client from 'prom-client';
-import type { ToolCallEvent } from '../../runtime/index.ts';
+import type { ToolCallEvent } from 'mcpyard';
 import type { Db } from '../store/db/database.ts';
 import { CounterTally, HistogramTally, type HistogramSeries } from './tallies.ts';
 

@@ -1,4 +1,4 @@
-import type { PromptMessage } from '../../runtime/index.ts';
+import type { PromptMessage } from 'mcpyard';
 import type { SummariseRepliesPromptHandler } from '../../generated/prompts.gen.ts';
 import { completeCampaignId, completeProfileId } from '../tool-support/completions.ts';
 import { requireProfile } from '../tool-support/profile.ts';

@@ -3,7 +3,7 @@
  * extension outlive the request that created them and are read by whichever instance the client
  * polls. JSON fields are stored as text. Expired tasks are deleted by housekeeping (deleteExpired).
  */
-import type { TaskRecord, TaskStore } from '../../runtime/index.ts';
+import type { TaskRecord, TaskStore } from 'mcpyard';
 import type { Db } from './db/database.ts';
 import type { McpTasksTable } from './schema.ts';
 

@@ -3,7 +3,7 @@
  * campaigns and conversations, matched by id prefix or by name (what a person types). Another
  * account's ids are never suggested: every lookup is scoped to the token's account.
  */
-import type { CompletionContext } from '../../runtime/index.ts';
+import type { CompletionContext } from 'mcpyard';
 import type { AccountClaims } from '../auth/account-claims.ts';
 import type { Services } from '../services.ts';
 

@@ -9,7 +9,7 @@
  * internal error.
  */
 import type { ErrorParams } from '../../generated/errors.gen.ts';
-import type { CatalogError, ToolErrors } from '../../runtime/index.ts';
+import type { CatalogError, ToolErrors } from 'mcpyard';
 import { DomainError } from '../domain/errors.ts';
 import type { CallIds, DomainCode, Fallible, Raised } from '../domain/errors.ts';
 

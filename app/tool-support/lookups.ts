@@ -3,7 +3,7 @@
  * found: what a get_* tool returns and what the matching resource reads (their messages match).
  */
 import type { ErrorParams } from '../../generated/errors.gen.ts';
-import type { Principal, ToolErrors } from '../../runtime/index.ts';
+import type { Principal, ToolErrors } from 'mcpyard';
 import type { AccountClaims } from '../auth/account-claims.ts';
 import type { Services } from '../services.ts';
 import { requireProfile } from './profile.ts';

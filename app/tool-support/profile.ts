@@ -1,5 +1,5 @@
 /** Every tool but `profiles` acts as one profile of the token's account; another account's profile is not found. */
-import type { CatalogError, Principal } from '../../runtime/index.ts';
+import type { CatalogError, Principal } from 'mcpyard';
 import type { AccountClaims } from '../auth/account-claims.ts';
 import type { Services } from '../services.ts';
 

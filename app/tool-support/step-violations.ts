@@ -1,5 +1,5 @@
 /** Turns a step rule's violation (its type for the channel, the placeholder rule) into the catalog error the interface names. */
-import type { CatalogError } from '../../runtime/index.ts';
+import type { CatalogError } from 'mcpyard';
 import type { StepType } from '../../generated/types.gen.ts';
 import { stepTypeViolation, type Channel } from '../domain/channels.ts';
 import { checkStep, type StepText, type StepViolation } from '../domain/placeholders.ts';

@@ -1,6 +1,6 @@
 /** What the web app's routes share: settings, stores, the signed-in user, and reading forms. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ScopeDefinition } from '../../runtime/index.ts';
+import type { ScopeDefinition } from 'mcpyard';
 import type { Authorizations } from '../auth/authorizations.ts';
 import type { OAuthServer } from '../oauth/plugin.ts';
 import type { AccountStore } from '../store/accounts.ts';

@@ -1,6 +1,6 @@
 /** The public reference page (/docs), for anyone connecting a client; signed-in users see the usual navigation. */
 import type { FastifyInstance } from 'fastify';
-import { clientConfigs, signInConfigs } from '../../runtime/index.ts';
+import { clientConfigs, signInConfigs } from 'mcpyard';
 import { referenceHtml, referenceTitle } from '../reference-docs.ts';
 import { signedInFrame, type WebContext } from './context.ts';
 import { docsPage } from './pages/docs.ts';

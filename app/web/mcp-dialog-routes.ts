@@ -4,7 +4,7 @@
  * stops working), remove one authorization or all of them (each asks first, on a page of its own).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { clientConfigs, signInConfigs } from '../../runtime/index.ts';
+import { clientConfigs, signInConfigs } from 'mcpyard';
 import { chosenScopes, signedIn, takeNotice, viewerOf, type WebContext } from './context.ts';
 import { confirmRemovalPage } from './pages/confirm-removal.ts';
 import { consentPage } from './pages/consent.ts';

@@ -61,7 +61,7 @@ export function emitClient(model: Model): OutputFile {
   const error = `${server}Error`;
   const templates = model.resources.filter((r) => r.uriTemplate !== undefined);
   const imports = [
-    `import { McpClient, type CallOptions, type ConnectOptions, type ToolCallError } from '${model.paths.runtimeImport}/client.ts';`,
+    `import { McpClient, type CallOptions, type ConnectOptions, type ToolCallError } from '${model.paths.clientImport}';`,
     `import type { ErrorCode, ErrorParams } from './errors.gen.ts';`,
     ...model.tools.map((t) => typeImport([`${t.typeName}Arguments`, `${t.typeName}Result`], `./tools/${t.name}.gen.ts`)),
     ...(templates.length

@@ -23,7 +23,7 @@ export function emitErrors(model: Model): OutputFile {
     {
       kind: 'import',
       isTypeOnly: true,
-      moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
+      moduleSpecifier: model.paths.runtimeImport,
       namedImports: ['ErrorCatalog'],
     },
     {

@@ -24,7 +24,7 @@ function union(values: readonly string[]): string {
 }
 
 function header(model: Model, file: string, runtimeTypes: string[]): string {
-  const runtime = `${model.paths.runtimeImport}/index.ts`;
+  const runtime = model.paths.runtimeImport;
   return [
     `import type { ${runtimeTypes.join(', ')} } from '${runtime}';`,
     ...appTypeImports(model).map((i) => `import type { ${i.names.join(', ')} } from '${importPath(path.dirname(file), i.file, path.relative)}';`),

@@ -9,7 +9,7 @@ export function emitScopes(model: Model): OutputFile {
     {
       kind: 'import',
       isTypeOnly: true,
-      moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
+      moduleSpecifier: model.paths.runtimeImport,
       namedImports: ['ScopeDefinition'],
     },
     {

@@ -52,7 +52,7 @@ export function emitServer(model: Model): OutputFile {
     {
       kind: 'import',
       isTypeOnly: true,
-      moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
+      moduleSpecifier: model.paths.runtimeImport,
       namedImports: ['ServerDefinition'],
     },
     { kind: 'import', moduleSpecifier: './errors.gen.ts', namedImports: ['errorCatalog'] },

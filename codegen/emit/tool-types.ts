@@ -19,7 +19,7 @@ export function emitToolTypes(model: Model, tool: ToolModel, types: ToolTypes): 
   const result = `${tool.typeName}Result`;
   const argTypes = types.args;
   const resultTypes = types.result ?? `export type ${result} = ContentResult;`;
-  const runtime = `../${model.paths.runtimeImport}/index.ts`;
+  const runtime = model.paths.runtimeImport;
   const services = model.paths.services;
   const shared = [...new Set([tool.input, tool.output].flatMap((s) => (s ? directDefs(s) : [])))].sort();
   const codes = tool.errors.map((c) => `'${c}'`).join(' | ') || 'never';

@@ -90,7 +90,7 @@ export function emitToolsList(model: Model): OutputFile {
     {
       kind: 'import',
       isTypeOnly: true,
-      moduleSpecifier: `${model.paths.runtimeImport}/index.ts`,
+      moduleSpecifier: model.paths.runtimeImport,
       namedImports: ['ToolListing'],
     },
     ...definitionOrder(model).map(

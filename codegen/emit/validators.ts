@@ -51,7 +51,7 @@ export async function emitValidators(model: Model): Promise<OutputFile[]> {
       ...(tool.output ? [{ name: validatorName(tool.typeName, 'Result'), id: toolSchemaId(tool.name, 'output') }] : []),
     ];
     const dts =
-      `${tsBanner}import type { Validator } from '../${model.paths.runtimeImport}/index.ts';\n\n` +
+      `${tsBanner}import type { Validator } from '${model.paths.runtimeImport}';\n\n` +
       exports.map((e) => `export declare const ${e.name}: Validator;\n`).join('');
     return [
       module(file, model.validators.module(`tools:${tool.name}`, exports, shared(path.dirname(file), [tool.input, tool.output ?? {}]))),

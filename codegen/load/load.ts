@@ -27,6 +27,7 @@ import { warnUndescribed } from './undescribed.ts';
 import { ToolParts } from '../cache/tool-parts.ts';
 import type { JSONSchema } from './json-schema.ts';
 import { isPlainObject } from '../../core/plain-object.ts';
+import { FRAMEWORK_IMPORTS } from '../../core/framework-package.ts';
 
 type Path = (string | number)[];
 
@@ -37,7 +38,6 @@ interface RawFile {
     generated?: string;
     handlers?: string;
     docs?: string;
-    runtime?: string;
     contract?: string;
     services?: { import: string; type: string };
     principal?: { import: string; type: string };
@@ -169,7 +169,8 @@ export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions 
       ...projectFolders(file, cg),
       ...(cg.docs && { docs: path.resolve(dir, cg.docs) }),
       contract: path.resolve(dir, cg.contract ?? `${path.basename(file).replace(/\.ya?ml$/, '')}.contract.json`),
-      runtimeImport: cg.runtime ?? '../runtime',
+      runtimeImport: FRAMEWORK_IMPORTS.runtime,
+      clientImport: FRAMEWORK_IMPORTS.client,
       ...(cg.services && { services: { file: path.resolve(dir, cg.services.import), type: cg.services.type } }),
       ...(cg.principal && { principal: { file: path.resolve(dir, cg.principal.import), type: cg.principal.type } }),
     },

@@ -134,8 +134,9 @@ export interface ProjectPaths {
   docs?: string;
   /** Absolute path of the committed contract snapshot (see contract/gate.ts). */
   contract: string;
-  /** Import specifier of the runtime folder as seen from the generated folder. */
+  /** How generated code imports the framework's runtime (the package's main entry) and its client base. */
   runtimeImport: string;
+  clientImport: string;
   /** The application's services type handed to every handler (`ctx.services`), if it names one. */
   services?: { file: string; type: string };
   /** The fields the server's claims function adds to every handler's `ctx.principal`, if it names them. */

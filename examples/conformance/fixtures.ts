@@ -1,6 +1,6 @@
 /** Payloads the conformance scenarios expect, shared by the fixture handlers. */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ContentBlock, ElicitRequest } from '../../runtime/index.ts';
+import type { ContentBlock, ElicitRequest } from 'mcpyard';
 
 /** A 1x1 red PNG. */
 export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';

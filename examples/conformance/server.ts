@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify, { LogController } from 'fastify';
-import { freePort, mcpHttp } from '../../runtime/index.ts';
+import { freePort, mcpHttp } from 'mcpyard';
 import { handlers, promptHandlers, resourceHandlers } from './generated/handlers.gen.ts';
 import { serverDefinition } from './generated/server.gen.ts';
 

@@ -1,5 +1,5 @@
 /** One ready-to-paste client configuration: folded, with a copy button (the MCP dialog, the docs). */
-import type { ClientConfig } from '../../../runtime/index.ts';
+import type { ClientConfig } from 'mcpyard';
 import { html, type SafeHtml } from '../../html/html.ts';
 
 export function configBlock(config: ClientConfig): SafeHtml {

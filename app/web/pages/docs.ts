@@ -3,7 +3,7 @@
  * reference generated from tools.yaml, the same content as docs/reference.md. Public and static:
  * it works without JavaScript (the copy buttons are the only enhancement).
  */
-import type { ClientConfig } from '../../../runtime/index.ts';
+import type { ClientConfig } from 'mcpyard';
 import { html, raw } from '../../html/html.ts';
 import { configBlock } from './client-config.ts';
 import { page, type Viewer } from '../../html/layout.ts';

@@ -6,7 +6,7 @@
  * expires, and removing them, which asks first (confirm-removal.ts).
  */
 import type { GrantInUse } from '../../store/grants.ts';
-import type { ClientConfig } from '../../../runtime/index.ts';
+import type { ClientConfig } from 'mcpyard';
 import { configBlock } from './client-config.ts';
 import { html, type SafeHtml } from '../../html/html.ts';
 import { page, when, type Viewer } from '../../html/layout.ts';

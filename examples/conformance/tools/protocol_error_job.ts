@@ -1,4 +1,4 @@
-import { protocolError } from '../../../runtime/index.ts';
+import { protocolError } from 'mcpyard';
 import type { ProtocolErrorJobHandler } from '../generated/tools/protocol_error_job.gen.ts';
 
 /** A task that fails with a JSON-RPC error (the task ends failed, with the error). */

@@ -1,4 +1,4 @@
-import { InputUnavailableError } from '../../../runtime/index.ts';
+import { InputUnavailableError } from 'mcpyard';
 import type { TestInputRequiredResultCapabilitiesHandler } from '../generated/tools/test_input_required_result_capabilities.gen.ts';
 import { NAME_QUESTION, textOf } from '../fixtures.ts';
 

@@ -145,7 +145,8 @@ describe('parseToolsYaml: a valid file', () => {
       resourceHandlers: path.join(dir, 'resources'),
       promptHandlers: path.join(dir, 'prompts'),
       contract: path.join(dir, 'tools.contract.json'),
-      runtimeImport: '../runtime',
+      runtimeImport: 'mcpyard',
+      clientImport: 'mcpyard/client',
     });
     assert.equal(model.auth, 'bearer');
     assert.deepEqual(model.server, { name: 'mini', version: '1.0.0', title: 'Mini' });
@@ -156,7 +157,7 @@ describe('parseToolsYaml: a valid file', () => {
       yaml(`
         server: { name: s, version: '1' }
         auth: none
-        codegen: { generated: out/gen, handlers: handlers, docs: ../docs/ref.md, runtime: ../../rt, contract: api/published.json }
+        codegen: { generated: out/gen, handlers: handlers, docs: ../docs/ref.md, contract: api/published.json }
         scopes: {}
         tools: {}
       `),
@@ -171,7 +172,8 @@ describe('parseToolsYaml: a valid file', () => {
       promptHandlers: path.join(dir, 'prompts'),
       docs: path.join(dir, '..', 'docs', 'ref.md'),
       contract: path.join(dir, 'api', 'published.json'),
-      runtimeImport: '../../rt',
+      runtimeImport: 'mcpyard',
+      clientImport: 'mcpyard/client',
     });
     assert.equal(m.auth, 'none');
     assert.deepEqual(m.tools, []);

@@ -25,7 +25,7 @@ describe('the tools/list module is laid out as prettier lays it out', () => {
     });
 
   test('the 200-tool benchmark fixture', async () => {
-    const yaml = tools200Yaml({ generated: 'generated', handlers: 'tools', docs: 'docs/reference.md', runtime: '../runtime' });
+    const yaml = tools200Yaml({ generated: 'generated', handlers: 'tools', docs: 'docs/reference.md' });
     const { content } = emitToolsList(parseToolsYaml(yaml, path.join(ROOT, 'bench-200', 'tools.yaml')));
     assert.equal(content, await format(content));
   });

@@ -22,7 +22,7 @@ const FILES: [string, string][] = [
   ['tools.yaml', readFileSync('tools.yaml', 'utf8')],
   ['examples/conformance/tools.yaml', readFileSync('examples/conformance/tools.yaml', 'utf8')],
   ...readdirSync('tests/golden/fixtures').map((f): [string, string] => [f, readFileSync(path.join('tests/golden/fixtures', f, 'tools.yaml'), 'utf8')]),
-  ['the 200-tool fixture', tools200Yaml({ generated: 'generated', handlers: 'tools', docs: 'docs/reference.md', runtime: '../runtime' })],
+  ['the 200-tool fixture', tools200Yaml({ generated: 'generated', handlers: 'tools', docs: 'docs/reference.md' })],
 ];
 
 /** Every path to a value of the tree (and some that lead nowhere: their nearest ancestor is found). */

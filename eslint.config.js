@@ -14,6 +14,7 @@ export default tseslint.config(
       'bench/results/**',
       'test-artifacts/**',
       'dist/**',
+      'framework/template/**',
     ],
   },
   ...tseslint.configs.recommended,

@@ -17,7 +17,8 @@
  *   6 protocol    protocol
  *   7 endpoint    request-limits admission transport
  *   8 server      http stdio
- *   9 entries     index client
+ *   9 start       serve
+ *  10 entries     index client
  *
  * 1 the shapes and rules that need nothing else: handler types, JSON-RPC messages, catalog errors;
  * 2 who calls and what they declared: the token, the era, the span, the questions a handler asks;
@@ -25,7 +26,8 @@
  * 4 running the app's tool, resource, prompt and completion handlers, and tasks;
  * 5 the protocol's parts: list pages, scope checks, question rounds, the tasks methods;
  * 6 dispatch of the MCP methods; 7 the HTTP side of /mcp: admission (Host, Origin, token, limits)
- * and the transport; 8 mcpHttp, which builds the rest, and mcpStdio, which serves the same protocol on stdio; 9 the public entries, which nothing here imports.
+ * and the transport; 8 mcpHttp, which builds the rest, and mcpStdio, which serves the same protocol on stdio; 9 serve, a whole
+ * server in one call over either; 10 the public entries, which nothing here imports.
  */
 
 // Serving MCP over HTTP.
@@ -33,6 +35,9 @@ export { mcpHttp, resourceMetadataUrl, type McpHttpOptions } from './http.ts';
 export type { WindowLimit } from './request-limits.ts';
 export { resourceMetadata, type ResourceMetadataOptions } from './resource-metadata.ts';
 export { freePort } from '../core/free-port.ts';
+
+// A whole server in one call (HTTP on HOST:PORT, or stdio with --stdio): what `mcpyard start` runs.
+export { serve, type ServeOptions, type ServedServer } from './serve.ts';
 
 // Serving MCP over stdio (a local client starts the server as a command).
 export { mcpStdio, type McpStdioOptions, type McpStdioServer } from './stdio.ts';

@@ -62,7 +62,7 @@ export function toolsYamlValidatorCode() {
 }
 
 /** The esbuild plugin that puts toolsYamlValidatorCode() in the bundle. */
-const precompiledToolsYamlValidator = {
+export const precompiledToolsYamlValidator = {
   name: 'precompiled-tools-yaml-validator',
   setup(build) {
     build.onLoad({ filter: /[\\/]codegen[\\/]load[\\/]tools-yaml-validator\.ts$/ }, () => ({

@@ -16,7 +16,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // From codegen/cache/, or from dist/ when this runs as the generator's bundle (scripts/gen-bundle.mjs).
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), import.meta.url.endsWith('.js') ? '..' : '../..');
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, import.meta.url.endsWith('.js') ? '..' : '../..');
 /** The generator's caches: node_modules/.cache/tools-gen, or TOOLS_GEN_CACHE (the benchmark's cold runs use an empty one); relative to `base`. */
 export function generatorCacheDir(base = process.cwd()): string {
   return path.resolve(base, process.env.TOOLS_GEN_CACHE ?? path.join('node_modules', '.cache', 'tools-gen'));
@@ -59,8 +60,12 @@ let generatorHash: string | undefined;
 export function generatorFingerprint(): string {
   if (generatorHash) return generatorHash;
   const hash = createHash('sha256');
-  const files = [...GENERATOR_DIRS.flatMap((d) => filesUnder(path.join(ROOT, d))), ...GENERATOR_FILES.map((f) => path.join(ROOT, f)).filter(existsSync)];
-  for (const file of files) hash.update(path.relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  // Its sources here; in the framework's package, which has none, the bundle it runs from (dist/gen*.js).
+  let code = GENERATOR_DIRS.flatMap((d) => filesUnder(path.join(ROOT, d)));
+  if (!code.length) code = filesUnder(HERE).filter((f) => /^gen[^/\\]*\.js$/.test(path.basename(f)));
+  for (const file of code) hash.update(path.relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  // The project's installed packages and formatter settings.
+  for (const file of GENERATOR_FILES.map((f) => path.resolve(f)).filter(existsSync)) hash.update(file).update('\0').update(readFileSync(file)).update('\0');
   return (generatorHash = hash.digest('hex'));
 }
 

@@ -26,6 +26,8 @@ const pascal = (name: string) =>
     .filter(Boolean)
     .map((w) => `${w[0]!.toUpperCase()}${w.slice(1)}`)
     .join('');
+/** The typed client's class name for a server (`hello-server` -> `HelloServerClient`). */
+export const clientClassName = (serverName: string) => `${pascal(serverName)}Client`;
 /** A string literal as prettier writes it here (single quotes). */
 const quote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 

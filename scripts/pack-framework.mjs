@@ -6,7 +6,7 @@
  * The package (framework/package.json is its manifest) holds:
  * - dist/index.js and dist/client.js: runtime/index.ts and runtime/client.ts (the `exports` map's
  *   `.` and `./client`) bundled by esbuild, the packages they import left to `dependencies`;
- * - dist/types/: their declarations, emitted by tsc (framework/tsconfig.types.json);
+ * - dist/types/: their declarations, emitted by tsc;
  * - dist/gen.js and dist/gen-check.js: the generator, bundled as scripts/gen-bundle.mjs bundles it
  *   here (tools.yaml's own validator compiled ahead of time);
  * - dist/cli.js behind bin/mcpyard.mjs: the `mcpyard` command (framework/cli/);
@@ -25,6 +25,17 @@ import { precompiledToolsYamlValidator } from './gen-bundle.mjs';
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const OUT = path.join(ROOT, 'dist', 'framework');
 const PACKAGE = path.join(OUT, 'package');
+/**
+ * The package's code entries, by output name: the sources tsconfig.json's paths resolve the
+ * package's names to here (`mcpyard` -> runtime/index.ts -> dist/index.js); the exports map names
+ * the same (tests/unit/framework-package.test.ts).
+ */
+const ENTRIES = Object.fromEntries(
+  Object.values(JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')).compilerOptions.paths).map(([source]) => [
+    path.basename(source, '.ts'),
+    source,
+  ]),
+);
 
 /** Node's built-in modules and every package stay imports: the package's dependencies provide them. */
 const common = {
@@ -53,7 +64,7 @@ export async function packFramework() {
 
   const dist = path.join(PACKAGE, 'dist');
   await Promise.all([
-    build({ ...common, entryPoints: { index: 'runtime/index.ts', client: 'runtime/client.ts' }, outdir: dist, chunkNames: 'chunks/[name]-[hash]' }),
+    build({ ...common, entryPoints: ENTRIES, outdir: dist, chunkNames: 'chunks/[name]-[hash]' }),
     build({
       ...common,
       entryPoints: { gen: 'codegen/cli.ts', 'gen-check': 'codegen/check/handlers/child.ts', cli: 'framework/cli/main.ts' },
@@ -80,8 +91,18 @@ export async function packFramework() {
  * file of the package must name `./x.js`, which a consumer's TypeScript maps to `./x.d.ts`.
  */
 function declarations(outDir) {
+  const config = path.join(OUT, 'tsconfig.types.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      extends: path.join(ROOT, 'tsconfig.json'),
+      compilerOptions: { noEmit: false, declaration: true, emitDeclarationOnly: true, rootDir: ROOT, outDir, paths: {} },
+      include: [],
+      files: Object.values(ENTRIES).map((source) => path.join(ROOT, source)),
+    }),
+  );
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'framework/tsconfig.types.json'), '--outDir', outDir], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [tsc, '-p', config], { cwd: ROOT, stdio: 'inherit' });
   for (const entry of readdirSync(outDir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.d.ts')) continue;
     const file = path.join(entry.parentPath, entry.name);

@@ -2,12 +2,12 @@
  * The conformance fixture server: examples/conformance/tools.yaml served by the same runtime as
  * the outreach service (the mcpHttp Fastify plugin), without auth and bound to 127.0.0.1 only.
  * Run directly (`node --import tsx examples/conformance/server.ts`) it listens on PORT, or on a
- * free port, and prints its MCP URL.
+ * free port, and prints its MCP URL; with `--stdio` it serves stdin and stdout instead.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify, { LogController } from 'fastify';
-import { freePort, mcpHttp } from 'mcpyard';
+import { freePort, mcpHttp, serve } from 'mcpyard';
 import { handlers, promptHandlers, resourceHandlers } from './generated/handlers.gen.ts';
 import { serverDefinition } from './generated/server.gen.ts';
 
@@ -41,7 +41,10 @@ export async function startConformanceServer(port?: number): Promise<Conformance
   return { baseUrl, mcpUrl: `${baseUrl}/mcp`, close: () => app.close() };
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv.includes('--stdio')) {
+  // The same tools on stdin/stdout, as a local client starts a server (tests/e2e/stdio-fixture.test.ts).
+  await serve({ definition: serverDefinition, handlers, resourceHandlers, promptHandlers, validateResults: true, stdio: true });
+} else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const server = await startConformanceServer(Number(process.env.PORT ?? 0));
   console.log(`conformance fixture server listening: ${server.mcpUrl}`);
   const stop = () => void server.close().then(() => process.exit(0));

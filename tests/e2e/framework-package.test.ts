@@ -47,7 +47,9 @@ async function npmStart(): Promise<{ url: string; stop(): Promise<void> }> {
     const read = (chunk: Buffer) => {
       output += chunk.toString();
       const found = /MCP at (http:\/\/\S+)/.exec(output);
-      if (found) (clearTimeout(timer), resolve(found[1]!));
+      if (!found) return;
+      clearTimeout(timer);
+      resolve(found[1]!);
     };
     child.stdout!.on('data', read);
     child.stderr!.on('data', read);

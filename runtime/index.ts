@@ -42,14 +42,7 @@ export type { McpServerOptions } from './http.ts';
 // (mcpHttp answers refusals: it owns the error catalog and the WWW-Authenticate challenges.)
 export { anonymousPrincipal, createJwtAuthenticator, TokenRefusedError, TokenRejectedError, type Authenticator, type JwtAuthOptions } from './auth.ts';
 // auth: { jwt } in tools.yaml: tokens of the server's own authorization server (mcpHttp builds this itself).
-export {
-  authenticatorFromDefinition,
-  grantedScopes,
-  jwtSettingsOf,
-  resolveJwtSettings,
-  type AuthEnvironment,
-  type JwksOptions,
-} from './jwt-config.ts';
+export { authenticatorFromDefinition, grantedScopes, jwtSettingsOf, resolveJwtSettings, type AuthEnvironment, type JwksOptions } from './jwt-config.ts';
 export { DEFAULT_JWT_ALGORITHMS, JWT_ALGORITHMS, JWT_ENV, type JwtAlgorithm, type JwtSettings } from '../core/jwt-settings.ts';
 
 // Errors: the catalog, raising its errors, and the runtime's own entries.

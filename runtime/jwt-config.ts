@@ -78,7 +78,10 @@ export function grantedScopes(claims: JWTPayload): string[] {
  */
 export function authenticatorFromDefinition(definition: ServerDefinition, env: AuthEnvironment = process.env, jwks: JwksOptions = {}): Authenticator {
   const declared = jwtSettingsOf(definition);
-  if (!declared) throw new FrameworkConfigError(`authenticatorFromDefinition needs a server declared auth: { jwt: ... }; ${definition.info.name} says auth: ${String(definition.auth)}`);
+  if (!declared)
+    throw new FrameworkConfigError(
+      `authenticatorFromDefinition needs a server declared auth: { jwt: ... }; ${definition.info.name} says auth: ${String(definition.auth)}`,
+    );
   return jwtAuthenticator(resolveJwtSettings(declared, env), jwks);
 }
 

@@ -36,17 +36,19 @@ export class LocalIssuer {
   ) {}
 
   static async start(audience: string): Promise<LocalIssuer> {
-    let issuer: LocalIssuer | undefined;
-    const server = http.createServer((req, res) => {
-      if (req.method !== 'GET' || !issuer || req.url !== new URL(issuer.jwksUrl).pathname) return void res.writeHead(404).end();
-      issuer.jwksFetches++;
-      const keys = [...issuer.published].map((kid) => issuer!.keys.get(kid)!.jwk);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys }));
-    });
+    const server = http.createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/realms/test`;
-    issuer = new LocalIssuer(server, base, `${base}/protocol/openid-connect/certs`, audience);
+    const issuer = new LocalIssuer(server, base, `${base}/protocol/openid-connect/certs`, audience);
+    server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => issuer.serve(req, res));
     return issuer;
+  }
+
+  private serve(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (req.method !== 'GET' || req.url !== new URL(this.jwksUrl).pathname) return void res.writeHead(404).end();
+    this.jwksFetches++;
+    const keys = [...this.published].map((kid) => this.keys.get(kid)!.jwk);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys }));
   }
 
   /** Makes a key pair; `publish`: whether the JWKS lists its public key (a rotation publishes a new one). */

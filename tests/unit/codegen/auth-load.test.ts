@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { connectingBlocks } from '../../../codegen/docs/reference.ts';
 import { parseToolsYaml } from '../../../codegen/load/load.ts';
 import { ToolsYamlError } from '../../../codegen/load/problems.ts';
 
@@ -91,5 +92,15 @@ describe('auth: { jwt }', () => {
   test('auth of no known form: one problem naming the forms, not one per branch', () => {
     assert.deepEqual(problems('auth: jwt\n'), ['4:7: auth must be bearer, none, or jwt: { issuer, jwks_url, audience }']);
     assert.deepEqual(problems('auth: { oauth: {} }\n'), ['4:1: auth is missing the required key jwt', '4:9: unknown key oauth in auth']);
+  });
+});
+
+test("the reference's Connecting section of a jwt server says whose token to send", () => {
+  const [, paragraph] = connectingBlocks(load(jwt(VALID.join('\n'))), 'https://mcp.example.com');
+  assert.deepEqual(paragraph, {
+    kind: 'paragraph',
+    text:
+      'The endpoint is `https://mcp.example.com/mcp` (POST, JSON-RPC 2.0 over MCP Streamable HTTP). Every request carries ' +
+      '`Authorization: Bearer <ACCESS_TOKEN>`: an access token from `https://tenant.eu.auth0.com/` for the audience `https://mcp.example.com/mcp`.',
   });
 });

@@ -2,6 +2,7 @@
  * What the generator hands the runtime: the server's declaration in executable form.
  * The runtime never imports generated code; the app passes a ServerDefinition in at start.
  */
+import type { JwtSettings } from './jwt-settings.ts';
 
 export type ErrorSurface = 'auth' | 'http' | 'protocol' | 'tool';
 
@@ -141,10 +142,17 @@ export interface PromptListing {
   readonly arguments?: readonly { readonly name: string; readonly description?: string; readonly required?: boolean }[];
 }
 
+/**
+ * How requests authenticate: `bearer`, a token the server's own authenticator checks (given to
+ * mcpHttp); `none`, no token (local fixtures on loopback); `{ jwt }`, bearer JWTs from the
+ * server's own authorization server, which mcpHttp checks itself.
+ */
+export type AuthDefinition = 'bearer' | 'none' | { readonly jwt: JwtSettings };
+
 export interface ServerDefinition {
   readonly info: { readonly name: string; readonly version: string; readonly title?: string };
   readonly instructions?: string;
-  readonly auth: 'bearer' | 'none';
+  readonly auth: AuthDefinition;
   readonly scopes: readonly ScopeDefinition[];
   readonly errors: ErrorCatalog;
   readonly tools: Readonly<Record<string, ToolDefinition>>;

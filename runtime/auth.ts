@@ -36,7 +36,19 @@ interface JwtAuthCommonOptions<Claims extends PrincipalClaims> {
   /** The canonical MCP URL, `{PUBLIC_URL}/mcp`. */
   audience: string;
   keys: JWTVerifyGetKey;
-  algorithms?: string[];
+  algorithms?: readonly string[];
+  /**
+   * The `typ` header a token must carry (default `at+jwt`, RFC 9068 access tokens, so that an ID
+   * token signed with the same keys is refused); false: any. Auth0, Keycloak and Entra send `JWT`.
+   */
+  typ?: string | false;
+  /** The granted scopes of a verified token (default: its `scope` claim, space-separated). */
+  scopes?: (claims: JWTPayload) => string[];
+  /**
+   * The end of the TOKEN_REJECTED detail of a token for another audience or issuer: how to get a
+   * token for this server (default: from its MCP dialog or CLI).
+   */
+  wrongServerAdvice?: string;
   /** The codes `claims` refuses tokens with: auth errors of the server's catalog, checked at start. */
   claimErrors?: readonly string[];
   /** Service-side checks (grant not revoked, user still enabled); throw TokenRejectedError. */
@@ -138,7 +150,10 @@ export function createJwtAuthenticator<Claims extends PrincipalClaims = NoClaims
   const isRevoked = (p: Principal<Claims>) => p.grantId !== undefined && revoked.has(p.grantId);
   const cacheSize = options.cacheSize ?? 10_000;
   const now = options.now ?? Date.now;
-  const algorithms = options.algorithms ?? ['ES256'];
+  const algorithms = [...(options.algorithms ?? ['ES256'])];
+  const typ = options.typ === undefined ? 'at+jwt' : options.typ || undefined;
+  const scopesOf = options.scopes ?? spaceSeparatedScope;
+  const wrongServerAdvice = options.wrongServerAdvice ?? "get a token from this server's MCP dialog (or its CLI, with the same PUBLIC_URL)";
   const recheckAfterMs = options.recheckAfterMs ?? 5_000;
   const maxLifetime = options.maxTokenLifetimeSeconds ?? 24 * 3600;
 
@@ -163,7 +178,7 @@ export function createJwtAuthenticator<Claims extends PrincipalClaims = NoClaims
         audience: options.audience,
         algorithms,
         // Only access tokens: another JWT signed with the same keys (an ID token, say) is refused.
-        typ: 'at+jwt',
+        ...(typ !== undefined && { typ }),
         requiredClaims: ['exp', 'sub', 'iat'],
         currentDate: new Date(now()),
       }));
@@ -175,7 +190,7 @@ export function createJwtAuthenticator<Claims extends PrincipalClaims = NoClaims
         const named = err.claim === 'aud' ? [err.payload.aud].flat().join(', ') : String(err.payload.iss);
         const expected = err.claim === 'aud' ? options.audience : options.issuer;
         throw fail('TOKEN_REJECTED', {
-          detail: `it was issued for ${named}, and this server is ${expected}; get a token from this server's MCP dialog (or its CLI, with the same PUBLIC_URL)`,
+          detail: `it was issued for ${named}, and this server is ${expected}; ${wrongServerAdvice}`,
         });
       }
       if (err instanceof joseErrors.JOSEError || err instanceof TypeError) throw fail('INVALID_TOKEN');
@@ -184,7 +199,7 @@ export function createJwtAuthenticator<Claims extends PrincipalClaims = NoClaims
     // Issued in the future, or for longer than any token is: made with a stolen key, not by us.
     if (typeof claims.iat !== 'number' || claims.iat > now() / 1000 + CLOCK_SKEW_SECONDS || claims.exp! - claims.iat > maxLifetime) throw fail('INVALID_TOKEN');
     const own = claimsOf(claims);
-    const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : [];
+    const scopes = scopesOf(claims);
     // The server's fields first: the runtime's own (subject, scopes...) cannot be overwritten by them.
     const principal: Principal<Claims> = {
       ...own,
@@ -236,6 +251,9 @@ export function createJwtAuthenticator<Claims extends PrincipalClaims = NoClaims
     },
   };
 }
+
+/** The scopes of a `scope` claim (OAuth's space-separated string). */
+export const spaceSeparatedScope = (claims: JWTPayload): string[] => (typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : []);
 
 /** The principal of every request on an `auth: none` server (local fixtures only): no claims. */
 export const anonymousPrincipal = (scopes: readonly string[]): Principal => ({

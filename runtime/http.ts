@@ -23,6 +23,8 @@ import { Admission, requireAuthErrors } from './admission.ts';
 import { mcpTransport } from './transport.ts';
 import type { ServerLogger } from './error-mapping.ts';
 import { McpTelemetry, telemetryNames } from './telemetry.ts';
+import { jwtAuthenticator, jwtSettingsOf, resolveJwtSettings, type AuthEnvironment, type JwksOptions } from './jwt-config.ts';
+import { resourceMetadata } from './resource-metadata.ts';
 
 /**
  * `Services` is whatever the handlers get as `ctx.services` (the type tools.yaml names under
@@ -39,11 +41,17 @@ interface McpHttpCommonOptions<Services, Claims extends PrincipalClaims> {
   resourceHandlers?: Readonly<Record<string, AnyFeatureHandler<Services, Claims>>>;
   promptHandlers?: Readonly<Record<string, AnyFeatureHandler<Services, Claims>>>;
   /**
-   * Required unless the definition says `auth: none`. Its refusals are answered here, with the
-   * catalog's messages and the WWW-Authenticate challenges (which name the scopes tools.yaml
-   * marks `default`).
+   * Required when the definition says `auth: bearer`; `auth: { jwt }` builds its own from
+   * tools.yaml (authenticatorFromDefinition) unless one is given. Its refusals are answered here,
+   * with the catalog's messages and the WWW-Authenticate challenges (which name the scopes
+   * tools.yaml marks `default`).
    */
   authenticator?: Authenticator<Claims>;
+  /**
+   * For `auth: { jwt }`: where the MCP_AUTH_ISSUER, MCP_AUTH_JWKS_URL and MCP_AUTH_AUDIENCE
+   * overrides are read (default process.env), and how the issuer's JWKS is fetched.
+   */
+  jwt?: { env?: AuthEnvironment; jwks?: JwksOptions };
   /** Canonical base URL; the resource metadata URL and the default allowed host derive from it. */
   publicUrl: string;
   path?: string;
@@ -142,7 +150,11 @@ export async function mcpHttp<Services, Claims extends PrincipalClaims = NoClaim
   const errors = catalogErrors(definition);
   if (definition.auth === 'bearer' && !options.authenticator)
     throw new FrameworkConfigError('This server declares auth: bearer but no authenticator was given');
-  if (options.authenticator) requireAuthErrors(definition, errors, options.authenticator.errorCodes);
+  const declaredJwt = jwtSettingsOf(definition);
+  const jwt = declaredJwt && resolveJwtSettings(declaredJwt, options.jwt?.env);
+  // auth: { jwt } needs no code of the server's: the tokens of its issuer, checked as tools.yaml says.
+  const authenticator = options.authenticator ?? (jwt && (jwtAuthenticator(jwt, options.jwt?.jwks) as Authenticator<Claims>));
+  if (authenticator) requireAuthErrors(definition, errors, authenticator.errorCodes);
   const challenges = new Challenges(
     resourceMetadataUrl(options.publicUrl, path),
     definition.scopes.filter((s) => s.default).map((s) => s.name),
@@ -153,7 +165,7 @@ export async function mcpHttp<Services, Claims extends PrincipalClaims = NoClaim
   // One principal for every request of an `auth: none` server: nothing of it changes.
   const anonymous = anonymousPrincipal(allScopes);
   const authenticate = async (req: FastifyRequest): Promise<Principal> =>
-    definition.auth === 'none' ? anonymous : options.authenticator!.authenticate(req.headers.authorization);
+    definition.auth === 'none' ? anonymous : authenticator!.authenticate(req.headers.authorization);
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
 
   // Refused tokens are counted per address, and served requests per token and per address
@@ -168,6 +180,16 @@ export async function mcpHttp<Services, Claims extends PrincipalClaims = NoClaim
     },
     errors,
   );
+
+  // Where a client learns which authorization server to get a token from (RFC 9728): the issuer.
+  if (jwt)
+    await resourceMetadata(app, {
+      resource: `${options.publicUrl}${path}`,
+      authorizationServers: [jwt.issuer],
+      scopes: allScopes,
+      resourceName: definition.info.title ?? definition.info.name,
+      path,
+    });
 
   const admission = new Admission(policy, errors, challenges, limits, authenticate);
   mcpTransport(app, {

@@ -10,7 +10,7 @@
  * flows forward, never back. tests/unit/structure.test.ts reads this table and checks every import.
  *
  *   1 vocabulary  handler jsonrpc errors versions nul origin-guard response-channel resource-metadata
- *   2 caller      auth caller era telemetry input-requests
+ *   2 caller      auth jwt-config caller era telemetry input-requests
  *   3 failures    classify error-mapping
  *   4 handlers    feature-call tool-runner resource-runner prompt-runner completion tasks
  *   5 methods     request-state list-pages scope-gate input-rounds task-methods
@@ -21,7 +21,7 @@
  *  10 entries     index client
  *
  * 1 the shapes and rules that need nothing else: handler types, JSON-RPC messages, catalog errors;
- * 2 who calls and what they declared: the token, the era, the span, the questions a handler asks;
+ * 2 who calls and what they declared: the token (and the issuer of auth: { jwt }), the era, the span, the questions a handler asks;
  * 3 what a thrown error is (classify) and what each kind answers (error-mapping);
  * 4 running the app's tool, resource, prompt and completion handlers, and tasks;
  * 5 the protocol's parts: list pages, scope checks, question rounds, the tasks methods;
@@ -46,6 +46,9 @@ export type { McpServerOptions } from './http.ts';
 // Authentication.
 // (mcpHttp answers refusals: it owns the error catalog and the WWW-Authenticate challenges.)
 export { anonymousPrincipal, createJwtAuthenticator, TokenRefusedError, TokenRejectedError, type Authenticator, type JwtAuthOptions } from './auth.ts';
+// auth: { jwt } in tools.yaml: tokens of the server's own authorization server (mcpHttp builds this itself).
+export { authenticatorFromDefinition, grantedScopes, jwtSettingsOf, resolveJwtSettings, type AuthEnvironment, type JwksOptions } from './jwt-config.ts';
+export { DEFAULT_JWT_ALGORITHMS, JWT_ALGORITHMS, JWT_ENV, type JwtAlgorithm, type JwtSettings } from '../core/jwt-settings.ts';
 
 // Errors: the catalog, raising its errors, and the runtime's own entries.
 export { CatalogError, FrameworkConfigError, protocolError, type ErrorParamValues, type ToolErrors } from './errors.ts';
@@ -54,6 +57,7 @@ export { frameworkErrors, type FrameworkError, type FrameworkErrorCode, type Fra
 
 // What the generator hands the runtime.
 export type {
+  AuthDefinition,
   ErrorCatalog,
   ErrorDefinition,
   ErrorSurface,

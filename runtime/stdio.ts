@@ -56,7 +56,8 @@ export function mcpStdio<Services, Claims extends PrincipalClaims = NoClaims>(op
   const { definition } = options;
   const errors = catalogErrors(definition);
   const logger = options.logger ?? stderrLogger;
-  if (!options.principal && definition.auth !== 'none') throw new Error('mcpStdio: a server with auth: bearer needs the local user as `principal`');
+  if (!options.principal && definition.auth !== 'none')
+    throw new Error('mcpStdio: a server that takes tokens (auth: bearer or jwt) needs the local user as `principal`');
   const principal: Principal = options.principal ?? anonymousPrincipal(definition.scopes.map((s) => s.name));
   // Scope refusals over stdio are JSON-RPC errors: the challenge (an HTTP header) is never sent.
   const { protocol } = buildProtocol(options, errors, new Challenges('stdio:'), logger);

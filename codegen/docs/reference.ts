@@ -202,7 +202,11 @@ function tailBlocks(model: Model, defs: Defs): Block[] {
 /** How to connect a client to the server at `publicUrl`. */
 export function connectingBlocks(model: Model, publicUrl: string): Block[] {
   const url = `${publicUrl}/mcp`;
-  const bearer = model.auth === 'bearer';
+  const bearer = model.auth !== 'none';
+  const jwt = typeof model.auth === 'object' ? model.auth.jwt : undefined;
+  // A server of auth: { jwt } takes access tokens of its own issuer (the values of tools.yaml; an
+  // environment may override them), unless tools.yaml says how to get one in token_help.
+  const tokenHelp = model.server.token_help?.trim() ?? (jwt && `an access token from ${code(jwt.issuer)} for the audience ${code(jwt.audience)}.`);
   const configs = clientConfigs({ serverName: model.server.name, url, authorization: 'Bearer <ACCESS_TOKEN>' });
   return [
     { kind: 'heading', level: 2, id: 'connecting', text: 'Connecting' },
@@ -211,7 +215,7 @@ export function connectingBlocks(model: Model, publicUrl: string): Block[] {
       text:
         `The endpoint is ${code(url)} (POST, JSON-RPC 2.0 over MCP Streamable HTTP). ` +
         (bearer
-          ? `Every request carries \`Authorization: Bearer <ACCESS_TOKEN>\`${model.server.token_help ? `: ${model.server.token_help.trim()}` : '.'}`
+          ? `Every request carries \`Authorization: Bearer <ACCESS_TOKEN>\`${tokenHelp ? `: ${tokenHelp}` : '.'}`
           : 'This server takes no authorization (local fixtures only).'),
     },
     ...configs

@@ -39,7 +39,7 @@ export function emitServer(model: Model): OutputFile {
     '{',
     `  info: ${literal(info).replace(/\n/g, '\n  ')},`,
     ...(model.server.instructions !== undefined ? [`  instructions: ${literal(model.server.instructions)},`] : []),
-    `  auth: ${literal(model.auth)},`,
+    `  auth: ${literal(model.auth).replace(/\n/g, '\n  ')},`,
     '  scopes,',
     '  errors: errorCatalog,',
     '  toolsList,',

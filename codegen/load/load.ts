@@ -22,6 +22,7 @@ import { projectFolders } from './project-paths.ts';
 import { ToolsYamlError, type Problem } from './problems.ts';
 import { validateToolsYamlFile } from './tools-yaml-validator.ts';
 import { buildErrors, type RawError } from './errors-load.ts';
+import { authSchemaErrors, isAuthSchemaError, loadAuth } from './auth-load.ts';
 import { loadTools, pascalCase, type RawTool } from './tools-load.ts';
 import { warnUndescribed } from './undescribed.ts';
 import { ToolParts } from '../cache/tool-parts.ts';
@@ -33,7 +34,6 @@ type Path = (string | number)[];
 
 interface RawFile {
   server: ServerModel;
-  auth?: 'bearer' | 'none';
   codegen?: {
     generated?: string;
     handlers?: string;
@@ -117,8 +117,14 @@ export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions 
   const atPath = (p: Path, message: string, key = false) => problems.push({ ...position(p, key), message });
   const warnAt = (p: Path, message: string) => warnings.push({ ...position(p, true), message });
 
+  const top = isPlainObject(raw) ? raw : {};
   const validateFile = validateToolsYamlFile;
-  if (!validateFile(raw)) for (const e of validateFile.errors ?? []) reportSchemaError(e, atPath);
+  if (!validateFile(raw)) {
+    const found = validateFile.errors ?? [];
+    for (const e of found.filter((e) => !isAuthSchemaError(e))) reportSchemaError(e, atPath);
+    for (const e of authSchemaErrors(found, top.auth)) reportSchemaError(e, atPath);
+  }
+  const auth = loadAuth(top.auth, atPath);
 
   // The reference checks run even when the shape checks failed, so that one run reports every
   // problem; they read the file defensively and skip what is not of the right shape.
@@ -151,7 +157,6 @@ export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions 
   const taken = new Map<string, string>(Object.keys(defs).map((d) => [d, `$defs ${d}`]));
   for (const t of tools) for (const suffix of ['Arguments', 'Result', 'Handler', 'ErrorCode']) taken.set(`${t.typeName}${suffix}`, `tool ${t.name}`);
   const featureScope = { scopeNames, errorByCode, typeNames: taken, pascalCase, atPath };
-  const top = isPlainObject(raw) ? raw : {};
   const resources = loadResources(top.resources, featureScope);
   const prompts = loadPrompts(top.prompts, featureScope);
   if (problems.length) throw new ToolsYamlError(display, problems, parsed.text);
@@ -176,7 +181,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions 
     },
     lint: { descriptions: cg.lint?.descriptions ?? true, portability: cg.lint?.portability ?? true, allow: cg.lint?.allow ?? [] },
     server: data.server,
-    auth: data.auth ?? 'bearer',
+    auth,
     scopes: Object.entries(data.scopes)
       .map(([name, s]) => ({ name, description: s.description, default: s.default ?? false }))
       .sort((a, b) => byCodePoint(a.name, b.name)),
@@ -219,7 +224,6 @@ function sanitize(raw: unknown): RawFile {
   for (const [code, e] of section(file.errors)) if (typeof e.message === 'string' && typeof e.surface === 'string') errors[code] = e as unknown as RawError;
   return {
     server: (isPlainObject(file.server) ? file.server : { name: '', version: '' }) as unknown as RawFile['server'],
-    ...(file.auth === 'none' || file.auth === 'bearer' ? { auth: file.auth } : {}),
     ...(isPlainObject(file.codegen) ? { codegen: file.codegen as RawFile['codegen'] } : {}),
     scopes: Object.fromEntries(section(file.scopes)) as RawFile['scopes'],
     $defs: Object.fromEntries(section(file.$defs)) as RawFile['$defs'],

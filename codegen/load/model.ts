@@ -3,7 +3,7 @@ import type { JSONSchema } from './json-schema.ts';
 import type { Problem } from './problems.ts';
 import type { ToolParts } from '../cache/tool-parts.ts';
 import type { ValidatorModules } from './validator-modules.ts';
-import type { ErrorSurface } from '../../core/definition.ts';
+import type { AuthDefinition, ErrorSurface } from '../../core/definition.ts';
 import type { ParamType } from '../../core/framework-errors.ts';
 
 export type { ErrorSurface, ParamType };
@@ -157,7 +157,8 @@ export interface Model {
   paths: ProjectPaths;
   lint: LintOptions;
   server: ServerModel;
-  auth: 'bearer' | 'none';
+  /** bearer (the default), none, or the settings of bearer JWTs from the server's own issuer. */
+  auth: AuthDefinition;
   scopes: ScopeModel[];
   errors: ErrorModel[];
   /** Shared shapes, sorted by name. */

@@ -1,13 +1,15 @@
 /**
  * `npm test`: type-check, `gen --check`, then every tests/**\/*.test.ts with node's test runner
  * (Node 20's runner does not expand globs itself). Extra arguments narrow the files:
- * `npm test -- e2e` runs the files whose path contains "e2e".
+ * `npm test -- e2e` runs the files whose path contains "e2e"; a layer's name (tests/layers.ts:
+ * framework, outreach, repository) runs the files of that layer.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build, isFresh } from '../scripts/build.mjs';
+import { layerOf, LAYER_NAMES, type Layer } from './layers.ts';
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const quick = process.argv.includes('--quick');
@@ -36,7 +38,7 @@ if (!isFresh()) {
 const files = readdirSync('tests', { recursive: true, withFileTypes: true })
   .filter((e) => e.isFile() && e.name.endsWith('.test.ts'))
   .map((e) => path.join(e.parentPath, e.name))
-  .filter((f) => !filters.length || filters.some((x) => f.includes(x)))
+  .filter((f) => !filters.length || filters.some((x) => (isLayer(x) ? layerOf(f.split(path.sep).join('/')) === x : f.includes(x))))
   .sort();
 if (!files.length) {
   console.error(`no test files match ${filters.join(', ')}`);
@@ -80,6 +82,10 @@ if (process.env.CI) {
     console.error('CI runs every test to the end: finish or remove the tests marked to do (a failing one passes)');
   }
   if (skipped.length || todo.length) process.exit(1);
+}
+
+function isLayer(filter: string): filter is Layer {
+  return (LAYER_NAMES as readonly string[]).includes(filter);
 }
 
 /** "name: reason" of every test or suite, passed or failed, that the TAP report marks `# SKIP` or `# TODO`. */

@@ -42,7 +42,7 @@ export async function startConformanceServer(port?: number): Promise<Conformance
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv.includes('--stdio')) {
-  // The same tools on stdin/stdout, as a local client starts a server (tests/e2e/stdio-fixture.test.ts).
+  // The same tools on stdin/stdout, as a local client starts a server (tests/framework/stdio.test.ts).
   await serve({ definition: serverDefinition, handlers, resourceHandlers, promptHandlers, validateResults: true, stdio: true });
 } else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const server = await startConformanceServer(Number(process.env.PORT ?? 0));

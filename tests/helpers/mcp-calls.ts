@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { Schedule } from '../../generated/types.gen.ts';
-import { postMcp, type TestServer } from './server.ts';
+import { postMcp } from './mcp-post.ts';
+import type { TestServer } from './server.ts';
 
 export type McpResponse = Awaited<ReturnType<typeof postMcp>>;
 

@@ -4,8 +4,6 @@
  * a whole-store snapshot to prove that a refused call wrote nothing, and real server processes.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { isOpen, sendingWindow } from '../../app/domain/schedule.ts';
 import type { Schedule } from '../../app/store/campaigns.ts';
@@ -14,8 +12,9 @@ import { OutreachMcpClient, type OutreachMcpError } from '../../generated/client
 import { ToolCallError } from '../../runtime/client.ts';
 import { createPostgresDatabase, postgresBackend } from './databases.ts';
 import { eventually, startServerProcess, startTestServer, type ServerProcess, type TestServer } from './server.ts';
+import { REPO_ROOT } from './server-process.ts';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export { REPO_ROOT };
 
 export interface ServerBackend {
   kind: DbKind;

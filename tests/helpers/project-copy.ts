@@ -7,10 +7,11 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from './server-process.ts';
+
+export { REPO_ROOT };
 
 /** The repository this helper belongs to. */
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface ProjectCopy {
   /** The copy's root: package.json, tools.yaml, app/, ... */

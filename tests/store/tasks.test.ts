@@ -12,7 +12,7 @@ import { backends, type TestDatabase } from '../helpers/databases.ts';
 
 const quietLogger = { error: () => undefined };
 const CALLER = 'usr_1|acc_1';
-/** The protocol checks the token's scopes against the task's tool (tests/e2e/tasks-scopes.test.ts); here every tool is allowed. */
+/** The protocol checks the token's scopes against the task's tool (tests/framework/tasks.test.ts); here every tool is allowed. */
 const anyTool = () => undefined;
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {

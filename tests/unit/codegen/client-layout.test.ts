@@ -12,6 +12,7 @@ import { REPO_ROOT } from '../../helpers/project-copy.ts';
 const CLIENTS = [
   'generated/client.gen.ts',
   'examples/conformance/generated/client.gen.ts',
+  'tests/fixtures/protocol/generated/client.gen.ts',
   ...['edge', 'full', 'minimal'].map((f) => `tests/golden/fixtures/${f}/expected/generated/client.gen.ts`),
 ];
 

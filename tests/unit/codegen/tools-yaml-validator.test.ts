@@ -22,6 +22,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const DOCUMENTS: [string, unknown][] = [
   ['this project', parse(readFileSync('tools.yaml', 'utf8'))],
   ['the conformance example', parse(readFileSync('examples/conformance/tools.yaml', 'utf8'))],
+  ['the protocol fixture', parse(readFileSync('tests/fixtures/protocol/tools.yaml', 'utf8'))],
   ['an empty file', null],
   [
     'unknown keys and wrong types',

@@ -17,7 +17,12 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 const format = async (text: string) => prettier.format(text, { ...(await prettier.resolveConfig(path.join(ROOT, 'x.ts'))), parser: 'babel-ts' });
 
 describe('the tools/list module is laid out as prettier lays it out', () => {
-  const files = ['tools.yaml', 'examples/conformance/tools.yaml', ...['edge', 'full', 'minimal'].map((f) => `tests/golden/fixtures/${f}/tools.yaml`)];
+  const files = [
+    'tools.yaml',
+    'examples/conformance/tools.yaml',
+    'tests/fixtures/protocol/tools.yaml',
+    ...['edge', 'full', 'minimal'].map((f) => `tests/golden/fixtures/${f}/tools.yaml`),
+  ];
   for (const file of files)
     test(file, async () => {
       const { content } = emitToolsList(loadToolsYaml(path.join(ROOT, file)));

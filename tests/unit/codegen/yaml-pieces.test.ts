@@ -21,6 +21,7 @@ const whole = (text: string) => parseDocument(text, { uniqueKeys: true, prettyEr
 const FILES: [string, string][] = [
   ['tools.yaml', readFileSync('tools.yaml', 'utf8')],
   ['examples/conformance/tools.yaml', readFileSync('examples/conformance/tools.yaml', 'utf8')],
+  ['tests/fixtures/protocol/tools.yaml', readFileSync('tests/fixtures/protocol/tools.yaml', 'utf8')],
   ...readdirSync('tests/golden/fixtures').map((f): [string, string] => [f, readFileSync(path.join('tests/golden/fixtures', f, 'tools.yaml'), 'utf8')]),
   ['the 200-tool fixture', tools200Yaml({ generated: 'generated', handlers: 'tools', docs: 'docs/reference.md' })],
 ];

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { errorCatalog } from '../../../generated/errors.gen.ts';
+import { errorCatalog } from '../../fixtures/protocol/generated/errors.gen.ts';
 import { Challenges, createJwtAuthenticator, TokenRefusedError, TokenRejectedError, type JwtAuthOptions } from '../../../runtime/auth.ts';
 import type { ErrorCatalog } from '../../../core/definition.ts';
 import { refusalError } from '../../../runtime/error-mapping.ts';

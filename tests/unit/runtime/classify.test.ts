@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { errorCatalog } from '../../../generated/errors.gen.ts';
+import { errorCatalog } from '../../fixtures/protocol/generated/errors.gen.ts';
 import { TokenRefusedError } from '../../../runtime/auth.ts';
 import { classify } from '../../../runtime/classify.ts';
 import { ErrorFactory } from '../../../runtime/errors.ts';
@@ -21,7 +21,7 @@ const everythingIsDown = () => 'the database does not answer';
 describe('classify', () => {
   test('a catalog error of every surface is a catalog error, itself', () => {
     for (const err of [
-      errors.declared('CAMPAIGN_NOT_FOUND', { campaign_id: 'c', service_profile_id: 'p' }),
+      errors.declared('NOTE_NOT_FOUND', { note_id: 'n' }),
       errors.create('METHOD_NOT_FOUND', { method: 'x' }),
       errors.create('AUTH_HEADER_MISSING'),
       errors.create('BODY_TOO_LARGE', { limit: 1 }),

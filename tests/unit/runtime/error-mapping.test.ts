@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import Fastify from 'fastify';
 import { handlers, promptHandlers, resourceHandlers } from '../../../examples/conformance/generated/handlers.gen.ts';
 import { serverDefinition } from '../../../examples/conformance/generated/server.gen.ts';
-import { errorCatalog } from '../../../generated/errors.gen.ts';
+import { errorCatalog } from '../../fixtures/protocol/generated/errors.gen.ts';
 import { featureFailure, rpcError, taskError, toolFailure } from '../../../runtime/error-mapping.ts';
 import { CatalogError, ErrorFactory } from '../../../runtime/errors.ts';
 import { mcpHttp } from '../../../runtime/http.ts';
@@ -29,7 +29,7 @@ describe('toolFailure', () => {
   test('a bug (a TypeError too) is an INTERNAL_ERROR result with a reference, and the error is logged under it', () => {
     const { lines, logger } = recording();
     const bug = new TypeError("Cannot read properties of undefined (reading 'id')");
-    const failure = toolFailure(bug, 'profiles', errors, { logger });
+    const failure = toolFailure(bug, 'list_notes', errors, { logger });
     assert.ok('result' in failure);
     assert.equal(failure.code, 'INTERNAL_ERROR');
     const result = JSON.parse(failure.result) as { isError: boolean; content: { text: string }[] };
@@ -44,14 +44,14 @@ describe('toolFailure', () => {
 
   test('a declared tool error is its result; a protocol error, a question and an outage are thrown', () => {
     const { lines, logger } = recording();
-    const declared = errors.declared('PROFILE_NOT_FOUND', { service_profile_id: 'prf_1' });
+    const declared = errors.declared('NOTE_NOT_FOUND', { note_id: 'note_1' });
     assert.deepEqual(toolFailure(declared, 't', errors, { logger }), {
       result: JSON.stringify({
         content: [{ type: 'text', text: declared.message }],
         isError: true,
-        _meta: { catalogError: { code: 'PROFILE_NOT_FOUND', params: { service_profile_id: 'prf_1' } } },
+        _meta: { catalogError: { code: 'NOTE_NOT_FOUND', params: { note_id: 'note_1' } } },
       }),
-      code: 'PROFILE_NOT_FOUND',
+      code: 'NOTE_NOT_FOUND',
       message: declared.message,
     });
     const protocol = errors.create('INVALID_PARAMS', { detail: 'x' });
@@ -68,17 +68,17 @@ describe('toolFailure', () => {
 describe('featureFailure', () => {
   test('a bug is HANDLER_FAILED (-32603) with a reference, logged; a declared error is -32602 with its code and parameters in data', () => {
     const { lines, logger } = recording();
-    const err = featureFailure(new TypeError('oops'), 'Resource campaign', {}, errors, { logger });
+    const err = featureFailure(new TypeError('oops'), 'Resource note', {}, errors, { logger });
     assert.ok(err instanceof CatalogError);
     assert.equal(rpcError(err).code, -32603);
-    assert.match(err.message, /^Resource campaign failed unexpectedly \(reference [0-9a-f]{8}\)/);
+    assert.match(err.message, /^Resource note failed unexpectedly \(reference [0-9a-f]{8}\)/);
     assert.equal(lines.length, 1);
-    const declared = featureFailure(errors.declared('PROFILE_NOT_FOUND', { service_profile_id: 'p' }), 'Resource campaign', { uri: 'u' }, errors, { logger });
+    const declared = featureFailure(errors.declared('NOTE_NOT_FOUND', { note_id: 'n' }), 'Resource note', { uri: 'u' }, errors, { logger });
     assert.ok(declared instanceof CatalogError);
     assert.deepEqual(rpcError(declared), {
       code: -32602,
       message: declared.message,
-      data: { uri: 'u', code: 'PROFILE_NOT_FOUND', params: { service_profile_id: 'p' } },
+      data: { uri: 'u', code: 'NOTE_NOT_FOUND', params: { note_id: 'n' } },
     });
   });
 });

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, test } from 'node:test';
-import { errorCatalog } from '../../../generated/errors.gen.ts';
-import { validateCreateCampaignArguments } from '../../../generated/validators/create_campaign.gen.js';
+import { errorCatalog } from '../../fixtures/protocol/generated/errors.gen.ts';
+import { validateAddNoteArguments } from '../../fixtures/protocol/generated/validators/add_note.gen.js';
 import { META, resolveEra } from '../../../runtime/era.ts';
 import { CatalogError, ErrorFactory } from '../../../runtime/errors.ts';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../../runtime/jsonrpc.ts';
@@ -32,12 +32,12 @@ function throwsCatalog(fn: () => unknown, code: string): CatalogError {
 
 describe('describeValidationErrors', () => {
   test("renders ajv's errors as one line naming each path and what to fix", () => {
-    const ok = validateCreateCampaignArguments({ name: 5, extra: 1, steps: [{ name: 'a', type: 'sms', text: 'x', delay_days: -1 }] });
+    const ok = validateAddNoteArguments({ extra: 1, reminders: [{ text: 5, delay_days: -1, repeat: 'hourly' }] });
     assert.equal(ok, false);
     assert.equal(
-      describeValidationErrors(validateCreateCampaignArguments.errors),
-      '(root): missing required property "service_profile_id"; (root): unknown property "extra" is not allowed; /name: must be string; ' +
-        '/steps/0/type: must be one of "message", "connection_request", "email", "inmail", "follow_up"; /steps/0/delay_days: must be >= 0',
+      describeValidationErrors(validateAddNoteArguments.errors),
+      '(root): missing required property "title"; (root): unknown property "extra" is not allowed; /reminders/0/text: must be string; ' +
+        '/reminders/0/delay_days: must be >= 0; /reminders/0/repeat: must be one of "never", "daily", "weekly"',
     );
   });
 

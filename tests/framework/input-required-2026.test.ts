@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startConformanceServer, type ConformanceServer } from '../../examples/conformance/server.ts';
-import { postMcp } from '../helpers/server.ts';
+import { postMcp } from '../helpers/mcp-post.ts';
 import { assertRpcError, modernMeta, STATELESS } from '../helpers/mcp-calls.ts';
 
 let server: ConformanceServer;

@@ -16,7 +16,7 @@ import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/clien
 import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
-import { REPO_ROOT } from '../helpers/server.ts';
+import { REPO_ROOT } from '../helpers/server-process.ts';
 import { CLIENT_INFO, modernMeta, STATELESS } from '../helpers/mcp-calls.ts';
 
 const SERVER = ['--import', 'tsx', path.join(REPO_ROOT, 'examples/conformance/server.ts'), '--stdio'];

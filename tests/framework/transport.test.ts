@@ -1,36 +1,27 @@
 /**
- * The /mcp transport and the handshake-era protocol (2025-03-26 .. 2025-11-25) over real HTTP:
- * methods, JSON-RPC framing, size and media types, Origin and Host checks, Accept, protocol
- * version headers, initialize negotiation, ping and tools/list.
+ * The /mcp transport and the handshake-era protocol (2025-03-26 .. 2025-11-25) over real HTTP,
+ * against the protocol fixture server (tests/fixtures/protocol) in a process of its own: methods,
+ * JSON-RPC framing, size and media types, Origin and Host checks, Accept, protocol version headers,
+ * initialize negotiation, ping and tools/list.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import {
-  accountWithToken,
-  assertRpcError,
-  assertToolError,
-  assertToolResult,
-  bearer,
-  callTool,
-  initializeRequest,
-  rawPost,
-  request,
-} from '../helpers/mcp-calls.ts';
-import { toolsList } from '../../generated/tools-list.gen.ts';
+import { postMcp } from '../helpers/mcp-post.ts';
+import { startProtocolFixture, type ProtocolFixture } from '../helpers/protocol-fixture.ts';
+import { assertRpcError, assertToolError, assertToolResult, bearer, callTool, initializeRequest, rawPost, request } from '../helpers/mcp-calls.ts';
+import { toolsList } from '../fixtures/protocol/generated/tools-list.gen.ts';
 
 const declaredTools = toolsList.map((t) => t.name).sort();
 
-let server: TestServer;
+let server: ProtocolFixture;
 let auth: Record<string, string>;
-let profileId: string;
 
 before(async () => {
-  server = await startTestServer();
-  const account = await accountWithToken(server);
-  auth = bearer(account.token);
-  profileId = account.profileIds[0]!;
+  server = await startProtocolFixture();
+  auth = bearer((await server.newCaller()).token);
+  // The caller has a note, so that list_notes answers something.
+  assertToolResult(await postMcp(server.mcpUrl, callTool('add_note', { title: 'First' }), auth));
 });
 after(async () => {
   await server?.close();
@@ -112,11 +103,11 @@ describe('less common methods, CORS and SSE-only clients', () => {
   });
 
   test('a client that accepts only text/event-stream gets the result as a stream', async () => {
-    const res = await post(callTool('profiles'), { accept: 'text/event-stream' });
+    const res = await post(callTool('list_notes'), { accept: 'text/event-stream' });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
     assert.equal(res.events.length, 1);
-    assert.ok(res.json.result.structuredContent.profiles.length >= 1);
+    assert.ok(res.json.result.structuredContent.notes.length >= 1);
   });
 });
 
@@ -219,32 +210,28 @@ describe('tools/call', () => {
   });
 
   test('a missing required argument: an isError result naming the field', async () => {
-    const text = assertToolError(await post(callTool('create_campaign', { service_profile_id: profileId })));
-    assert.match(text, /create_campaign/);
-    assert.match(text, /"name"/);
+    const text = assertToolError(await post(callTool('add_note', {})));
+    assert.match(text, /add_note/);
+    assert.match(text, /"title"/);
   });
 
   test('an unknown argument: an isError result naming it', async () => {
-    const text = assertToolError(await post(callTool('create_campaign', { service_profile_id: profileId, name: 'X', colour: 'blue' })));
+    const text = assertToolError(await post(callTool('add_note', { title: 'X', colour: 'blue' })));
     assert.match(text, /"colour"/);
   });
 
   test('a wrong type deep in the arguments: an isError result with the path', async () => {
-    const text = assertToolError(
-      await post(
-        callTool('create_campaign', { service_profile_id: profileId, name: 'X', steps: [{ name: 'S', type: 'message', text: 'Hi', delay_days: 'two' }] }),
-      ),
-    );
-    assert.match(text, /\/steps\/0\/delay_days/);
+    const text = assertToolError(await post(callTool('add_note', { title: 'X', reminders: [{ text: 'Hi', delay_days: 'two' }] })));
+    assert.match(text, /\/reminders\/0\/delay_days/);
   });
 
   test('arguments on a tool that takes none: an isError result', async () => {
-    const text = assertToolError(await post(callTool('profiles', { unexpected: true })));
+    const text = assertToolError(await post(callTool('list_notes', { unexpected: true })));
     assert.match(text, /"unexpected"/);
   });
 
   test('a tool that sends no notifications answers with plain JSON even when SSE is accepted', async () => {
-    const res = await post(callTool('profiles'));
+    const res = await post(callTool('list_notes'));
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     assert.equal(res.events.length, 0);
     assertToolResult(res);
@@ -253,7 +240,7 @@ describe('tools/call', () => {
 
 describe('limits and media types', () => {
   test('a body over 1 MiB: 413', async () => {
-    const big = JSON.stringify({ ...callTool('create_campaign', { service_profile_id: profileId, name: 'x'.repeat(1024 * 1024) }) });
+    const big = JSON.stringify({ ...callTool('add_note', { title: 'x'.repeat(1024 * 1024) }) });
     const res = await post(big);
     assert.equal(res.status, 413);
     assert.equal(res.json.jsonrpc, '2.0');
@@ -261,7 +248,7 @@ describe('limits and media types', () => {
   });
 
   test('a body just under 1 MiB is read (and judged by the tool schema, not the transport)', async () => {
-    const body = callTool('create_campaign', { service_profile_id: profileId, name: 'x'.repeat(1000 * 1000) });
+    const body = callTool('add_note', { title: 'x'.repeat(1000 * 1000) });
     const res = await post(body);
     assert.equal(res.status, 200);
     assertToolError(res);
@@ -288,7 +275,7 @@ describe('limits and media types', () => {
   });
 
   test('Accept: application/json only: a JSON answer', async () => {
-    const res = await post(callTool('profiles'), { accept: 'application/json' });
+    const res = await post(callTool('list_notes'), { accept: 'application/json' });
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     assertToolResult(res);
   });
@@ -375,10 +362,10 @@ describe('protocol versions (handshake era)', () => {
   test('initialize: serverInfo, tools capability, instructions, and no session', async () => {
     const res = await post(initializeRequest('2025-06-18'));
     const result = res.json.result;
-    assert.equal(result.serverInfo.name, 'outreach-mcp');
+    assert.equal(result.serverInfo.name, 'protocol-fixture');
     assert.equal(typeof result.serverInfo.version, 'string');
     assert.ok(result.capabilities.tools, 'capabilities.tools');
-    assert.match(result.instructions, /profiles/);
+    assert.match(result.instructions, /list_notes/);
     assert.equal(res.headers.get('mcp-session-id'), null);
   });
 
@@ -406,11 +393,11 @@ describe('tools/list', () => {
       assert.equal(typeof tool.description, 'string');
       assert.equal(typeof tool.annotations, 'object');
     }
-    const profiles = tools.find((t) => t.name === 'profiles')!;
-    assert.equal(profiles.annotations.readOnlyHint, true);
-    const create = tools.find((t) => t.name === 'create_campaign')!;
-    assert.equal(create.annotations.readOnlyHint, false);
-    assert.deepEqual([...create.inputSchema.required].sort(), ['name', 'service_profile_id']);
+    const list = tools.find((t) => t.name === 'list_notes')!;
+    assert.equal(list.annotations.readOnlyHint, true);
+    const add = tools.find((t) => t.name === 'add_note')!;
+    assert.equal(add.annotations.readOnlyHint, false);
+    assert.deepEqual([...add.inputSchema.required].sort(), ['title']);
     assert.equal(res.json.result.nextCursor, undefined, 'one page');
   });
 

@@ -21,7 +21,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { freePort } from '../../runtime/index.ts';
-import { REPO_ROOT } from '../helpers/server.ts';
+import { REPO_ROOT } from '../helpers/server-process.ts';
 import { CLIENT_INFO, STATELESS } from '../helpers/mcp-calls.ts';
 
 const PROJECT = 'demo-server';

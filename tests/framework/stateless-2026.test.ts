@@ -1,18 +1,20 @@
 /**
- * The stateless 2026-07-28 revision over raw HTTP: per-request `_meta`, the MCP-Protocol-Version,
+ * The stateless 2026-07-28 revision over raw HTTP, against the protocol fixture server
+ * (tests/fixtures/protocol) in a process of its own: per-request `_meta`, the MCP-Protocol-Version,
  * Mcp-Method and Mcp-Name headers, server/discover, resultType and cache hints, and its errors
  * (-32020 header mismatch, -32022 unsupported version, -32602 bad envelope, 404 unknown method).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { toolsList } from '../../generated/tools-list.gen.ts';
+import { postMcp } from '../helpers/mcp-post.ts';
+import { startProtocolFixture, type ProtocolFixture } from '../helpers/protocol-fixture.ts';
+import { toolsList } from '../fixtures/protocol/generated/tools-list.gen.ts';
 import {
-  accountWithToken,
   assertRpcError,
   assertToolError,
   assertToolResult,
   bearer,
+  callTool,
   modernMeta,
   modernRequest,
   request,
@@ -21,14 +23,19 @@ import {
 } from '../helpers/mcp-calls.ts';
 
 const declaredTools = toolsList.map((t) => t.name).sort();
-let server: TestServer;
-let account: Awaited<ReturnType<typeof accountWithToken>>;
+let server: ProtocolFixture;
+let caller: { subject: string; token: string };
 let auth: Record<string, string>;
+let noteIds: string[];
 
 before(async () => {
-  server = await startTestServer();
-  account = await accountWithToken(server);
-  auth = bearer(account.token);
+  server = await startProtocolFixture();
+  caller = await server.newCaller();
+  auth = bearer(caller.token);
+  noteIds = [];
+  for (const title of ['First', 'Second']) {
+    noteIds.push(assertToolResult(await postMcp(server.mcpUrl, callTool('add_note', { title }), auth)).note.id);
+  }
 });
 after(async () => {
   await server?.close();
@@ -49,7 +56,7 @@ function send(method: string, params: Record<string, unknown> = {}, headerOverri
 }
 
 function assertServerInfoMeta(result: any): void {
-  assert.equal(result._meta?.['io.modelcontextprotocol/serverInfo']?.name, 'outreach-mcp', JSON.stringify(result._meta));
+  assert.equal(result._meta?.['io.modelcontextprotocol/serverInfo']?.name, 'protocol-fixture', JSON.stringify(result._meta));
 }
 
 describe('server/discover', () => {
@@ -63,7 +70,7 @@ describe('server/discover', () => {
     assert.ok(Number.isInteger(result.ttlMs) && result.ttlMs >= 0, `ttlMs ${result.ttlMs}`);
     assert.ok(['public', 'private'].includes(result.cacheScope), `cacheScope ${result.cacheScope}`);
     assert.ok(result.capabilities.tools, 'capabilities.tools');
-    assert.equal(result.serverInfo?.name, 'outreach-mcp');
+    assert.equal(result.serverInfo?.name, 'protocol-fixture');
     assertServerInfoMeta(result);
   });
 
@@ -86,36 +93,33 @@ describe('tools', () => {
     assertServerInfoMeta(result);
   });
 
-  test('tools/call profiles with Mcp-Name: resultType complete and structuredContent', async () => {
-    const res = await send('tools/call', { name: 'profiles', arguments: {} });
+  test("tools/call list_notes with Mcp-Name: resultType complete and structuredContent, the caller's notes", async () => {
+    const res = await send('tools/call', { name: 'list_notes', arguments: {} });
     const out = assertToolResult(res);
     assert.equal(res.json.result.resultType, 'complete');
     assert.deepEqual(
-      out.profiles.map((p: { id: string }) => p.id),
-      account.profileIds,
+      out.notes.map((n: { id: string }) => n.id),
+      noteIds,
     );
     assertServerInfoMeta(res.json.result);
   });
 
-  test('a tool error keeps its exact text and is a complete result', async () => {
-    const res = await send('tools/call', {
-      name: 'create_campaign',
-      arguments: { service_profile_id: account.profileIds[0], name: 'Modern', steps: [{ name: 'Intro', type: 'message', text: 'Hi {name}' }] },
-    });
-    assert.equal(assertToolError(res), "Step 1 ('Intro') references variables like {name} or {company} but has no fallback_text");
+  test('a catalog error keeps its exact text and is a complete result', async () => {
+    const res = await send('tools/call', { name: 'add_note', arguments: { title: 'First' } });
+    assert.equal(assertToolError(res), "A note titled 'First' already exists; pick another title, or delete that note first");
     assert.equal(res.json.result.resultType, 'complete');
   });
 
   test('the Mcp-Name header may be base64-encoded (=?base64?...?=)', async () => {
-    const res = await send('tools/call', { name: 'profiles', arguments: {} }, { 'mcp-name': `=?base64?${Buffer.from('profiles').toString('base64')}?=` });
+    const res = await send('tools/call', { name: 'list_notes', arguments: {} }, { 'mcp-name': `=?base64?${Buffer.from('list_notes').toString('base64')}?=` });
     assertToolResult(res);
   });
 
-  test('a read-only token calling create_campaign: 403 "Missing required scope(s): mcp:write"', async () => {
-    const token = await server.token(account, { scope: 'mcp:read profile service_account_id' });
-    const { body, headers } = modernRequest('tools/call', { name: 'create_campaign', arguments: { service_profile_id: account.profileIds[0], name: 'X' } });
+  test('a read-only token calling add_note: 403 "Missing required scope(s): notes:write"', async () => {
+    const token = await server.token(caller.subject, { scope: 'notes:read' });
+    const { body, headers } = modernRequest('tools/call', { name: 'add_note', arguments: { title: 'X' } });
     const res = await postMcp(server.mcpUrl, body, { ...headers, ...bearer(token) });
-    assertRpcError(res, 403, undefined, 'Missing required scope(s): mcp:write');
+    assertRpcError(res, 403, undefined, 'Missing required scope(s): notes:write');
     assert.ok(res.headers.get('www-authenticate')?.includes('error="insufficient_scope"'));
   });
 
@@ -127,18 +131,18 @@ describe('tools', () => {
 
 describe('header validation: 400, -32020', () => {
   test('tools/call without Mcp-Name', async () => {
-    assertRpcError(await send('tools/call', { name: 'profiles', arguments: {} }, { 'mcp-name': undefined }), 400, -32020);
+    assertRpcError(await send('tools/call', { name: 'list_notes', arguments: {} }, { 'mcp-name': undefined }), 400, -32020);
   });
 
   test('Mcp-Name different from params.name', async () => {
-    const res = await send('tools/call', { name: 'profiles', arguments: {} }, { 'mcp-name': 'create_campaign' });
+    const res = await send('tools/call', { name: 'list_notes', arguments: {} }, { 'mcp-name': 'add_note' });
     assertRpcError(res, 400, -32020);
-    assert.match(res.json.error.message, /create_campaign/);
+    assert.match(res.json.error.message, /add_note/);
   });
 
   test('a base64 Mcp-Name that decodes to another name', async () => {
     assertRpcError(
-      await send('tools/call', { name: 'profiles', arguments: {} }, { 'mcp-name': `=?base64?${Buffer.from('other').toString('base64')}?=` }),
+      await send('tools/call', { name: 'list_notes', arguments: {} }, { 'mcp-name': `=?base64?${Buffer.from('other').toString('base64')}?=` }),
       400,
       -32020,
     );

@@ -1,31 +1,26 @@
 /**
- * The tasks extension (2026-07-28) over real HTTP: add_leads (declared `task: optional`) answers
- * a client that declares io.modelcontextprotocol/tasks with a task handle, which it polls with
- * tasks/get (Mcp-Name carrying the task id) until the result; clients without the extension get
- * the result in the call; another account cannot see the task. A task is read, answered and
+ * The tasks extension (2026-07-28) over real HTTP, against the protocol fixture server
+ * (tests/fixtures/protocol) in a process of its own: import_notes (declared `task: optional`)
+ * answers a client that declares io.modelcontextprotocol/tasks with a task handle, which it polls
+ * with tasks/get (Mcp-Name carrying the task id) until the result; clients without the extension
+ * get the result in the call; another caller cannot see the task. A task is read, answered and
  * cancelled with the scopes of its tool: tasks/get, tasks/update and tasks/cancel with a token of
  * the task's own caller that lacks them get the 403 of tools/call (insufficient_scope challenge,
  * "Missing required scope(s): ..."), and the task is left alone.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
-import { accountWithToken, assertRpcError, bearer, callTool, modernMeta, STATELESS, type McpResponse } from '../helpers/mcp-calls.ts';
+import { postMcp } from '../helpers/mcp-post.ts';
+import { startProtocolFixture, type ProtocolFixture } from '../helpers/protocol-fixture.ts';
+import { assertRpcError, bearer, callTool, modernMeta, STATELESS, type McpResponse } from '../helpers/mcp-calls.ts';
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof accountWithToken>>;
-let campaignId: string;
+let server: ProtocolFixture;
+let owner: { subject: string; token: string };
 
 before(async () => {
-  server = await startTestServer();
-  owner = await accountWithToken(server);
-  const res = await postMcp(
-    server.mcpUrl,
-    callTool('create_campaign', { service_profile_id: owner.profileIds[0], name: 'Tasks', steps: [{ name: 'Intro', type: 'message', text: 'Hello there' }] }),
-    bearer(owner.token),
-  );
-  campaignId = res.json.result.structuredContent.campaign.id;
+  server = await startProtocolFixture();
+  owner = await server.newCaller();
 });
 after(async () => {
   await server?.close();
@@ -41,17 +36,15 @@ function modern(method: string, params: Record<string, unknown>, name: string, t
   return postMcp(server.mcpUrl, body, { ...bearer(token), 'mcp-protocol-version': STATELESS, 'mcp-method': method, 'mcp-name': name });
 }
 
-const leads = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ email: `${tag}-${i}@example.com`, first_name: `Lead${i}` }));
-const addLeads = (tag: string) => ({
-  name: 'add_leads',
-  arguments: { service_profile_id: owner.profileIds[0], campaign_id: campaignId, leads: leads(300, tag) },
-});
+const titles = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} ${i}`);
+/** An import whose task keeps working for about `n` times 2 ms (long enough for a test to act on it). */
+const importNotes = (n: number, tag: string) => ({ name: 'import_notes', arguments: { titles: titles(n, tag), pace_ms: 2 } });
 
 test('server/discover offers the extension; a client that declares it gets a task and polls it to the result', async () => {
   const discover = await modern('server/discover', {}, '');
   assert.deepEqual(discover.json.result.capabilities.extensions, { 'io.modelcontextprotocol/tasks': {} });
 
-  const created = await modern('tools/call', addLeads('task'), 'add_leads');
+  const created = await modern('tools/call', importNotes(40, 'task'), 'import_notes');
   assert.equal(created.status, 200, created.text);
   const task = created.json.result;
   assert.equal(task.resultType, 'task');
@@ -66,9 +59,9 @@ test('server/discover offers the extension; a client that declares it gets a tas
   }
   assert.equal(polled.status, 'completed', JSON.stringify(polled));
   assert.equal(polled.resultType, 'complete');
-  assert.equal(polled.result.structuredContent.added, 300);
+  assert.equal(polled.result.structuredContent.added, 40);
 
-  const foreign = await modern('tasks/get', { taskId: task.taskId }, task.taskId, (await accountWithToken(server)).token);
+  const foreign = await modern('tasks/get', { taskId: task.taskId }, task.taskId, (await server.newCaller()).token);
   assert.equal(foreign.json.error?.code, -32602);
   assert.equal(foreign.json.error.message, `Task not found: ${task.taskId}`);
   const wrongHeader = await modern('tasks/get', { taskId: task.taskId }, 'another-id');
@@ -78,23 +71,19 @@ test('server/discover offers the extension; a client that declares it gets a tas
 });
 
 test('a client without the extension, in either era, gets the result in the call', async () => {
-  const modernCall = await modern('tools/call', addLeads('plain'), 'add_leads', owner.token, {});
+  const modernCall = await modern('tools/call', importNotes(30, 'plain'), 'import_notes', owner.token, {});
   assert.equal(modernCall.json.result.resultType, 'complete', modernCall.text.slice(0, 400));
   assert.notEqual(modernCall.json.result.isError, true, modernCall.text.slice(0, 400));
-  assert.equal(modernCall.json.result.structuredContent.added, 300);
-  const legacy = await postMcp(server.mcpUrl, callTool('add_leads', addLeads('legacy').arguments), bearer(owner.token));
-  assert.equal(legacy.json.result.structuredContent.added, 300);
+  assert.equal(modernCall.json.result.structuredContent.added, 30);
+  const legacy = await postMcp(server.mcpUrl, callTool('import_notes', importNotes(30, 'legacy').arguments), bearer(owner.token));
+  assert.equal(legacy.json.result.structuredContent.added, 30);
 });
 
 // Scopes: what a narrower token of the task's own caller may do with it.
 
-async function startTask(leads: number): Promise<string> {
-  const args = {
-    service_profile_id: owner.profileIds[0],
-    campaign_id: campaignId,
-    leads: Array.from({ length: leads }, (_, i) => ({ email: `scoped-${Date.now()}-${i}@example.com`, first_name: `Lead${i}` })),
-  };
-  const created = await modern('tools/call', { name: 'add_leads', arguments: args }, 'add_leads', owner.token);
+let started = 0;
+async function startTask(notes: number): Promise<string> {
+  const created = await modern('tools/call', importNotes(notes, `scoped ${++started}`), 'import_notes', owner.token);
   assert.equal(created.json?.result?.resultType, 'task', created.text.slice(0, 300));
   return created.json.result.taskId as string;
 }
@@ -104,30 +93,25 @@ function assertInsufficientScope(res: McpResponse, missing: string, what: string
   assertRpcError(res, 403, -32003, `Missing required scope(s): ${missing}`);
   const challenge = res.headers.get('www-authenticate') ?? '';
   assert.ok(challenge.startsWith('Bearer ') && challenge.includes('error="insufficient_scope"'), `${what}: ${challenge}`);
-  assert.ok(challenge.includes('scope="mcp:write"'), `${what}: ${challenge}`);
+  assert.ok(challenge.includes('scope="notes:write"'), `${what}: ${challenge}`);
   assert.ok(challenge.includes('resource_metadata="'), `${what}: ${challenge}`);
 }
 
-for (const scope of ['service_account_id', 'mcp:read profile service_account_id'])
-  test(`a token of the same caller with only "${scope}" can neither read, answer nor cancel an add_leads task`, async () => {
-    const narrow = await server.token(owner, { scope });
+for (const scope of ['', 'notes:read'])
+  test(`a token of the same caller with ${scope ? `only "${scope}"` : 'no scope'} can neither read, answer nor cancel an import_notes task`, async () => {
+    const narrow = await server.token(owner.subject, { scope });
     // What tools/call answers this token, for comparison.
-    const call = await modern(
-      'tools/call',
-      { name: 'add_leads', arguments: { service_profile_id: owner.profileIds[0], campaign_id: campaignId, leads: [] } },
-      'add_leads',
-      narrow,
-    );
-    assertInsufficientScope(call, 'mcp:write', 'tools/call');
+    const call = await modern('tools/call', { name: 'import_notes', arguments: { titles: [] } }, 'import_notes', narrow);
+    assertInsufficientScope(call, 'notes:write', 'tools/call');
 
-    const taskId = await startTask(500);
-    assertInsufficientScope(await modern('tasks/cancel', { taskId }, taskId, narrow), 'mcp:write', 'tasks/cancel');
+    const taskId = await startTask(60);
+    assertInsufficientScope(await modern('tasks/cancel', { taskId }, taskId, narrow), 'notes:write', 'tasks/cancel');
     assertInsufficientScope(
       await modern('tasks/update', { taskId, inputResponses: { 'input-1': { action: 'accept' } } }, taskId, narrow),
-      'mcp:write',
+      'notes:write',
       'tasks/update',
     );
-    assertInsufficientScope(await modern('tasks/get', { taskId }, taskId, narrow), 'mcp:write', 'tasks/get');
+    assertInsufficientScope(await modern('tasks/get', { taskId }, taskId, narrow), 'notes:write', 'tasks/get');
 
     // The owner's full token still sees the task, never cancelled by the narrow one, through to its result.
     let polled: any;
@@ -137,14 +121,14 @@ for (const scope of ['service_account_id', 'mcp:read profile service_account_id'
       await new Promise((r) => setTimeout(r, 50));
     }
     assert.equal(polled.status, 'completed', JSON.stringify(polled).slice(0, 300));
-    assert.equal(polled.result.structuredContent.added, 500);
+    assert.equal(polled.result.structuredContent.added, 60);
     // And a finished task's result is refused to the narrow token as well.
-    assertInsufficientScope(await modern('tasks/get', { taskId }, taskId, narrow), 'mcp:write', 'tasks/get of a finished task');
+    assertInsufficientScope(await modern('tasks/get', { taskId }, taskId, narrow), 'notes:write', 'tasks/get of a finished task');
   });
 
 test("another caller's task is still not found, whatever its token's scopes", async () => {
   const taskId = await startTask(1);
-  const stranger = await accountWithToken(server, { scope: 'service_account_id' });
+  const stranger = await server.newCaller({ scope: '' });
   const res = await modern('tasks/get', { taskId }, taskId, stranger.token);
   assert.equal(res.status, 200, res.text);
   assert.equal(res.json.error?.code, -32602);

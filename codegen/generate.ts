@@ -13,8 +13,9 @@ import { emitValidators } from './emit/validators.ts';
 import { emitToolTypes } from './emit/tool-types.ts';
 import { emitTypes } from './emit/types.ts';
 import { emitServer } from './emit/server.ts';
-import { emitHandlers, emitStub } from './emit/handlers.ts';
-import { emitFeatureStub, emitPrompts, emitResources, features } from './emit/resources-prompts.ts';
+import { emitHandlers, toolStub } from './emit/handlers.ts';
+import { emitPrompts, emitResources, featureStub, features } from './emit/resources-prompts.ts';
+import { buildStubs, unbuiltStub, type StubSpec } from './emit/stub-source.ts';
 import { emitDocs } from './emit/docs.ts';
 import { emitServerJson } from './emit/registry.ts';
 import { emitClient } from './emit/client.ts';
@@ -28,12 +29,35 @@ export function typeJobs(tools: readonly Pick<ToolModel, 'name' | 'typeName' | '
   return tools.map((t) => ({ name: t.name, typeName: t.typeName, input: t.input, ...(t.output && { output: t.output }) }));
 }
 
+/** Every handler stub a model has, whether or not its file exists. */
+function stubSpecs(model: Model): StubSpec[] {
+  return [...model.tools.map((t) => toolStub(model, t)), ...features(model).map((f) => featureStub(model, f))];
+}
+
+/**
+ * The stubs as outputs. `existing: 'build'` builds every stub (a comparison with expected output);
+ * `'skip'` builds only those whose file does not exist and that are not `withheld` (sync writes no
+ * other), so a run that creates no stub never loads ts-morph (emit/ts-morph.ts).
+ */
+async function stubOutputs(model: Model, existing: 'build' | 'skip', withheld: ReadonlySet<string>): Promise<OutputFile[]> {
+  const specs = stubSpecs(model);
+  const wanted = (s: StubSpec) => existing === 'build' || (!withheld.has(s.path) && !existsSync(s.path));
+  const built = new Map((await buildStubs(specs.filter(wanted))).map((f) => [f.path, f]));
+  return specs.map((s) => built.get(s.path) ?? unbuiltStub(s, withheld.has(s.path)));
+}
+
 /**
  * Renders every output of a model in memory; nothing touches the disk. `types`: precompiled tool
- * types, if any. `existingStubs`: handler stubs that exist on disk are left unformatted (sync never
- * writes them), which a run on the project may skip and a comparison with expected output may not.
+ * types, if any. `existingStubs`: handler stubs that exist on disk are not built (sync never writes
+ * them), which a run on the project may skip and a comparison with expected output may not.
+ * `withheld`: stubs not to write this run (edit/renames.ts).
  */
-export async function render(model: Model, types?: CompiledTypes, existingStubs: 'format' | 'skip' = 'format'): Promise<OutputFile[]> {
+export async function render(
+  model: Model,
+  types?: CompiledTypes,
+  existingStubs: 'build' | 'skip' = 'build',
+  withheld: ReadonlySet<string> = new Set(),
+): Promise<OutputFile[]> {
   const compiled = types ?? (await compileTypes(typeJobs(model.tools), model.defs));
   const toolTypes = model.tools.map((t) => emitToolTypes(model, t, compiled.tools[t.name]!));
   return formatOutputs(
@@ -49,13 +73,11 @@ export async function render(model: Model, types?: CompiledTypes, existingStubs:
       emitServer(model),
       emitHandlers(model),
       emitClient(model),
-      ...model.tools.map((t) => emitStub(model, t)),
-      ...features(model).map((f) => emitFeatureStub(model, f)),
+      ...(await stubOutputs(model, existingStubs, withheld)),
       ...emitDocs(model),
       emitContract(model),
       ...emitServerJson(model),
     ],
-    existingStubs === 'skip' ? (f) => f.once === true && existsSync(f.path) : undefined,
   );
 }
 
@@ -78,6 +100,7 @@ function existingGenerated(dir: string): string[] {
 export function sync(model: Model, files: OutputFile[], check: boolean): SyncResult {
   const changed: string[] = [];
   for (const f of files) {
+    if (f.withheld) continue;
     const exists = existsSync(f.path);
     if (f.once ? exists : exists && readFileSync(f.path, 'utf8') === f.content) continue;
     changed.push(f.path);

@@ -11,6 +11,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GenerateResult } from './generate.ts';
+import { renamedLine } from './edit/renamed-line.ts';
 import { formatTypeErrors, HandlerCheck, residentIdleMs, scopeOf } from './check/handlers/index.ts';
 import type { ProjectFolders } from './load/project-paths.ts';
 import { recordedRun, recordOf, rememberRun, runKey, stillOnDisk, type RunRecord } from './cache/run-cache.ts';
@@ -51,6 +52,7 @@ function report(file: string, result: GenerateResult): string | undefined {
   const { model, changed, removed, accepted } = result;
   const stubs = result.outputs.filter((o) => o.once && changed.includes(o.path)).map((o) => o.path);
   const written = changed.filter((p) => !stubs.includes(p));
+  for (const r of result.renamed) console.log(renamedLine(r, file));
   for (const p of stubs) console.log(`created ${rel(p)}: a stub handler to fill in`);
   for (const p of written) console.log(`wrote ${rel(p)}`);
   for (const p of removed) console.log(`removed ${rel(p)}`);
@@ -68,7 +70,8 @@ function report(file: string, result: GenerateResult): string | undefined {
   console.log(`${file}: ${declared(model)}; ${changed.length} file(s) written, ${removed.length} removed`);
   if (stubs.length)
     return `next: implement ${stubs.map(rel).join(', ')} (throw ctx.errors.CODE(...) for declared errors), then \`npm start\` — or keep \`npm run dev\` running`;
-  if (changed.length || removed.length) return 'next: restart the server (`npm start`) to serve the change, or keep `npm run dev` running';
+  if (changed.length || removed.length || result.renamed.length)
+    return 'next: restart the server (`npm start`) to serve the change, or keep `npm run dev` running';
   return undefined;
 }
 
@@ -165,7 +168,7 @@ async function generateAll(files: string[], check: boolean, handlerCheck: Handle
     } else {
       const hint = report(file, result);
       if (hint && !next.includes(hint)) next.push(hint);
-      wrote ||= result.changed.length + result.removed.length > 0;
+      wrote ||= result.changed.length + result.removed.length + result.renamed.length > 0;
     }
     folders.push(result.model.paths);
     // The disk now holds this run's outputs (written, or found up to date): remember them.
@@ -196,13 +199,15 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   async (err: unknown) => {
     // Loaded only now: the fast path never loads the generator.
-    const [{ ToolsYamlError }, { BreakingChangeError }, { ContractFileError }] = await Promise.all([
+    const [{ ToolsYamlError }, { BreakingChangeError }, { ContractFileError }, { UndecidedRenameError }] = await Promise.all([
       import('./load/problems.ts'),
       import('./contract/gate.ts'),
       import('./contract/snapshot.ts'),
+      import('./edit/renames.ts'),
     ]);
-    if (err instanceof ToolsYamlError || err instanceof BreakingChangeError || err instanceof ContractFileError) console.error(err.message);
+    const refused = err instanceof BreakingChangeError || err instanceof UndecidedRenameError;
+    if (refused || err instanceof ToolsYamlError || err instanceof ContractFileError) console.error(err.message);
     else console.error(err);
-    process.exit(err instanceof BreakingChangeError ? 1 : 2);
+    process.exit(refused ? 1 : 2);
   },
 );

@@ -23,6 +23,8 @@ import { formatOutputs } from './emit/format.ts';
 import { checkContract, emitContract } from './contract/gate.ts';
 import type { Break } from './contract/snapshot.ts';
 import { generatorWarnings } from './check/warnings.ts';
+import { planRenames, type Rename } from './edit/renames.ts';
+import { renameHandler } from './edit/rename-handler.ts';
 
 /** What json-schema-to-typescript is asked to compile for a model. */
 export function typeJobs(tools: readonly Pick<ToolModel, 'name' | 'typeName' | 'input' | 'output'>[]): TypeJob[] {
@@ -36,49 +38,40 @@ function stubSpecs(model: Model): StubSpec[] {
 
 /**
  * The stubs as outputs. `existing: 'build'` builds every stub (a comparison with expected output);
- * `'skip'` builds only those whose file does not exist and that are not `withheld` (sync writes no
- * other), so a run that creates no stub never loads ts-morph (emit/ts-morph.ts).
+ * `'skip'` builds only those whose file does not exist (sync writes no other), so a run that
+ * creates no stub never loads ts-morph (emit/ts-morph.ts).
  */
-async function stubOutputs(model: Model, existing: 'build' | 'skip', withheld: ReadonlySet<string>): Promise<OutputFile[]> {
+async function stubOutputs(model: Model, existing: 'build' | 'skip'): Promise<OutputFile[]> {
   const specs = stubSpecs(model);
-  const wanted = (s: StubSpec) => existing === 'build' || (!withheld.has(s.path) && !existsSync(s.path));
-  const built = new Map((await buildStubs(specs.filter(wanted))).map((f) => [f.path, f]));
-  return specs.map((s) => built.get(s.path) ?? unbuiltStub(s, withheld.has(s.path)));
+  const built = new Map((await buildStubs(specs.filter((s) => existing === 'build' || !existsSync(s.path)))).map((f) => [f.path, f]));
+  return specs.map((s) => built.get(s.path) ?? unbuiltStub(s));
 }
 
 /**
  * Renders every output of a model in memory; nothing touches the disk. `types`: precompiled tool
  * types, if any. `existingStubs`: handler stubs that exist on disk are not built (sync never writes
  * them), which a run on the project may skip and a comparison with expected output may not.
- * `withheld`: stubs not to write this run (edit/renames.ts).
  */
-export async function render(
-  model: Model,
-  types?: CompiledTypes,
-  existingStubs: 'build' | 'skip' = 'build',
-  withheld: ReadonlySet<string> = new Set(),
-): Promise<OutputFile[]> {
+export async function render(model: Model, types?: CompiledTypes, existingStubs: 'build' | 'skip' = 'build'): Promise<OutputFile[]> {
   const compiled = types ?? (await compileTypes(typeJobs(model.tools), model.defs));
   const toolTypes = model.tools.map((t) => emitToolTypes(model, t, compiled.tools[t.name]!));
-  return formatOutputs(
-    [
-      ...emitTypes(model, compiled.defs),
-      emitErrors(model),
-      emitScopes(model),
-      emitToolsList(model),
-      ...(await emitValidators(model)),
-      ...toolTypes,
-      ...emitResources(model),
-      ...emitPrompts(model),
-      emitServer(model),
-      emitHandlers(model),
-      emitClient(model),
-      ...(await stubOutputs(model, existingStubs, withheld)),
-      ...emitDocs(model),
-      emitContract(model),
-      ...emitServerJson(model),
-    ],
-  );
+  return formatOutputs([
+    ...emitTypes(model, compiled.defs),
+    emitErrors(model),
+    emitScopes(model),
+    emitToolsList(model),
+    ...(await emitValidators(model)),
+    ...toolTypes,
+    ...emitResources(model),
+    ...emitPrompts(model),
+    emitServer(model),
+    emitHandlers(model),
+    emitClient(model),
+    ...(await stubOutputs(model, existingStubs)),
+    ...emitDocs(model),
+    emitContract(model),
+    ...emitServerJson(model),
+  ]);
 }
 
 export interface SyncResult {
@@ -100,7 +93,6 @@ function existingGenerated(dir: string): string[] {
 export function sync(model: Model, files: OutputFile[], check: boolean): SyncResult {
   const changed: string[] = [];
   for (const f of files) {
-    if (f.withheld) continue;
     const exists = existsSync(f.path);
     if (f.once ? exists : exists && readFileSync(f.path, 'utf8') === f.content) continue;
     changed.push(f.path);
@@ -123,20 +115,27 @@ export interface GenerateResult extends SyncResult {
   accepted: Break[];
   /** Advisory findings, one line each. */
   warnings: string[];
+  /** Handler files moved to their tool's new name (edit/renames.ts). */
+  renamed: Rename[];
 }
 
 /**
- * The whole pipeline for one tools.yaml: load and validate, gate breaking changes, render in
- * memory, then write or check. Throws ToolsYamlError or BreakingChangeError, writing nothing.
+ * The whole pipeline for one tools.yaml: load and validate, gate breaking changes, move the
+ * handlers of renamed tools (write mode), render in memory, then write or check. Throws
+ * ToolsYamlError, BreakingChangeError or UndecidedRenameError, writing nothing.
  */
 export async function generate(toolsYaml: string, check: boolean): Promise<GenerateResult> {
   // Each tool's validators and types are compiled only when their inputs changed since an earlier run (entry-cache.ts).
   const model = loadToolsYaml(toolsYaml, { cache: true });
   const accepted = checkContract(model);
+  // Before the contract is rewritten (sync): it says what the last run declared. A run whose every
+  // handler exists decides nothing here.
+  const renamed = check ? [] : planRenames(model);
+  for (const rename of renamed) await renameHandler(rename);
   const types = await compileTypes(typeJobs(model.tools), model.defs, new EntryCache<string>('types', toolsYaml));
   const files = await render(model, types, 'skip');
   const warnings = generatorWarnings(model);
   model.validators.save();
   model.parts.save();
-  return { model, outputs: files, ...sync(model, files, check), accepted, warnings };
+  return { model, outputs: files, ...sync(model, files, check), accepted, warnings, renamed };
 }

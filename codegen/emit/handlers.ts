@@ -101,7 +101,7 @@ export function emitHandlers(model: Model): OutputFile {
   return { path: path.join(model.paths.generated, 'handlers.gen.ts'), content };
 }
 
-export function handlerPath(model: Model, tool: ToolModel): string {
+export function handlerPath(model: Model, tool: Pick<ToolModel, 'name'>): string {
   return path.join(model.paths.handlers, `${tool.name}.ts`);
 }
 

@@ -5,8 +5,6 @@ export interface OutputFile {
   content: string;
   /** Written only when the file does not exist yet (handler stubs); never overwritten, never stale. */
   once?: boolean;
-  /** A stub gen holds back this run (a rename it cannot decide: edit/renames.ts); not written, not stale. */
-  withheld?: boolean;
   /** Emitted as the formatter would write it: format.ts leaves it as it is. */
   formatted?: boolean;
 }

@@ -133,7 +133,7 @@ export function emitPrompts(model: Model): OutputFile[] {
   return [{ path: file, content }];
 }
 
-export function featureHandlerPath(model: Model, feature: Feature): string {
+export function featureHandlerPath(model: Model, feature: { kind: Feature['kind']; model: { name: string } }): string {
   return path.join(feature.kind === 'resource' ? model.paths.resourceHandlers : model.paths.promptHandlers, `${feature.model.name}.ts`);
 }
 

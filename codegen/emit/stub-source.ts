@@ -22,9 +22,9 @@ export interface StubSpec {
   initializer: string;
 }
 
-/** A stub that is already on disk (never written again), or that gen holds back (an ambiguous rename): its source is not built. */
-export function unbuiltStub(spec: StubSpec, withheld: boolean): OutputFile {
-  return { path: spec.path, content: '', once: true, formatted: true, ...(withheld && { withheld: true }) };
+/** A stub that is already on disk: never written again, so its source is not built. */
+export function unbuiltStub(spec: StubSpec): OutputFile {
+  return { path: spec.path, content: '', once: true, formatted: true };
 }
 
 /** The stubs' sources as write-once outputs (prettier formats them with the other outputs). */

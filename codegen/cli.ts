@@ -5,6 +5,8 @@
  * naming every error; the generated files are written either way, so the user sees the new types.
  * The check is answered by a resident checker kept between runs (check/handlers/resident.ts).
  * TOOLS_GEN_CHECK_RESIDENT=0: a process of its own for each run instead.
+ * A tool renamed in tools.yaml takes its handler along (edit/renames.ts); a rename gen cannot decide
+ * is refused like a breaking change (exit 1, nothing written).
  * --check writes nothing and exits 1 naming every stale file (and on a breaking change); it does not
  * type-check (`npm run typecheck` does, for the whole repository). --no-typecheck skips the check.
  */

@@ -5,12 +5,15 @@
  * naming every error; the generated files are written either way, so the user sees the new types.
  * The check is answered by a resident checker kept between runs (check/handlers/resident.ts).
  * TOOLS_GEN_CHECK_RESIDENT=0: a process of its own for each run instead.
+ * A tool renamed in tools.yaml takes its handler along (edit/renames.ts); a rename gen cannot decide
+ * is refused like a breaking change (exit 1, nothing written).
  * --check writes nothing and exits 1 naming every stale file (and on a breaking change); it does not
  * type-check (`npm run typecheck` does, for the whole repository). --no-typecheck skips the check.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GenerateResult } from './generate.ts';
+import { renamedLine } from './edit/renamed-line.ts';
 import { formatTypeErrors, HandlerCheck, residentIdleMs, scopeOf } from './check/handlers/index.ts';
 import type { ProjectFolders } from './load/project-paths.ts';
 import { recordedRun, recordOf, rememberRun, runKey, stillOnDisk, type RunRecord } from './cache/run-cache.ts';
@@ -51,6 +54,7 @@ function report(file: string, result: GenerateResult): string | undefined {
   const { model, changed, removed, accepted } = result;
   const stubs = result.outputs.filter((o) => o.once && changed.includes(o.path)).map((o) => o.path);
   const written = changed.filter((p) => !stubs.includes(p));
+  for (const r of result.renamed) console.log(renamedLine(r, file));
   for (const p of stubs) console.log(`created ${rel(p)}: a stub handler to fill in`);
   for (const p of written) console.log(`wrote ${rel(p)}`);
   for (const p of removed) console.log(`removed ${rel(p)}`);
@@ -68,7 +72,8 @@ function report(file: string, result: GenerateResult): string | undefined {
   console.log(`${file}: ${declared(model)}; ${changed.length} file(s) written, ${removed.length} removed`);
   if (stubs.length)
     return `next: implement ${stubs.map(rel).join(', ')} (throw ctx.errors.CODE(...) for declared errors), then \`npm start\` — or keep \`npm run dev\` running`;
-  if (changed.length || removed.length) return 'next: restart the server (`npm start`) to serve the change, or keep `npm run dev` running';
+  if (changed.length || removed.length || result.renamed.length)
+    return 'next: restart the server (`npm start`) to serve the change, or keep `npm run dev` running';
   return undefined;
 }
 
@@ -165,7 +170,7 @@ async function generateAll(files: string[], check: boolean, handlerCheck: Handle
     } else {
       const hint = report(file, result);
       if (hint && !next.includes(hint)) next.push(hint);
-      wrote ||= result.changed.length + result.removed.length > 0;
+      wrote ||= result.changed.length + result.removed.length + result.renamed.length > 0;
     }
     folders.push(result.model.paths);
     // The disk now holds this run's outputs (written, or found up to date): remember them.
@@ -196,13 +201,15 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   async (err: unknown) => {
     // Loaded only now: the fast path never loads the generator.
-    const [{ ToolsYamlError }, { BreakingChangeError }, { ContractFileError }] = await Promise.all([
+    const [{ ToolsYamlError }, { BreakingChangeError }, { ContractFileError }, { UndecidedRenameError }] = await Promise.all([
       import('./load/problems.ts'),
       import('./contract/gate.ts'),
       import('./contract/snapshot.ts'),
+      import('./edit/renames.ts'),
     ]);
-    if (err instanceof ToolsYamlError || err instanceof BreakingChangeError || err instanceof ContractFileError) console.error(err.message);
+    const refused = err instanceof BreakingChangeError || err instanceof UndecidedRenameError;
+    if (refused || err instanceof ToolsYamlError || err instanceof ContractFileError) console.error(err.message);
     else console.error(err);
-    process.exit(err instanceof BreakingChangeError ? 1 : 2);
+    process.exit(refused ? 1 : 2);
   },
 );

@@ -4,7 +4,7 @@
  * codegen/ with the packages it imports, instead of loading ~150 TypeScript files and their
  * packages through tsx at every run (about 0.9 s of a one-tool change, measured). What only some
  * runs need (json-schema-to-typescript, loaded when a tool's types are not in the cache) is a chunk
- * of its own, loaded on first use; prettier, esbuild and typescript stay packages in node_modules.
+ * of its own, loaded on first use; prettier, esbuild, typescript and ts-morph stay packages in node_modules.
  *
  * As scripts/build.mjs does for the server: `npm ci` builds it (prepare), and a run rebuilds it
  * first when a source it was made from changed since (an edit of codegen/, a pull, `npm install`),
@@ -93,8 +93,9 @@ export async function build() {
     target: 'node22',
     format: 'esm',
     // Native (esbuild, typescript's 9 MB are loaded by the type check's process only when it runs),
-    // or loaded only when a formatter cache misses (prettier, whose plugins are imported by path).
-    external: ['esbuild', 'typescript', 'prettier'],
+    // or loaded only when a formatter cache misses (prettier, whose plugins are imported by path),
+    // or when gen writes or edits a handler (ts-morph, with a TypeScript of its own: codegen/emit/ts-morph.ts).
+    external: ['esbuild', 'typescript', 'prettier', 'ts-morph'],
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     minifyWhitespace: true,
     keepNames: true,

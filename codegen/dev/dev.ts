@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../core/free-port.ts';
 import { generate } from '../generate.ts';
+import { renamedLine } from '../edit/renamed-line.ts';
 import { formatTypeErrors, HandlerCheck, scopeOf } from '../check/handlers/index.ts';
 import type { ProjectFolders } from '../load/project-paths.ts';
 import { watchTree, type TreeWatch } from './tree-watch.ts';
@@ -72,6 +73,7 @@ async function regenerate(files: string[]): Promise<{ ok: boolean; files: number
       for (const dir of [result.model.paths.handlers, result.model.paths.resourceHandlers, result.model.paths.promptHandlers]) handlerDirs.add(dir);
       folders.set(file, result.model.paths);
       for (const w of result.warnings) say(w);
+      for (const r of result.renamed) say(renamedLine(r, file));
     } catch (err) {
       ok = false;
       const header = `\n[dev] ${rel(file)} has problems; fix them and save (the server keeps running the last good version)`;

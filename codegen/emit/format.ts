@@ -82,17 +82,14 @@ function remember(key: string, text: string): void {
   }
 }
 
-/**
- * The files with their TypeScript and JSON formatted; other files unchanged, and so are the files
- * `skip` names (a handler stub that exists already is never written, so need not be formatted).
- */
-export async function formatOutputs(files: OutputFile[], skip: (file: OutputFile) => boolean = () => false): Promise<OutputFile[]> {
+/** The files with their TypeScript and JSON formatted; other files (and those marked `formatted`) unchanged. */
+export async function formatOutputs(files: OutputFile[]): Promise<OutputFile[]> {
   const settings = new Map<string, string>();
   let prettier: Promise<typeof Prettier> | undefined;
   const configs = new Map<string, Promise<Prettier.Options | null>>();
   return Promise.all(
     files.map(async (file) => {
-      if (!FORMATTED.test(file.path) || file.formatted || skip(file)) return file;
+      if (!FORMATTED.test(file.path) || file.formatted) return file;
       const dir = path.dirname(file.path);
       if (!settings.has(dir)) settings.set(dir, settingsOf(dir));
       const parser = PARSERS[path.extname(file.path)];

@@ -1,10 +1,11 @@
 /**
- * generated/handlers.gen.ts: the Handlers interface (one typed handler per tool), and a stub
- * handler file for every tool that has none yet (written once, never overwritten).
+ * generated/handlers.gen.ts: the Handlers interface (one typed handler per tool), and what the stub
+ * handler file of a tool that has none yet says (written once, never overwritten).
  */
 import path from 'node:path';
 import type { Model, ToolModel } from '../load/model.ts';
 import type { OutputFile } from './output.ts';
+import type { StubSpec } from './stub-source.ts';
 import { importPath, renderSource } from './ts-source.ts';
 import { toolTypesPath } from './tool-types.ts';
 import { featureHandlerPath, features, promptsPath, resourcesPath } from './resources-prompts.ts';
@@ -100,22 +101,23 @@ export function emitHandlers(model: Model): OutputFile {
   return { path: path.join(model.paths.generated, 'handlers.gen.ts'), content };
 }
 
-export function handlerPath(model: Model, tool: ToolModel): string {
+export function handlerPath(model: Model, tool: Pick<ToolModel, 'name'>): string {
   return path.join(model.paths.handlers, `${tool.name}.ts`);
 }
 
-export function emitStub(model: Model, tool: ToolModel): OutputFile {
-  const spec = importPath(model.paths.handlers, toolTypesPath(model, tool), path.relative);
-  const summary = (tool.title ?? tool.description.split('\n')[0]!).replace(/\*\//g, '* /');
-  const content = `import type { ${tool.typeName}Handler } from '${spec}';
-
-/** ${summary} */
-export const handler: ${tool.typeName}Handler = async (args, ctx) => {
+/** What the stub of a tool with no handler file says (stub-source.ts builds it when it is to be written). */
+export function toolStub(model: Model, tool: ToolModel): StubSpec {
+  const shown = path.relative(path.dirname(model.paths.source), handlerPath(model, tool)).split(path.sep).join('/');
+  return {
+    path: handlerPath(model, tool),
+    handlerType: `${tool.typeName}Handler`,
+    typesModule: importPath(model.paths.handlers, toolTypesPath(model, tool), path.relative),
+    summary: (tool.title ?? tool.description.split('\n')[0]!).replace(/\*\//g, '* /'),
+    initializer: `async (args, ctx) => {
   // Written once by \`npm run gen\`; yours to fill in. Raise declared errors with \`throw ctx.errors.CODE(...)\`.
   void args;
   void ctx;
-  throw new Error('Tool ${tool.name} is not implemented yet: fill in ${path.relative(path.dirname(model.paths.source), handlerPath(model, tool)).split(path.sep).join('/')}');
-};
-`;
-  return { path: handlerPath(model, tool), content, once: true };
+  throw new Error('Tool ${tool.name} is not implemented yet: fill in ${shown}');
+}`,
+  };
 }

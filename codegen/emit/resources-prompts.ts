@@ -2,11 +2,12 @@
  * generated/resources.gen.ts and generated/prompts.gen.ts: for each resource and prompt, the type
  * of what its handler receives (template variables, prompt arguments), the errors it may raise and
  * the handler type; then the definitions the runtime serves and the listings, computed once here.
- * Also the stub handler file of each new resource or prompt (written once, never overwritten).
+ * Also what the stub handler file of each new resource or prompt says (written once, never overwritten).
  */
 import path from 'node:path';
 import type { ArgumentModel, Model, PromptModel, ResourceModel } from '../load/model.ts';
 import type { OutputFile } from './output.ts';
+import type { StubSpec } from './stub-source.ts';
 import { appTypeImports, importPath, literal, renderSource } from './ts-source.ts';
 
 type Feature = { kind: 'resource'; model: ResourceModel } | { kind: 'prompt'; model: PromptModel };
@@ -132,7 +133,7 @@ export function emitPrompts(model: Model): OutputFile[] {
   return [{ path: file, content }];
 }
 
-export function featureHandlerPath(model: Model, feature: Feature): string {
+export function featureHandlerPath(model: Model, feature: { kind: Feature['kind']; model: { name: string } }): string {
   return path.join(feature.kind === 'resource' ? model.paths.resourceHandlers : model.paths.promptHandlers, `${feature.model.name}.ts`);
 }
 
@@ -141,11 +142,11 @@ export function features(model: Model): Feature[] {
   return [...model.resources.map((m) => ({ kind: 'resource' as const, model: m })), ...model.prompts.map((m) => ({ kind: 'prompt' as const, model: m }))];
 }
 
-export function emitFeatureStub(model: Model, feature: Feature): OutputFile {
+/** What the stub of a resource or prompt with no handler file says (stub-source.ts builds it when it is to be written). */
+export function featureStub(model: Model, feature: Feature): StubSpec {
   const handlerFile = featureHandlerPath(model, feature);
   const typesFile = feature.kind === 'resource' ? resourcesPath(model) : promptsPath(model);
   const { model: m } = feature;
-  const type = `${m.typeName}Handler`;
   const shown = path.relative(path.dirname(model.paths.source), handlerFile).split(path.sep).join('/');
   const completable = (feature.kind === 'resource' ? feature.model.variables : feature.model.arguments).filter((a) => a.complete);
   const complete = completable.length
@@ -155,12 +156,11 @@ export function emitFeatureStub(model: Model, feature: Feature): OutputFile {
     feature.kind === 'resource'
       ? `  async read(variables, ctx) {\n    // Written once by \`npm run gen\`; yours to fill in. Return { text } or { blob } (base64); raise declared errors with \`throw ctx.errors.CODE(...)\`.\n    void variables;\n    void ctx;\n    throw new Error('Resource ${m.name} is not implemented yet: fill in ${shown}');\n  },`
       : `  async get(args, ctx) {\n    // Written once by \`npm run gen\`; yours to fill in. Return { messages: [{ role: 'user', content: { type: 'text', text } }] }.\n    void args;\n    void ctx;\n    throw new Error('Prompt ${m.name} is not implemented yet: fill in ${shown}');\n  },`;
-  const content = `import type { ${type} } from '${importPath(path.dirname(handlerFile), typesFile, path.relative)}';
-
-${comment(m.title ?? m.description.split('\n')[0]!)}
-export const handler: ${type} = {
-${body}${complete}
-};
-`;
-  return { path: handlerFile, content, once: true };
+  return {
+    path: handlerFile,
+    handlerType: `${m.typeName}Handler`,
+    typesModule: importPath(path.dirname(handlerFile), typesFile, path.relative),
+    summary: (m.title ?? m.description.split('\n')[0]!).replace(/\*\//g, '* /').trim(),
+    initializer: `{\n${body}${complete}\n}`,
+  };
 }

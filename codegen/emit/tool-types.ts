@@ -9,7 +9,7 @@ import { directDefs } from '../load/defs.ts';
 import type { OutputFile } from './output.ts';
 import { appTypeImports, importPath, renderSource } from './ts-source.ts';
 
-export function toolTypesPath(model: Model, tool: ToolModel): string {
+export function toolTypesPath(model: Model, tool: Pick<ToolModel, 'name'>): string {
   return path.join(model.paths.generated, 'tools', `${tool.name}.gen.ts`);
 }
 

@@ -113,12 +113,13 @@ test("the store's database plumbing (connection, migrations, dialect, driver, pr
     assert.match(i.to, /^app\/(store\/schema\.ts|tracing\/)/, `${i.from} -> ${i.to}`);
 });
 
-test("codegen/'s stages import one way, down the pipeline: dev/, the CLI and generate.ts, check/ and contract/, emit/, docs/, load/, cache/", () => {
+test("codegen/'s stages import one way, down the pipeline: dev/, the CLI and generate.ts, check/, contract/ and edit/, emit/, docs/, load/, cache/", () => {
   const rank: Record<string, number> = {
     'codegen/dev': 0,
     'codegen/*.ts': 1,
     'codegen/check': 2,
     'codegen/contract': 2,
+    'codegen/edit': 2,
     'codegen/emit': 3,
     'codegen/docs': 4,
     'codegen/load': 5,

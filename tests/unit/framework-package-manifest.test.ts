@@ -61,5 +61,6 @@ test("the package's dependencies are what its code loads, in the ranges this rep
   assert.deepEqual([...loaded].sort(), Object.keys(declared).sort());
   const rootPkg = json('package.json') as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
   const installed = { ...rootPkg.dependencies, ...rootPkg.devDependencies };
-  for (const [name, range] of Object.entries(manifest.dependencies)) assert.equal(range, installed[name], `${name}: the package says ${range}, this repository installs ${installed[name]}`);
+  for (const [name, range] of Object.entries(manifest.dependencies))
+    assert.equal(range, installed[name], `${name}: the package says ${range}, this repository installs ${installed[name]}`);
 });

@@ -2,7 +2,8 @@
  * The conformance fixture server: examples/conformance/tools.yaml served by the same runtime as
  * the outreach service (the mcpHttp Fastify plugin), without auth and bound to 127.0.0.1 only.
  * Run directly (`node --import tsx examples/conformance/server.ts`) it listens on PORT, or on a
- * free port, and prints its MCP URL; with `--stdio` it serves stdin and stdout instead.
+ * free port, and prints its MCP URL; with `--serve` it is served by `serve()` as `mcpyard start` serves
+ * a project (`--stdio`: on stdin and stdout).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,10 +42,12 @@ export async function startConformanceServer(port?: number): Promise<Conformance
   return { baseUrl, mcpUrl: `${baseUrl}/mcp`, close: () => app.close() };
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv.includes('--stdio')) {
-  // The same tools on stdin/stdout, as a local client starts a server (tests/framework/stdio.test.ts).
-  await serve({ definition: serverDefinition, handlers, resourceHandlers, promptHandlers, validateResults: true, stdio: true });
-} else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+const runDirectly = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (runDirectly && (process.argv.includes('--stdio') || process.argv.includes('--serve'))) {
+  // As `mcpyard start` serves a project: runtime's serve(), HTTP on HOST:PORT from the environment,
+  // or stdin/stdout with --stdio (tests/framework/serve.test.ts and stdio.test.ts).
+  await serve({ definition: serverDefinition, handlers, resourceHandlers, promptHandlers, validateResults: true });
+} else if (runDirectly) {
   const server = await startConformanceServer(Number(process.env.PORT ?? 0));
   console.log(`conformance fixture server listening: ${server.mcpUrl}`);
   const stop = () => void server.close().then(() => process.exit(0));

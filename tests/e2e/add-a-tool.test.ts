@@ -19,30 +19,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { decodeJwt } from 'jose';
 import { freePort } from '../../runtime/index.ts';
 import { copyProject, startInCopy, type ProjectCopy, type StartedServer } from '../helpers/project-copy.ts';
+import { countProfilesTool } from '../helpers/count-profiles-tool.ts';
 
 const run = promisify(execFile);
 
-const TOOL = `  count_profiles:
-    title: Count profiles
-    description: Says how many sender profiles the token's account has.
-    scopes: [mcp:read]
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
-    input:
-      type: object
-      additionalProperties: false
-      properties:
-        channel: { type: string, enum: [linkedin, email], description: Count only the profiles of this channel. }
-    output:
-      type: object
-      required: [account_id, count]
-      additionalProperties: false
-      properties:
-        account_id: { type: string, description: The account the token is for. }
-        count: { type: integer, minimum: 0, description: How many profiles it has. }
-    examples:
-      - arguments: {}
-        result: { account_id: acc_3k5m7n9p1q2r4s6t, count: 2 }
-`;
+const TOOL = countProfilesTool();
 
 // A prompt goes through the same loop.
 const PROMPT = `  greet:

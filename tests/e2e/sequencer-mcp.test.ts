@@ -178,7 +178,16 @@ for (const backend of await serverBackends()) {
           ...pid,
           name: 'Real time',
           schedule: {},
-          steps: [{ name: 'Intro', type: 'message', text: 'Hello {first_name}!', fallback_text: 'Hello!' }],
+          steps: [
+            {
+              name: 'Intro',
+              type: 'message',
+              text: 'Hello {first_name}!',
+              fallback_text: 'Hello!',
+              subject: 'A note for {first_name} at {company}',
+              auto_fallback: true,
+            },
+          ],
         });
         const cid = { ...pid, campaign_id: campaign.id };
         await assistant.tools.addLeads({ ...cid, leads: [{ first_name: 'Dee', email: 'dee@example.com' }] });
@@ -194,9 +203,9 @@ for (const backend of await serverBackends()) {
         const { conversations } = await assistant.tools.listConversations(pid);
         const { conversation } = await assistant.tools.getConversation({ ...pid, conversation_id: conversations[0]!.id });
         assert.deepEqual(
-          conversation.messages.map((m) => [m.direction, m.status, m.text]),
-          [['outbound', 'dry_run', 'Hello Dee!']],
-          'get_conversation says the step was a dry run, not delivered',
+          conversation.messages.map((m) => [m.direction, m.status, m.subject, m.text]),
+          [['outbound', 'dry_run', 'A note for Dee at your company', 'Hello Dee!']],
+          'get_conversation: a dry run, not delivered; the subject personalised like the text (a missing company in generic words)',
         );
       } finally {
         await assistant.close();

@@ -283,6 +283,17 @@ export const errorCatalog: ErrorCatalog = {
     surface: 'tool',
     params: ['step', 'step_name', 'type', 'channel', 'allowed'],
   },
+  SUBJECT_FALLBACK_MISSING: {
+    message:
+      "Step {{step}} ('{{step_name}}') references variables like {name} or {company} in its subject, which has no fallback; set auto_fallback to true or remove them from the subject",
+    surface: 'tool',
+    params: ['step', 'step_name'],
+  },
+  SUBJECT_UNKNOWN_PLACEHOLDER: {
+    message: "Step {{step}} ('{{step_name}}') uses the unknown placeholder {{placeholder}} in its subject; known placeholders: {{known}}",
+    surface: 'tool',
+    params: ['step', 'step_name', 'placeholder', 'known'],
+  },
   TASK_NOT_FOUND: {
     message: 'Task not found: {{task}}',
     surface: 'protocol',
@@ -394,6 +405,8 @@ export interface ErrorParams {
   STEP_FALLBACK_MISSING: { step: number; step_name: string };
   STEP_NOT_FOUND: { step_id: string; campaign_id: string };
   STEP_TYPE_NOT_FOR_CHANNEL: { step: number; step_name: string; type: string; channel: string; allowed: string };
+  SUBJECT_FALLBACK_MISSING: { step: number; step_name: string };
+  SUBJECT_UNKNOWN_PLACEHOLDER: { step: number; step_name: string; placeholder: string; known: string };
   TASK_NOT_FOUND: { task: string };
   TOKEN_REJECTED: { detail: string };
   TOO_MANY_AUTH_FAILURES: { seconds: number };
@@ -455,6 +468,8 @@ export type ErrorCode =
   | 'STEP_FALLBACK_MISSING'
   | 'STEP_NOT_FOUND'
   | 'STEP_TYPE_NOT_FOR_CHANNEL'
+  | 'SUBJECT_FALLBACK_MISSING'
+  | 'SUBJECT_UNKNOWN_PLACEHOLDER'
   | 'TASK_NOT_FOUND'
   | 'TOKEN_REJECTED'
   | 'TOO_MANY_AUTH_FAILURES'

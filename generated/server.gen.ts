@@ -29,7 +29,7 @@ import { validateUpdateStepArguments, validateUpdateStepResult } from './validat
 export const serverDefinition: ServerDefinition = {
   info: {
     name: 'outreach-mcp',
-    version: '0.2.0',
+    version: '0.3.0',
     title: 'Outreach',
   },
   instructions:
@@ -58,6 +58,8 @@ export const serverDefinition: ServerDefinition = {
         'STEPS_LOCKED',
         'STEP_FALLBACK_MISSING',
         'STEP_TYPE_NOT_FOR_CHANNEL',
+        'SUBJECT_FALLBACK_MISSING',
+        'SUBJECT_UNKNOWN_PLACEHOLDER',
         'UNKNOWN_PLACEHOLDER',
       ],
       validateArguments: validateAddStepArguments,
@@ -80,7 +82,15 @@ export const serverDefinition: ServerDefinition = {
     create_campaign: {
       name: 'create_campaign',
       scopes: ['mcp:write'],
-      errors: ['FALLBACK_HAS_PLACEHOLDER', 'PROFILE_NOT_FOUND', 'STEP_FALLBACK_MISSING', 'STEP_TYPE_NOT_FOR_CHANNEL', 'UNKNOWN_PLACEHOLDER'],
+      errors: [
+        'FALLBACK_HAS_PLACEHOLDER',
+        'PROFILE_NOT_FOUND',
+        'STEP_FALLBACK_MISSING',
+        'STEP_TYPE_NOT_FOR_CHANNEL',
+        'SUBJECT_FALLBACK_MISSING',
+        'SUBJECT_UNKNOWN_PLACEHOLDER',
+        'UNKNOWN_PLACEHOLDER',
+      ],
       validateArguments: validateCreateCampaignArguments,
       validateResult: validateCreateCampaignResult,
     },
@@ -205,6 +215,8 @@ export const serverDefinition: ServerDefinition = {
         'STEPS_LOCKED',
         'STEP_FALLBACK_MISSING',
         'STEP_TYPE_NOT_FOR_CHANNEL',
+        'SUBJECT_FALLBACK_MISSING',
+        'SUBJECT_UNKNOWN_PLACEHOLDER',
         'UNKNOWN_PLACEHOLDER',
       ],
       validateArguments: validateUpdateCampaignArguments,
@@ -222,6 +234,8 @@ export const serverDefinition: ServerDefinition = {
         'STEP_FALLBACK_MISSING',
         'STEP_NOT_FOUND',
         'STEP_TYPE_NOT_FOR_CHANNEL',
+        'SUBJECT_FALLBACK_MISSING',
+        'SUBJECT_UNKNOWN_PLACEHOLDER',
         'UNKNOWN_PLACEHOLDER',
       ],
       validateArguments: validateUpdateStepArguments,

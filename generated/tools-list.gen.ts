@@ -257,7 +257,7 @@ const CampaignResultSchema = {
 /** $defs DayStats, as clients get it (inlined). */
 const DayStatsSchema = {
   type: 'object',
-  required: ['day', 'sent', 'delivered', 'failed', 'replies'],
+  required: ['day', 'sent', 'delivered', 'dry_run', 'failed', 'replies'],
   additionalProperties: false,
   description: 'Message counts of one UTC day.',
   properties: {
@@ -269,12 +269,17 @@ const DayStatsSchema = {
     sent: {
       type: 'integer',
       minimum: 0,
-      description: 'Messages sent that day.',
+      description: 'Messages sent that day (queued, delivered, or a dry run).',
     },
     delivered: {
       type: 'integer',
       minimum: 0,
       description: 'Messages delivered that day.',
+    },
+    dry_run: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Of those, messages not sent because no mailbox is connected (dry run).',
     },
     failed: {
       type: 'integer',
@@ -291,7 +296,7 @@ const DayStatsSchema = {
 /** $defs CampaignStats, as clients get it (inlined). */
 const CampaignStatsSchema = {
   type: 'object',
-  required: ['campaign_id', 'leads', 'contacted', 'replied', 'reply_rate', 'sent', 'delivered', 'failed', 'replies', 'per_day'],
+  required: ['campaign_id', 'leads', 'contacted', 'replied', 'reply_rate', 'sent', 'delivered', 'dry_run', 'failed', 'replies', 'per_day'],
   additionalProperties: false,
   description: "A campaign's totals and per-day counts.",
   properties: {
@@ -307,7 +312,7 @@ const CampaignStatsSchema = {
     contacted: {
       type: 'integer',
       minimum: 0,
-      description: 'Leads sent at least one message in the range.',
+      description: 'Leads sent at least one message in the range (a dry run counts: see dry_run).',
     },
     replied: {
       type: 'integer',
@@ -323,12 +328,17 @@ const CampaignStatsSchema = {
     sent: {
       type: 'integer',
       minimum: 0,
-      description: 'Messages sent in the range.',
+      description: 'Messages sent in the range (queued, delivered, or a dry run).',
     },
     delivered: {
       type: 'integer',
       minimum: 0,
       description: 'Messages delivered in the range.',
+    },
+    dry_run: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Of those, messages not sent because no mailbox is connected (dry run: "dry run: not sent (no mailbox connected)").',
     },
     failed: {
       type: 'integer',
@@ -397,8 +407,9 @@ const MessageSchema = {
       description: "outbound: sent by the profile; inbound: the lead's reply.",
     },
     status: {
-      enum: ['queued', 'delivered', 'failed', 'received'],
-      description: 'Outbound: queued -> delivered or failed. Inbound: received.',
+      enum: ['queued', 'delivered', 'dry_run', 'failed', 'received'],
+      description:
+        'Outbound: queued -> delivered (a server accepted it), failed, or dry_run ("dry run: not sent (no mailbox connected)": no delivery is configured, nothing was sent; the sequence goes on). Inbound: received.',
     },
     subject: {
       type: 'string',

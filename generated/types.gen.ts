@@ -84,7 +84,7 @@ export interface CampaignStats {
    */
   leads: number;
   /**
-   * Leads sent at least one message in the range.
+   * Leads sent at least one message in the range (a dry run counts: see dry_run).
    */
   contacted: number;
   /**
@@ -96,13 +96,17 @@ export interface CampaignStats {
    */
   reply_rate: number;
   /**
-   * Messages sent in the range.
+   * Messages sent in the range (queued, delivered, or a dry run).
    */
   sent: number;
   /**
    * Messages delivered in the range.
    */
   delivered: number;
+  /**
+   * Of those, messages not sent because no mailbox is connected (dry run: "dry run: not sent (no mailbox connected)").
+   */
+  dry_run: number;
   /**
    * Messages that failed in the range.
    */
@@ -221,13 +225,17 @@ export interface DayStats {
    */
   day: string;
   /**
-   * Messages sent that day.
+   * Messages sent that day (queued, delivered, or a dry run).
    */
   sent: number;
   /**
    * Messages delivered that day.
    */
   delivered: number;
+  /**
+   * Of those, messages not sent because no mailbox is connected (dry run).
+   */
+  dry_run: number;
   /**
    * Messages that failed that day.
    */
@@ -436,9 +444,9 @@ export interface Message {
    */
   direction: 'outbound' | 'inbound';
   /**
-   * Outbound: queued -> delivered or failed. Inbound: received.
+   * Outbound: queued -> delivered (a server accepted it), failed, or dry_run ("dry run: not sent (no mailbox connected)": no delivery is configured, nothing was sent; the sequence goes on). Inbound: received.
    */
-  status: 'queued' | 'delivered' | 'failed' | 'received';
+  status: 'queued' | 'delivered' | 'dry_run' | 'failed' | 'received';
   /**
    * Its subject line, if any.
    */

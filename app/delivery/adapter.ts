@@ -14,22 +14,29 @@ export interface OutgoingMessage {
   created_at: string;
 }
 
-export type DeliveryOutcome = { ok: true } | { ok: false; error: string; retryable: boolean };
+/**
+ * `ok`: a server accepted the message (it is delivered). `dryRun`: nothing was sent because the
+ * profile has no mailbox connected; the message is recorded as a dry run, never as delivered.
+ */
+export type DeliveryOutcome = { ok: true; dryRun?: true } | { ok: false; error: string; retryable: boolean };
 
 export interface DeliveryAdapter {
   readonly name: string;
   deliver(message: OutgoingMessage): Promise<DeliveryOutcome>;
 }
 
-/** The built-in adapter: writes each message to the log and reports it delivered. */
+/**
+ * The built-in adapter when no delivery is configured: a dry run. It writes each message to the
+ * log and sends nothing, so the message is recorded as `dry_run` (docs/decisions.md).
+ */
 export class LogDeliveryAdapter implements DeliveryAdapter {
   readonly name = 'log';
   constructor(private readonly log: (obj: object, msg: string) => void) {}
 
   async deliver(message: OutgoingMessage): Promise<DeliveryOutcome> {
     // No personal data at info: who the message went to is not logged.
-    this.log({ messageId: message.id, profileId: message.profile_id, channel: message.channel }, 'message delivered (log adapter)');
-    return { ok: true };
+    this.log({ messageId: message.id, profileId: message.profile_id, channel: message.channel }, 'dry run: message not sent (no mailbox connected)');
+    return { ok: true, dryRun: true };
   }
 }
 

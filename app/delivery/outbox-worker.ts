@@ -158,14 +158,20 @@ export class OutboxWorker {
     return { ...rest, to: row.lead_id ? { email: email ?? null, profile_url: profile_url ?? null } : null };
   }
 
-  private async record(messageId: string, outcome: { ok: true } | { ok: false; error: string; retryable: boolean }): Promise<void> {
+  private async record(messageId: string, outcome: DeliveryOutcome): Promise<void> {
     const at = this.clock();
     await this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('outbox').select(['attempts']).where('message_id', '=', messageId).executeTakeFirstOrThrow();
       const attempts = Number(row.attempts) + 1;
       if (outcome.ok) {
         await trx.updateTable('outbox').set({ state: 'done', attempts, locked_until: null, last_error: null }).where('message_id', '=', messageId).execute();
-        await trx.updateTable('messages').set({ status: 'delivered', delivered_at: at.toISOString(), error: null }).where('id', '=', messageId).execute();
+        // A dry run is done with (the sequence goes on) but was never sent: no delivered_at.
+        const sent = outcome.dryRun ? { status: 'dry_run' as const, delivered_at: null } : { status: 'delivered' as const, delivered_at: at.toISOString() };
+        await trx
+          .updateTable('messages')
+          .set({ ...sent, error: null })
+          .where('id', '=', messageId)
+          .execute();
         return;
       }
       const giveUp = !outcome.retryable || attempts >= this.maxAttempts;

@@ -1,7 +1,8 @@
 /**
  * Personalization placeholders in step text: `{name}`, `{company}`, ... and custom lead fields as
  * `{custom.<field>}`. The interface's rule: a step whose text uses placeholders needs
- * `fallback_text` unless `auto_fallback` is true.
+ * `fallback_text` unless `auto_fallback` is true. A subject is personalised the same way; having no
+ * fallback text of its own, its placeholders need `auto_fallback`.
  */
 
 /** Built-in placeholders and the generic text `auto_fallback` puts in place of an unknown value. */
@@ -33,6 +34,8 @@ export function isKnownPlaceholder(name: string): boolean {
 export interface StepText {
   name: string;
   text: string;
+  /** Personalised like the text; its fallback is auto_fallback's generic words (a subject has no fallback_text). */
+  subject?: string | null;
   fallback_text?: string | null;
   auto_fallback?: boolean;
 }
@@ -40,7 +43,9 @@ export interface StepText {
 export type StepViolation =
   | { kind: 'unknown_placeholder'; step: number; step_name: string; placeholder: string }
   | { kind: 'fallback_missing'; step: number; step_name: string }
-  | { kind: 'fallback_has_placeholder'; step: number; step_name: string; placeholders: string[] };
+  | { kind: 'fallback_has_placeholder'; step: number; step_name: string; placeholders: string[] }
+  | { kind: 'subject_unknown_placeholder'; step: number; step_name: string; placeholder: string }
+  | { kind: 'subject_fallback_missing'; step: number; step_name: string };
 
 /** The first rule a step breaks (steps numbered from 1 in campaign order), or undefined. */
 export function checkStep(step: StepText, position: number): StepViolation | undefined {
@@ -50,6 +55,15 @@ export function checkStep(step: StepText, position: number): StepViolation | und
   if (used.length && !step.fallback_text && step.auto_fallback !== true) return { kind: 'fallback_missing', step: position, step_name: step.name };
   const inFallback = step.fallback_text ? placeholdersIn(step.fallback_text) : [];
   if (inFallback.length) return { kind: 'fallback_has_placeholder', step: position, step_name: step.name, placeholders: inFallback.map((p) => `{${p}}`) };
+  return checkSubject(step, position);
+}
+
+/** The subject's rule: known placeholders only, and auto_fallback to fill them for a lead without the value. */
+function checkSubject(step: StepText, position: number): StepViolation | undefined {
+  const used = step.subject ? placeholdersIn(step.subject) : [];
+  const unknown = used.find((p) => !isKnownPlaceholder(p));
+  if (unknown) return { kind: 'subject_unknown_placeholder', step: position, step_name: step.name, placeholder: `{${unknown}}` };
+  if (used.length && step.auto_fallback !== true) return { kind: 'subject_fallback_missing', step: position, step_name: step.name };
   return undefined;
 }
 
@@ -61,15 +75,27 @@ export type LeadValues = Readonly<Record<string, string | null | undefined>>;
  */
 export function renderStep(step: StepText, lead: LeadValues | undefined): { text: string; unresolved: string[] } {
   const used = placeholdersIn(step.text);
-  const value = (p: string) => {
-    const v = lead && Object.hasOwn(lead, p) ? lead[p] : undefined;
-    return typeof v === 'string' && v.trim() !== '' ? v : undefined;
-  };
+  const value = (p: string) => leadValue(lead, p);
   const unresolved = used.filter((p) => value(p) === undefined).map((p) => `{${p}}`);
   if (!unresolved.length) return { text: fill(step.text, (p) => value(p)!), unresolved };
   if (step.fallback_text) return { text: step.fallback_text, unresolved };
   if (step.auto_fallback) return { text: fill(step.text, (p) => value(p) ?? (Object.hasOwn(AUTO_REPLACEMENTS, p) ? AUTO_REPLACEMENTS[p]! : '')), unresolved };
   return { text: step.text, unresolved };
+}
+
+/**
+ * A step's subject for a lead: its placeholders filled with the lead's values, and where a value is
+ * unknown with auto_fallback's generic words (also for a subject stored before subjects were
+ * checked: never a literal "{first_name}" in someone's inbox).
+ */
+export function renderSubject(subject: string | null | undefined, lead: LeadValues | undefined): string | undefined {
+  if (subject === null || subject === undefined) return undefined;
+  return fill(subject, (p) => leadValue(lead, p) ?? (Object.hasOwn(AUTO_REPLACEMENTS, p) ? AUTO_REPLACEMENTS[p]! : ''));
+}
+
+function leadValue(lead: LeadValues | undefined, p: string): string | undefined {
+  const v = lead && Object.hasOwn(lead, p) ? lead[p] : undefined;
+  return typeof v === 'string' && v.trim() !== '' ? v : undefined;
 }
 
 function fill(text: string, value: (placeholder: string) => string): string {

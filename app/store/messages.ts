@@ -27,7 +27,8 @@ export function toMessage(row: MessagesTable): Message {
     ...(row.step_id !== null && { step_id: row.step_id }),
     ...(row.idempotency_key !== null && { idempotency_key: row.idempotency_key }),
     created_at: row.created_at,
-    ...(row.delivered_at !== null && { delivered_at: row.delivered_at }),
+    // A reply is received, not delivered: rows written before 0.3.0 carry delivered_at on replies too.
+    ...(row.delivered_at !== null && row.direction === 'outbound' && { delivered_at: row.delivered_at }),
     ...(row.error !== null && { error: row.error }),
   };
 }
@@ -203,7 +204,7 @@ export class MessageStore {
         text,
         idempotency_key: null,
         created_at: at,
-        delivered_at: at,
+        delivered_at: null,
         error: null,
       };
       await trx.insertInto('messages').values(row).execute();

@@ -239,7 +239,7 @@ export interface MessagesTable {
   lead_id: string | null;
   step_id: string | null;
   direction: 'outbound' | 'inbound';
-  status: 'queued' | 'delivered' | 'failed' | 'received';
+  status: 'queued' | 'delivered' | 'dry_run' | 'failed' | 'received';
   subject: string | null;
   text: string;
   idempotency_key: string | null;

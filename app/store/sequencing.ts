@@ -7,7 +7,7 @@
  * instances take turns per profile, so the daily limits hold across instances.
  */
 import { sql, type Selectable, type Transaction } from 'kysely';
-import { renderStep } from '../domain/placeholders.ts';
+import { renderStep, renderSubject } from '../domain/placeholders.ts';
 import { leadValues } from '../domain/leads.ts';
 import { dueAfter, localDay, localTime } from '../domain/schedule.ts';
 import { toStep, type Schedule, type Settings, type Step } from './campaigns.ts';
@@ -152,7 +152,7 @@ export class SequencingStore {
           step_id: step.id,
           direction: 'outbound',
           status: 'queued',
-          subject: step.subject ?? null,
+          subject: renderSubject(step.subject, leadValues(toLead(lead))) ?? null,
           text: renderStep(step, leadValues(toLead(lead))).text,
           idempotency_key: sequenceKey(lead.id, step.id),
           created_at: at,

@@ -39,10 +39,10 @@ export class StatsStore {
     const days = new Map<string, DayStats>();
     const contacted = new Set<string>();
     const replied = new Set<string>();
-    const totals = { sent: 0, delivered: 0, failed: 0, replies: 0 };
+    const totals = { sent: 0, delivered: 0, dry_run: 0, failed: 0, replies: 0 };
     for (const m of messages) {
       const day = m.created_at.slice(0, 10);
-      const d = days.get(day) ?? { day, sent: 0, delivered: 0, failed: 0, replies: 0 };
+      const d = days.get(day) ?? { day, sent: 0, delivered: 0, dry_run: 0, failed: 0, replies: 0 };
       days.set(day, d);
       if (m.direction === 'outbound') {
         if (m.status === 'failed') {
@@ -52,6 +52,11 @@ export class StatsStore {
         }
         d.sent++;
         totals.sent++;
+        // Counted as sent by the sequence, like `delivered` a subset of it: nothing left the server.
+        if (m.status === 'dry_run') {
+          d.dry_run++;
+          totals.dry_run++;
+        }
         if (m.status === 'delivered') {
           d.delivered++;
           totals.delivered++;

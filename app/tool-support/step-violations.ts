@@ -10,6 +10,8 @@ export interface StepErrors {
   UNKNOWN_PLACEHOLDER(p: { step: number; step_name: string; placeholder: string; known: string }): CatalogError;
   FALLBACK_HAS_PLACEHOLDER(p: { step: number; step_name: string; placeholders: string }): CatalogError;
   STEP_TYPE_NOT_FOR_CHANNEL(p: { step: number; step_name: string; type: string; channel: string; allowed: string }): CatalogError;
+  SUBJECT_FALLBACK_MISSING(p: { step: number; step_name: string }): CatalogError;
+  SUBJECT_UNKNOWN_PLACEHOLDER(p: { step: number; step_name: string; placeholder: string; known: string }): CatalogError;
 }
 
 /**
@@ -45,6 +47,10 @@ export function stepViolationError(errors: StepErrors, v: StepViolation): Catalo
       });
     case 'fallback_has_placeholder':
       return errors.FALLBACK_HAS_PLACEHOLDER({ step: v.step, step_name: v.step_name, placeholders: v.placeholders.join(', ') });
+    case 'subject_fallback_missing':
+      return errors.SUBJECT_FALLBACK_MISSING({ step: v.step, step_name: v.step_name });
+    case 'subject_unknown_placeholder':
+      return errors.SUBJECT_UNKNOWN_PLACEHOLDER({ step: v.step, step_name: v.step_name, placeholder: v.placeholder, known: knownList() });
   }
 }
 
@@ -63,6 +69,10 @@ export function messageViolationError(errors: MessageErrors, v: StepViolation): 
       return errors.MESSAGE_UNKNOWN_PLACEHOLDER({ placeholder: v.placeholder, known: knownList() });
     case 'fallback_has_placeholder':
       return errors.MESSAGE_FALLBACK_HAS_PLACEHOLDER({ placeholders: v.placeholders.join(', ') });
+    case 'subject_fallback_missing':
+    case 'subject_unknown_placeholder':
+      // A message's draft carries no subject (send_message fills its subject's placeholders as it sends).
+      throw new Error(`a message draft was checked with a subject (${v.kind})`);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { SendMessageHandler } from '../../generated/tools/send_message.gen.ts';
-import { renderStep, type LeadValues } from '../domain/placeholders.ts';
+import { renderStep, renderSubject, type LeadValues } from '../domain/placeholders.ts';
 import { leadValues } from '../domain/leads.ts';
 import { withDomainErrors } from '../tool-support/domain-errors.ts';
 import { requireProfile } from '../tool-support/profile.ts';
@@ -42,7 +42,7 @@ export const handler: SendMessageHandler = async (args, ctx) => {
       profileId: args.service_profile_id,
       target: args.conversation_id !== undefined ? { conversationId: args.conversation_id } : { leadId: args.lead_id! },
       text,
-      ...(args.subject !== undefined && { subject: args.subject }),
+      ...(args.subject !== undefined && { subject: renderSubject(args.subject, values)! }),
       ...(args.idempotency_key !== undefined && { idempotencyKey: args.idempotency_key }),
     }),
   );

@@ -27,6 +27,8 @@ export type AddStepErrorCode =
   | 'STEPS_LOCKED'
   | 'STEP_FALLBACK_MISSING'
   | 'STEP_TYPE_NOT_FOR_CHANNEL'
+  | 'SUBJECT_FALLBACK_MISSING'
+  | 'SUBJECT_UNKNOWN_PLACEHOLDER'
   | 'UNKNOWN_PLACEHOLDER';
 /** The handler of tool add_step; export it as `handler` from its handler file. */
 export type AddStepHandler = ToolHandler<AddStepArguments, AddStepResult, ToolErrors<ErrorParams, AddStepErrorCode>, Services, AccountClaims>;

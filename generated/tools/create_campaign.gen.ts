@@ -23,7 +23,13 @@ export interface CreateCampaignArguments {
 export type CreateCampaignResult = CampaignResult;
 /** The catalog errors create_campaign may raise. */
 export type CreateCampaignErrorCode =
-  'FALLBACK_HAS_PLACEHOLDER' | 'PROFILE_NOT_FOUND' | 'STEP_FALLBACK_MISSING' | 'STEP_TYPE_NOT_FOR_CHANNEL' | 'UNKNOWN_PLACEHOLDER';
+  | 'FALLBACK_HAS_PLACEHOLDER'
+  | 'PROFILE_NOT_FOUND'
+  | 'STEP_FALLBACK_MISSING'
+  | 'STEP_TYPE_NOT_FOR_CHANNEL'
+  | 'SUBJECT_FALLBACK_MISSING'
+  | 'SUBJECT_UNKNOWN_PLACEHOLDER'
+  | 'UNKNOWN_PLACEHOLDER';
 /** The handler of tool create_campaign; export it as `handler` from its handler file. */
 export type CreateCampaignHandler = ToolHandler<
   CreateCampaignArguments,

@@ -37,6 +37,8 @@ export type UpdateCampaignErrorCode =
   | 'STEPS_LOCKED'
   | 'STEP_FALLBACK_MISSING'
   | 'STEP_TYPE_NOT_FOR_CHANNEL'
+  | 'SUBJECT_FALLBACK_MISSING'
+  | 'SUBJECT_UNKNOWN_PLACEHOLDER'
   | 'UNKNOWN_PLACEHOLDER';
 /** The handler of tool update_campaign; export it as `handler` from its handler file. */
 export type UpdateCampaignHandler = ToolHandler<

@@ -40,6 +40,8 @@ export type UpdateStepErrorCode =
   | 'STEP_FALLBACK_MISSING'
   | 'STEP_NOT_FOUND'
   | 'STEP_TYPE_NOT_FOR_CHANNEL'
+  | 'SUBJECT_FALLBACK_MISSING'
+  | 'SUBJECT_UNKNOWN_PLACEHOLDER'
   | 'UNKNOWN_PLACEHOLDER';
 /** The handler of tool update_step; export it as `handler` from its handler file. */
 export type UpdateStepHandler = ToolHandler<UpdateStepArguments, UpdateStepResult, ToolErrors<ErrorParams, UpdateStepErrorCode>, Services, AccountClaims>;

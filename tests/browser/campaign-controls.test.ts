@@ -64,15 +64,16 @@ for (const backend of await serverBackends()) {
       return { ...account, profileId, campaignId: campaign.id };
     }
 
-    /** Outbound messages of a campaign's leads, from the store. */
-    async function sentFor(campaignId: string): Promise<number> {
-      const rows = await server.admin.db
+    /** Outbound messages of a campaign's leads (of one status, if given), from the store. */
+    async function sentFor(campaignId: string, status?: 'dry_run'): Promise<number> {
+      let q = server.admin.db
         .selectFrom('messages')
         .innerJoin('leads', 'leads.id', 'messages.lead_id')
         .select('messages.id')
         .where('leads.campaign_id', '=', campaignId)
-        .where('messages.direction', '=', 'outbound')
-        .execute();
+        .where('messages.direction', '=', 'outbound');
+      if (status) q = q.where('messages.status', '=', status);
+      const rows = await q.execute();
       return rows.length;
     }
 
@@ -167,9 +168,17 @@ for (const backend of await serverBackends()) {
 
     test('the campaign page shows its figures and how it sends, with counts that add up; a lead leads to the messages as sent', async () => {
       const run = await startedCampaign('Figures');
-      await eventually(async () => (await sentFor(run.campaignId)) === 2, 'the campaign sent its two messages', { timeoutMs: 20_000 });
+      await eventually(async () => (await sentFor(run.campaignId, 'dry_run')) === 2, 'the campaign went through its two messages', { timeoutMs: 20_000 });
       // A profile named with its channel, as the demo account's are: the page does not add the channel again.
       await server.admin.db.updateTable('profiles').set({ name: 'Ada Lovelace (LinkedIn)' }).where('id', '=', run.profileId).execute();
+      const [toAda] = await server.admin.db
+        .selectFrom('messages')
+        .innerJoin('leads', 'leads.id', 'messages.lead_id')
+        .select('messages.id')
+        .where('leads.campaign_id', '=', run.campaignId)
+        .where('leads.first_name', '=', 'Ada')
+        .execute();
+      await server.admin.messages.recordInbound({ inReplyTo: toAda!.id }, 'Thanks, tell me more.');
       for (const [size, viewport] of Object.entries(VIEWPORTS)) {
         const page = await signedIn(run.email, viewport);
         try {
@@ -195,7 +204,10 @@ for (const backend of await serverBackends()) {
             (await page.locator('.figure dt').allTextContents()).map((t) => t.trim()),
             ['Leads', 'Leads contacted', 'Leads who replied', 'Reply rate', 'Messages sent', 'Delivered', 'Failed to send', 'Replies received'],
           );
-          assert.equal(await figure('Messages sent'), '2');
+          // The log adapter sent nothing: the page says so and never counts the messages as sent or delivered.
+          assert.equal(await figure('Messages sent'), '0');
+          assert.equal(await figure('Delivered'), '0');
+          assert.equal((await page.locator('.figures + .alert').textContent())?.trim(), '2 messages in a dry run: not sent (no mailbox connected).');
           assert.equal(await figure('Leads contacted'), '2');
           // Laid out evenly: two rows of four on a laptop, four rows of two on a phone.
           const tops = new Map<number, number>();
@@ -218,6 +230,12 @@ for (const backend of await serverBackends()) {
           const item = page.locator('.timeline li').first();
           assert.match((await item.textContent()) ?? '', /Step 1: Hello/);
           assert.match((await item.locator('.message-text').textContent()) ?? '', /^Hello Ada, a short note\.$/);
+          assert.equal((await item.locator('.badge').textContent())?.trim(), 'dry run: not sent (no mailbox connected)');
+          assert.doesNotMatch((await item.textContent()) ?? '', /delivered/, 'a dry run is never called delivered');
+          // Ada's reply reads as received, not delivered.
+          const reply = page.locator('.timeline li.inbound').first();
+          assert.equal((await reply.locator('.badge').textContent())?.trim(), 'received');
+          assert.doesNotMatch((await reply.textContent()) ?? '', /delivered/, 'a reply is received, not delivered');
           await assertNoHorizontalOverflow(page);
           await screenshot(page, `conversation-${size}`);
         } finally {

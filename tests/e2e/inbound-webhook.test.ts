@@ -42,13 +42,15 @@ describe('inbound webhook', () => {
     assert.equal((await inbound({ conversation_id: conversationId, text: 'Hi! Tell me more.' })).status, 201);
     assert.equal((await inbound({ in_reply_to: messageId, text: 'And pricing?' })).status, 201);
     const { conversation } = await call('get_conversation', { service_profile_id: profileId, conversation_id: conversationId });
+    type Shown = { direction: string; status: string; text: string; delivered_at?: string };
     assert.deepEqual(
-      conversation.messages.map((m: { direction: string; text: string }) => [m.direction, m.text]),
+      conversation.messages.map((m: Shown) => [m.direction, m.status, m.text, m.delivered_at]),
       [
-        ['outbound', 'Hello Ada'],
-        ['inbound', 'Hi! Tell me more.'],
-        ['inbound', 'And pricing?'],
+        ['outbound', 'dry_run', 'Hello Ada', undefined],
+        ['inbound', 'received', 'Hi! Tell me more.', undefined],
+        ['inbound', 'received', 'And pricing?', undefined],
       ],
+      'replies are received, never delivered; with no mailbox connected the message was a dry run',
     );
     const lead = await call('get_lead', { service_profile_id: profileId, lead_id: conversation.lead_id });
     assert.equal(lead.lead.status, 'replied');

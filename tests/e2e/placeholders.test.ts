@@ -97,6 +97,27 @@ describe('placeholders without a fallback', () => {
   });
 });
 
+describe('placeholders in a subject (issue 28)', () => {
+  test('a subject with placeholders and no auto_fallback is refused, its message saying "subject"; the text rule keeps its exact message', async () => {
+    const account = await accountWithToken(server);
+    await assertRefused(
+      account,
+      { steps: [plain('Intro'), { ...plain('Follow-up'), subject: 'Quick idea for {company}' }] },
+      "Step 2 ('Follow-up') references variables like {name} or {company} in its subject, which has no fallback; set auto_fallback to true or remove them from the subject",
+    );
+    await assertRefused(
+      account,
+      { steps: [{ name: 'Intro', type: 'message', text: 'Hi {name}', subject: 'Quick idea for {company}' }] },
+      "Step 1 ('Intro') references variables like {name} or {company} but has no fallback_text",
+    );
+    await assertRefused(
+      account,
+      { steps: [{ ...plain('Intro'), subject: 'Hi {nmae}', auto_fallback: true }] },
+      /^Step 1 \('Intro'\) uses the unknown placeholder \{nmae\} in its subject; known placeholders: \{name\}, /,
+    );
+  });
+});
+
 describe('other placeholder errors', () => {
   test('an unknown placeholder {favorite_color}: isError naming it', async () => {
     const account = await accountWithToken(server);

@@ -59,7 +59,11 @@ for (const backend of await serverBackends()) {
         await server.service.sequencer.tick();
         await server.service.outbox.drain();
         let stats = await assistant.tools.campaignStats(cid);
-        assert.deepEqual({ sent: stats.sent, delivered: stats.delivered, contacted: stats.contacted }, { sent: 2, delivered: 2, contacted: 2 });
+        assert.deepEqual(
+          { sent: stats.sent, delivered: stats.delivered, dry_run: stats.dry_run, contacted: stats.contacted },
+          { sent: 2, delivered: 0, dry_run: 2, contacted: 2 },
+          'no mailbox connected: a dry run, never delivered',
+        );
         ({ leads } = await assistant.tools.listLeads(cid));
         assert.deepEqual(
           leads.map((l) => l.sequence.steps_sent),
@@ -174,23 +178,34 @@ for (const backend of await serverBackends()) {
           ...pid,
           name: 'Real time',
           schedule: {},
-          steps: [{ name: 'Intro', type: 'message', text: 'Hello {first_name}!', fallback_text: 'Hello!' }],
+          steps: [
+            {
+              name: 'Intro',
+              type: 'message',
+              text: 'Hello {first_name}!',
+              fallback_text: 'Hello!',
+              subject: 'A note for {first_name} at {company}',
+              auto_fallback: true,
+            },
+          ],
         });
         const cid = { ...pid, campaign_id: campaign.id };
         await assistant.tools.addLeads({ ...cid, leads: [{ first_name: 'Dee', email: 'dee@example.com' }] });
         await assistant.tools.startCampaign(cid);
         const stats = await eventually(async () => {
           const figures = await assistant.tools.campaignStats(cid);
-          return figures.delivered === 1 && figures;
-        }, 'the step sent and delivered by the server on its own');
+          return figures.dry_run === 1 && figures;
+        }, 'the step sent (a dry run: no mailbox connected) by the server on its own');
+        assert.equal(stats.delivered, 0);
         assert.equal(stats.sent, 1);
         const { leads } = await assistant.tools.listLeads(cid);
         assert.equal(leads[0]?.sequence.steps_sent, 1);
         const { conversations } = await assistant.tools.listConversations(pid);
         const { conversation } = await assistant.tools.getConversation({ ...pid, conversation_id: conversations[0]!.id });
         assert.deepEqual(
-          conversation.messages.map((m) => [m.direction, m.text]),
-          [['outbound', 'Hello Dee!']],
+          conversation.messages.map((m) => [m.direction, m.status, m.subject, m.text]),
+          [['outbound', 'dry_run', 'A note for Dee at your company', 'Hello Dee!']],
+          'get_conversation: a dry run, not delivered; the subject personalised like the text (a missing company in generic words)',
         );
       } finally {
         await assistant.close();

@@ -211,8 +211,8 @@ for (const backend of await serverBackends()) {
         assert.match(m.id, /^msg_/);
         assert.equal(m.text, 'Hi Alan, how is your company?');
         assert.equal(m.direction, 'outbound');
-        assert.equal(m.status, 'delivered', 'the built-in log adapter delivers at once');
-        assert.match(m.delivered_at ?? '', ISO);
+        assert.equal(m.status, 'dry_run', 'the built-in log adapter sends nothing: a dry run, never "delivered"');
+        assert.equal(m.delivered_at, undefined, 'a dry run has no delivery time');
         assert.equal(m.lead_id, alan);
         assert.equal(m.idempotency_key, 'alan-hello-1');
         const retry = await ai.tools.sendMessage({
@@ -227,7 +227,7 @@ for (const backend of await serverBackends()) {
         // A personalized message to Grace, then an answer in her conversation.
         const toGrace = await ai.tools.sendMessage({ ...pid, lead_id: grace, text: 'Hi {name} from {company}!', fallback_text: 'Hi there!' });
         assert.equal(toGrace.message.text, 'Hi Grace from Navy!');
-        assert.equal(toGrace.message.status, 'delivered');
+        assert.equal(toGrace.message.status, 'dry_run');
         assert.notEqual(toGrace.message.conversation_id, m.conversation_id);
         const inThread = await ai.tools.sendMessage({
           ...pid,
@@ -273,7 +273,19 @@ for (const backend of await serverBackends()) {
         const stats = await ai.tools.campaignStats(cid);
         assert.deepEqual(
           { ...stats, per_day: undefined },
-          { campaign_id: campaignId, leads: 3, contacted: 2, replied: 0, reply_rate: 0, sent: 3, delivered: 3, failed: 0, replies: 0, per_day: undefined },
+          {
+            campaign_id: campaignId,
+            leads: 3,
+            contacted: 2,
+            replied: 0,
+            reply_rate: 0,
+            sent: 3,
+            delivered: 0,
+            dry_run: 3,
+            failed: 0,
+            replies: 0,
+            per_day: undefined,
+          },
         );
         assert.deepEqual(
           stats.per_day.map((d) => d.day),
@@ -283,7 +295,7 @@ for (const backend of await serverBackends()) {
           stats.per_day.reduce((n, d) => n + d.sent, 0),
           3,
         );
-        if (days.length === 1) assert.deepEqual(stats.per_day, [{ day, sent: 3, delivered: 3, failed: 0, replies: 0 }]);
+        if (days.length === 1) assert.deepEqual(stats.per_day, [{ day, sent: 3, delivered: 0, dry_run: 3, failed: 0, replies: 0 }]);
         const ranged = await ai.tools.campaignStats({ ...cid, from: days[0], to: days.at(-1) });
         assert.deepEqual(ranged, stats);
         const later = await ai.tools.campaignStats({ ...cid, from: '2999-01-01' });

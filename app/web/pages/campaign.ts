@@ -10,6 +10,7 @@ import { leadDisplayName } from '../../store/dashboard.ts';
 import { html, type SafeHtml } from '../../html/html.ts';
 import { page, when, type Viewer } from '../../html/layout.ts';
 import { badge, dataTable, type Column } from './table.ts';
+import { DRY_RUN_LABEL } from './message-status.ts';
 
 export interface CampaignView {
   appName: string;
@@ -82,6 +83,10 @@ function profileText(profile: { name: string; channel: string }): string {
   return profile.name.toLowerCase().includes(profile.channel.toLowerCase()) ? profile.name : `${profile.name} (${profile.channel})`;
 }
 
+/** Messages the sequence went through while no mailbox is connected: said apart, never counted as sent or delivered. */
+const dryRunNotice = (count: number) =>
+  count > 0 && html`<p class="alert info" role="status">${count} message${count === 1 ? '' : 's'} in a ${DRY_RUN_LABEL}.</p>`;
+
 const figure = (label: string, value: string | number) =>
   html`<div class="figure">
     <dt>${label}</dt>
@@ -125,9 +130,10 @@ export function campaignPage(view: CampaignView): string {
         <h2 id="stats-title">Figures</h2>
         <dl class="figures">
           ${figure('Leads', stats.leads)} ${figure('Leads contacted', stats.contacted)} ${figure('Leads who replied', stats.replied)}
-          ${figure('Reply rate', `${Math.round(stats.reply_rate * 100)}%`)} ${figure('Messages sent', stats.sent)} ${figure('Delivered', stats.delivered)}
-          ${figure('Failed to send', stats.failed)} ${figure('Replies received', stats.replies)}
+          ${figure('Reply rate', `${Math.round(stats.reply_rate * 100)}%`)} ${figure('Messages sent', stats.sent - stats.dry_run)}
+          ${figure('Delivered', stats.delivered)} ${figure('Failed to send', stats.failed)} ${figure('Replies received', stats.replies)}
         </dl>
+        ${dryRunNotice(stats.dry_run)}
       </section>
       <section class="card" aria-labelledby="steps-title">
         <h2 id="steps-title">Steps</h2>

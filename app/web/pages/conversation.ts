@@ -1,12 +1,13 @@
 /**
  * One conversation as it happened: every message sent to the lead (the text as rendered and
- * sent, its step, when, and whether it was delivered) and every reply, oldest first.
+ * sent, its step, when, and whether it was delivered or only a dry run) and every reply (received), oldest first.
  */
 import type { ConversationHeading } from '../../store/dashboard.ts';
 import type { Message } from '../../store/messages.ts';
 import { html } from '../../html/html.ts';
 import { page, when, type Viewer } from '../../html/layout.ts';
 import { badge } from './table.ts';
+import { messageStatusLabel } from './message-status.ts';
 
 export interface ConversationView {
   appName: string;
@@ -48,10 +49,10 @@ export function conversationPage(view: ConversationView): string {
           (m) =>
             html`<li class="${m.direction}">
               <div class="timeline-head">
-                <strong>${origin(m, view.steps)}</strong> ${badge(m.status)}
+                <strong>${origin(m, view.steps)}</strong> ${badge(m.status, messageStatusLabel(m.status))}
                 <span class="hint"
                   ><time datetime="${m.created_at}">${when(m.created_at)}</time>${
-                    m.delivered_at && html` · delivered <time datetime="${m.delivered_at}">${when(m.delivered_at)}</time>`
+                    m.direction === 'outbound' && m.delivered_at && html` · delivered <time datetime="${m.delivered_at}">${when(m.delivered_at)}</time>`
                   }</span
                 >
               </div>

@@ -22,5 +22,5 @@ export function dataTable<Row>(rows: readonly Row[], columns: readonly Column<Ro
 </table></div>`;
 }
 
-/** A status shown as a coloured badge (the status name is also its CSS class). */
-export const badge = (status: string): SafeHtml => html`<span class="badge ${status}">${status}</span>`;
+/** A status shown as a coloured badge (the status name is also its CSS class), labelled by its name unless told. */
+export const badge = (status: string, label: string = status): SafeHtml => html`<span class="badge ${status}">${label}</span>`;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LogDeliveryAdapter } from '../../../app/delivery/adapter.ts';
 
-test('a delivered message is logged by id, profile and channel only', async () => {
+test('the log adapter is a dry run: nothing sent, and logged by id, profile and channel only', async () => {
   const logged: object[] = [];
   const adapter = new LogDeliveryAdapter((obj) => logged.push(obj));
   const outcome = await adapter.deliver({
@@ -18,7 +18,7 @@ test('a delivered message is logged by id, profile and channel only', async () =
     text: 'Hi Grace',
     created_at: '2026-11-23T10:00:00.000Z',
   });
-  assert.deepEqual(outcome, { ok: true });
+  assert.deepEqual(outcome, { ok: true, dryRun: true }, 'the log adapter sends nothing, so it must not report a delivery');
   assert.deepEqual(logged, [{ messageId: 'msg_1', profileId: 'prf_1', channel: 'email' }]);
   assert.doesNotMatch(JSON.stringify(logged), /grace|Hi /i);
 });

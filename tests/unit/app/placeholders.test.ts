@@ -4,7 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AUTO_REPLACEMENTS, checkStep, isKnownPlaceholder, KNOWN_PLACEHOLDERS, placeholdersIn, renderStep } from '../../../app/domain/placeholders.ts';
+import {
+  AUTO_REPLACEMENTS,
+  checkStep,
+  isKnownPlaceholder,
+  KNOWN_PLACEHOLDERS,
+  placeholdersIn,
+  renderStep,
+  renderSubject,
+} from '../../../app/domain/placeholders.ts';
 
 describe('placeholdersIn', () => {
   test('lists each placeholder once, in order of first appearance', () => {
@@ -135,4 +143,33 @@ test('names every object inherits are not placeholders: {constructor} and {toStr
     const v = checkStep({ name: 'S', text: `Hi {${name}}`, auto_fallback: true }, 1);
     assert.equal(v?.kind, 'unknown_placeholder', name);
   }
+});
+
+describe('subjects (issue 28)', () => {
+  const step = { name: 'Intro', text: 'Hello there.', subject: 'Hello {first_name} at {company}' };
+
+  test('a subject with placeholders needs auto_fallback: its message says "subject", the text rule is unchanged', () => {
+    assert.deepEqual(checkStep({ ...step, fallback_text: 'Hi there!' }, 2), { kind: 'subject_fallback_missing', step: 2, step_name: 'Intro' });
+    assert.equal(checkStep({ ...step, auto_fallback: true }, 1), undefined);
+    assert.equal(checkStep({ name: 'Plain', text: 'Hi.', subject: 'A short note' }, 1), undefined);
+    // The text's own rule comes first, with its own message.
+    assert.equal(checkStep({ ...step, text: 'Hi {name}' }, 1)?.kind, 'fallback_missing');
+  });
+
+  test("an unknown placeholder in a subject is named as the subject's", () => {
+    assert.deepEqual(checkStep({ name: 'Intro', text: 'Hi.', subject: 'Re {nmae}', auto_fallback: true }, 1), {
+      kind: 'subject_unknown_placeholder',
+      step: 1,
+      step_name: 'Intro',
+      placeholder: '{nmae}',
+    });
+  });
+
+  test('a subject is filled from the lead, else with the generic words; no subject stays none', () => {
+    assert.equal(renderSubject(step.subject, { first_name: 'Grace', company: 'Navy' }), 'Hello Grace at Navy');
+    assert.equal(renderSubject(step.subject, { first_name: 'Grace' }), 'Hello Grace at your company');
+    assert.equal(renderSubject(step.subject, undefined), 'Hello there at your company');
+    assert.equal(renderSubject('Hi {custom.team}', { 'custom.team': 'Blue' }), 'Hi Blue');
+    assert.equal(renderSubject(null, { first_name: 'Grace' }), undefined);
+  });
 });

@@ -41,7 +41,8 @@ for (const backend of await backends()) {
           profiles: [{ name: 'Nu (LinkedIn)', channel: 'linkedin', timezone: 'UTC', daily_limit: 50 }],
         })
       ).accountId;
-    const storedRow = (profileId: string) => database.db.selectFrom('profile_mailboxes').selectAll().where('profile_id', '=', profileId).executeTakeFirstOrThrow();
+    const storedRow = (profileId: string) =>
+      database.db.selectFrom('profile_mailboxes').selectAll().where('profile_id', '=', profileId).executeTakeFirstOrThrow();
 
     before(async () => {
       database = await backend.create();
@@ -83,7 +84,10 @@ for (const backend of await backends()) {
       const b = await sealed().create(accountId, { ...email, name: 'Other', mailbox: mailbox() });
       const moved = (await storedRow(a)).smtp_password;
       await database.db.updateTable('profile_mailboxes').set({ smtp_password: moved }).where('profile_id', '=', b).execute();
-      await assert.rejects(sealed().mailbox(b), (err: Error) => err instanceof ConfigError && /does not decrypt the SMTP password of profile/.test(err.message));
+      await assert.rejects(
+        sealed().mailbox(b),
+        (err: Error) => err instanceof ConfigError && /does not decrypt the SMTP password of profile/.test(err.message),
+      );
     });
 
     test('without a key: plain on loopback, refused elsewhere, sealed at the first start with a key', async () => {
@@ -113,7 +117,10 @@ for (const backend of await backends()) {
       assert.equal(listed.timezone, 'America/New_York');
       assert.ok(!JSON.stringify(await storedRow(id)).includes('new-Secret-3'));
       const linkedin = (await accounts.listProfiles(accountId))[0]!.id;
-      await assert.rejects(sealed().update(linkedin, { smtp }), (err: Error) => err instanceof ProfileRefusedError && /is a linkedin profile: it has no mailbox/.test(err.message));
+      await assert.rejects(
+        sealed().update(linkedin, { smtp }),
+        (err: Error) => err instanceof ProfileRefusedError && /is a linkedin profile: it has no mailbox/.test(err.message),
+      );
     });
 
     test('remove: refused for the only profile and while a campaign runs; kept as disconnected with history; deleted without', async () => {
@@ -132,7 +139,9 @@ for (const backend of await backends()) {
       await database.db.insertInto('campaigns').values(campaign).execute();
       await assert.rejects(
         sealed().remove(used),
-        (err: Error) => err instanceof ProfileRefusedError && err.message === `Profile ${used} has running campaigns ("Spring" ${campaign.id}): pause them first, then remove the profile`,
+        (err: Error) =>
+          err instanceof ProfileRefusedError &&
+          err.message === `Profile ${used} has running campaigns ("Spring" ${campaign.id}): pause them first, then remove the profile`,
       );
       await database.db.updateTable('campaigns').set({ status: 'paused' }).where('id', '=', campaign.id).execute();
       assert.equal(await sealed().remove(used), 'disconnected');

@@ -76,17 +76,29 @@ describe('the mailbox check in plain words', () => {
   });
 
   test('a closed port: could not connect, connection refused', async () => {
-    assert.equal(await checkSmtp(server(closedPort), fast), `SMTP: could not connect to 127.0.0.1:${closedPort}: connection refused (is the port right, and the server running?)`);
-    assert.equal(await checkImap(server(closedPort), fast), `IMAP: could not connect to 127.0.0.1:${closedPort}: connection refused (is the port right, and the server running?)`);
+    assert.equal(
+      await checkSmtp(server(closedPort), fast),
+      `SMTP: could not connect to 127.0.0.1:${closedPort}: connection refused (is the port right, and the server running?)`,
+    );
+    assert.equal(
+      await checkImap(server(closedPort), fast),
+      `IMAP: could not connect to 127.0.0.1:${closedPort}: connection refused (is the port right, and the server running?)`,
+    );
   });
 
   test('a server that is not a mail server: said so, with what it answered', async () => {
-    assert.equal(await checkSmtp(server(notMail.port), fast), `SMTP: 127.0.0.1:${notMail.port} did not answer as an SMTP server (it said "HTTP/1.1 400 Bad Request")`);
+    assert.equal(
+      await checkSmtp(server(notMail.port), fast),
+      `SMTP: 127.0.0.1:${notMail.port} did not answer as an SMTP server (it said "HTTP/1.1 400 Bad Request")`,
+    );
     assert.equal(await checkImap(server(notMail.port), fast), `IMAP: 127.0.0.1:${notMail.port} did not answer as an IMAP server (it closed the connection)`);
   });
 
   test('a refused login: the server refused the user and password, with its answer', async () => {
-    assert.equal(await checkSmtp(server(smtpRefusing.port), fast), 'SMTP: the SMTP server refused the user and password (535 5.7.8 Authentication credentials invalid)');
+    assert.equal(
+      await checkSmtp(server(smtpRefusing.port), fast),
+      'SMTP: the SMTP server refused the user and password (535 5.7.8 Authentication credentials invalid)',
+    );
     assert.equal(await checkImap(server(imapRefusing.port), fast), 'IMAP: the IMAP server refused the user and password (Authentication failed.)');
   });
 
@@ -98,7 +110,10 @@ describe('the mailbox check in plain words', () => {
   });
 
   test('STARTTLS required of a server without it: refused before the password is sent', async () => {
-    assert.match((await checkImap(server(imapRefusing.port, 'starttls'), fast))!, /^IMAP: 127\.0\.0\.1:\d+ does not offer STARTTLS, and the password is not sent without TLS/);
+    assert.match(
+      (await checkImap(server(imapRefusing.port, 'starttls'), fast))!,
+      /^IMAP: 127\.0\.0\.1:\d+ does not offer STARTTLS, and the password is not sent without TLS/,
+    );
   });
 
   test('an accepted login passes; both failures are named together, never with the password', async () => {
@@ -109,7 +124,10 @@ describe('the mailbox check in plain words', () => {
     );
     assert.ok(failed instanceof MailboxCheckError);
     assert.equal(failed.problems.length, 2);
-    assert.match(failed.message, /^The mailbox check failed:\n {2}SMTP: could not connect.*\n {2}IMAP: the IMAP server refused.*\nFix the URL and try again, or save without checking with --no-check\.$/);
+    assert.match(
+      failed.message,
+      /^The mailbox check failed:\n {2}SMTP: could not connect.*\n {2}IMAP: the IMAP server refused.*\nFix the URL and try again, or save without checking with --no-check\.$/,
+    );
     assert.ok(!failed.message.includes(PASSWORD));
   });
 });
@@ -123,7 +141,13 @@ describe('--smtp and --imap URLs', () => {
       user: 'nu@example.com',
       password: 'p@ss',
     });
-    assert.deepEqual(parseMailboxUrl('imap', 'imap://nu:pw@imap.example.com'), { host: 'imap.example.com', port: 143, tls: 'starttls', user: 'nu', password: 'pw' });
+    assert.deepEqual(parseMailboxUrl('imap', 'imap://nu:pw@imap.example.com'), {
+      host: 'imap.example.com',
+      port: 143,
+      tls: 'starttls',
+      user: 'nu',
+      password: 'pw',
+    });
     assert.equal(parseMailboxUrl('smtp', 'smtp://nu:pw@127.0.0.1:2525?tls=none').tls, 'none');
   });
 

@@ -135,7 +135,16 @@ for (const backend of await backends()) {
 
       const used = await sealed().create(accountId, { ...email, mailbox: mailbox() });
       const now = new Date().toISOString();
-      const campaign = { id: `cmp_${used}`, account_id: accountId, profile_id: used, name: 'Spring', status: 'active', created_at: now, updated_at: now };
+      const campaign = {
+        id: `cmp_${used}`,
+        account_id: accountId,
+        profile_id: used,
+        name: 'Spring',
+        status: 'active' as const,
+        version: 1,
+        created_at: now,
+        updated_at: now,
+      };
       await database.db.insertInto('campaigns').values(campaign).execute();
       await assert.rejects(
         sealed().remove(used),

@@ -9,6 +9,7 @@
  *   password reset --email E                                            sets a new random password and prints it
  *   server-json                                                         the registry entry with this instance's URL
  *   backup FILE                                                         an online copy of the SQLite store
+ *   profile create|list|update|remove ...                               sender profiles, an email one with its mailbox (profile-commands.ts)
  *   help [COMMAND], or --help after any command                         the usage, exit code 0
  * A command used wrongly prints its message and that command's usage (exit code 1).
  */
@@ -28,17 +29,10 @@ import { DEMO, demoPasswordShown, randomPassword } from './seed.ts';
 import { registryEntry } from './registry-entry.ts';
 import { destroyUserSessions } from './web/session-store.ts';
 import { PromptCancelledError, promptNewPassword } from './password-prompt.ts';
-
-/** A command used wrongly: its message is printed with that command's usage (every command's when the command is unknown). */
-class UsageError extends Error {
-  constructor(
-    message: string,
-    /** Whose usage to print: '' for every command; run() sets the command's own when none is given. */
-    public command?: string,
-  ) {
-    super(message);
-  }
-}
+import { UsageError } from './cli-usage-error.ts';
+import { MailboxCheckError } from './mailbox/connection-check.ts';
+import { PROFILE_USAGE, profileCommand } from './profile-commands.ts';
+import { ProfileRefusedError } from './store/profiles.ts';
 
 /** The first line of standard input (a password piped in, or typed). */
 async function firstLineOfStdin(): Promise<string> {
@@ -61,6 +55,7 @@ const USAGE = `usage:
   npm run cli -- server-json                        (server.json for the MCP registry, with this instance's PUBLIC_URL)
   npm run cli -- backup FILE                         (an online copy of the SQLite store)
   npm run cli -- password reset --email EMAIL   (sets a new random password and prints it)
+${PROFILE_USAGE}
   npm run cli -- help [COMMAND]                      (this text; also --help after any command)`;
 
 const MAX_TTL = MAX_TOKEN_LIFETIME_SECONDS;
@@ -112,9 +107,19 @@ async function run(argv: string[]): Promise<string> {
       ttl: { type: 'string' },
       conversation: { type: 'string' },
       text: { type: 'string' },
+      // The profile commands' (profile-commands.ts).
+      account: { type: 'string' },
+      channel: { type: 'string' },
+      from: { type: 'string' },
+      smtp: { type: 'string' },
+      imap: { type: 'string' },
+      timezone: { type: 'string' },
+      'daily-limit': { type: 'string' },
+      'no-check': { type: 'boolean' },
     },
   });
-  const command = positionals[0] === 'backup' ? 'backup' : positionals.join(' ');
+  // `backup FILE` and `profile update ID` take a value after the command's words.
+  const command = positionals[0] === 'backup' ? 'backup' : positionals[0] === 'profile' ? positionals.slice(0, 2).join(' ') : positionals.join(' ');
   // `help`, `help token`, `--help`, `token --help`: the usage, before any setting is read or the store opened.
   if (positionals[0] === 'help') return usageOf(positionals.slice(1).join(' '));
   if (values.help) return usageOf(command);
@@ -207,6 +212,11 @@ async function run(argv: string[]): Promise<string> {
         await backupSqlite(config.dataDir, target);
         return `backed up ${config.dataDir} to ${target}; to restore, stop the server and copy it to DATA_DIR/outreach.sqlite`;
       }
+      case 'profile create':
+      case 'profile list':
+      case 'profile update':
+      case 'profile remove':
+        return await profileCommand(positionals[1]!, positionals[2], values, service);
       case 'keys rotate':
         return `new signing key ${await service.keys.rotate()}`;
       case 'password reset': {
@@ -238,7 +248,14 @@ run(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof UsageError) console.error(`${err.message}\n${usageOf(err.command ?? '')}`);
-    else if (err instanceof ConfigError || err instanceof DomainError || err instanceof PromptCancelledError) console.error(err.message);
+    else if (
+      err instanceof ConfigError ||
+      err instanceof DomainError ||
+      err instanceof PromptCancelledError ||
+      err instanceof MailboxCheckError ||
+      err instanceof ProfileRefusedError
+    )
+      console.error(err.message);
     else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
       console.error(`${plainParseError(err)}; \`npm run cli -- help\` lists the commands and their options`);
     else console.error(err);

@@ -19,7 +19,9 @@ import { principalCheck } from './auth/principal-check.ts';
 import { RevocationFeed } from './auth/revocation-feed.ts';
 import { SigningKeys } from './auth/signing-keys.ts';
 import { KeyEncryption } from './auth/key-encryption.ts';
-import type { AppConfig } from './config.ts';
+import { isLoopback, type AppConfig } from './config.ts';
+import { MailboxPasswords } from './auth/mailbox-passwords.ts';
+import { ProfileStore } from './store/profiles.ts';
 import { DEMO, demoAllowed } from './seed.ts';
 import { LogDeliveryAdapter, WebhookDeliveryAdapter } from './delivery/adapter.ts';
 import { OutboxWorker } from './delivery/outbox-worker.ts';
@@ -93,12 +95,16 @@ export async function openService(config: AppConfig, options: Pick<BuildOptions,
   const { db, kind, location, pool } = await openDatabase(config, { traced: options.telemetry ?? false });
   await migrate(db);
   const clock = options.clock ?? systemClock;
-  const keys = new SigningKeys(db, config.keyEncryptionKey && new KeyEncryption(config.keyEncryptionKey));
+  const encryption = config.keyEncryptionKey && new KeyEncryption(config.keyEncryptionKey);
+  const keys = new SigningKeys(db, encryption);
+  const profiles = new ProfileStore(db, new MailboxPasswords(encryption, isLoopback(new URL(config.publicUrl).hostname)), clock);
   // A wrong or missing KEY_ENCRYPTION_KEY fails here: the start ends, the store is let go.
   await keys.init().catch(async (err: unknown) => {
     await db.destroy();
     throw err;
   });
+  // Mailbox passwords saved before KEY_ENCRYPTION_KEY was set are sealed now, as the signing keys are.
+  await profiles.sealPlainPasswords();
   const accounts = new AccountStore(db, clock);
   const grants = new GrantStore(db, kind);
   const campaigns = new CampaignStore(db, kind, clock);
@@ -111,7 +117,7 @@ export async function openService(config: AppConfig, options: Pick<BuildOptions,
     const issued = await authorizations.issueToken(input, input.scope, input.ttlSeconds === undefined ? {} : { ttlSeconds: input.ttlSeconds });
     return { token: issued.token, expiresAt: issued.expiresAt, grantId: issued.grant.id };
   }
-  return { db, kind, location, pool, clock, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations, issueToken };
+  return { db, kind, location, pool, clock, keys, profiles, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations, issueToken };
 }
 
 export async function buildServer(config: AppConfig, options: BuildOptions = {}): Promise<Service> {

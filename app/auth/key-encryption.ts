@@ -4,6 +4,7 @@
  * (base64url), authenticated together with its kid so that a sealed key cannot be passed off as
  * another row's. A copy of the database alone then signs nothing. Without the key, rows are the
  * plain JWK, as before; plain rows are sealed at the first start with a key.
+ * The mailbox passwords are sealed the same way (sealText/openText, bound to their profile).
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { ConfigError, isLoopback, type AppConfig } from '../config.ts';
@@ -35,10 +36,23 @@ export class KeyEncryption {
 
   /** The stored form of a private JWK (its JSON text) of key `kid`. */
   seal(jwkJson: string, kid: string): string {
+    return this.sealText(jwkJson, `outreach signing key ${kid}`);
+  }
+
+  /** The JWK JSON text of a sealed row; a ConfigError when this key did not seal it. */
+  open(stored: string, kid: string): string {
+    return this.openText(stored, `outreach signing key ${kid}`, `signing key ${kid}`);
+  }
+
+  /**
+   * The stored form of a secret, authenticated together with `context` (what it is and whose), so
+   * that a sealed value cannot be moved to another row and opened there.
+   */
+  sealText(plain: string, context: string): string {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(ALGORITHM, this.key, iv);
-    cipher.setAAD(aad(kid));
-    const ciphertext = Buffer.concat([cipher.update(jwkJson, 'utf8'), cipher.final()]);
+    cipher.setAAD(Buffer.from(context, 'utf8'));
+    const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     const sealed: SealedJwk = {
       enc: 'A256GCM',
       kek: this.fingerprint,
@@ -49,20 +63,20 @@ export class KeyEncryption {
     return JSON.stringify(sealed);
   }
 
-  /** The JWK JSON text of a sealed row; a ConfigError when this key did not seal it. */
-  open(stored: string, kid: string): string {
+  /** The secret sealed with `context`; a ConfigError naming `what` when this key did not seal it. */
+  openText(stored: string, context: string, what: string): string {
     const sealed = JSON.parse(stored) as SealedJwk;
     try {
       const decipher = createDecipheriv(ALGORITHM, this.key, Buffer.from(sealed.iv, 'base64url'));
-      decipher.setAAD(aad(kid));
+      decipher.setAAD(Buffer.from(context, 'utf8'));
       decipher.setAuthTag(Buffer.from(sealed.tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, 'base64url')), decipher.final()]).toString('utf8');
     } catch {
       const which =
         sealed.kek === this.fingerprint
-          ? 'the stored key is damaged or was altered'
+          ? 'the stored value is damaged or was altered'
           : `it was sealed with another KEY_ENCRYPTION_KEY (fingerprint ${sealed.kek}; this one is ${this.fingerprint})`;
-      throw new ConfigError(`KEY_ENCRYPTION_KEY does not decrypt signing key ${kid} in the store: ${which}; start with the key the store was encrypted with`);
+      throw new ConfigError(`KEY_ENCRYPTION_KEY does not decrypt ${what} in the store: ${which}; start with the key the store was encrypted with`);
     }
   }
 }
@@ -86,5 +100,3 @@ export function plainKeysWarning(config: Pick<AppConfig, 'publicUrl' | 'keyEncry
     '(`openssl rand -base64 32`), kept apart from the database: the keys are encrypted at the next start.'
   );
 }
-
-const aad = (kid: string) => Buffer.from(`outreach signing key ${kid}`, 'utf8');

@@ -33,6 +33,24 @@ export interface ProfilesTable {
   created_at: string;
 }
 
+/** An email profile's mailbox; the passwords are stored sealed (see store/profiles.ts). */
+export interface ProfileMailboxesTable {
+  profile_id: string;
+  from_name: string;
+  from_address: string;
+  smtp_host: string;
+  smtp_port: number;
+  smtp_tls: 'tls' | 'starttls' | 'none';
+  smtp_user: string;
+  smtp_password: string;
+  imap_host: string;
+  imap_port: number;
+  imap_tls: 'tls' | 'starttls' | 'none';
+  imap_user: string;
+  imap_password: string;
+  updated_at: string;
+}
+
 export interface ProfileDailyUsageTable {
   profile_id: string;
   /** YYYY-MM-DD in the profile's time zone. */
@@ -262,6 +280,7 @@ export interface Database {
   users: UsersTable;
   profiles: ProfilesTable;
   profile_daily_usage: ProfileDailyUsageTable;
+  profile_mailboxes: ProfileMailboxesTable;
   campaign_daily_usage: CampaignDailyUsageTable;
   grants: GrantsTable;
   signing_keys: SigningKeysTable;

@@ -301,6 +301,30 @@ const migrations: Record<string, Migration> = {
       for (const column of ['actor', 'campaign_id', 'lead_id', 'error_message']) await db.schema.alterTable('tool_calls').addColumn(column, 'text').execute();
     },
   },
+  '0007_profile_mailboxes': {
+    async up(db: Kysely<unknown>) {
+      // An email profile's mailbox: where it sends from (SMTP) and reads replies (IMAP). A table of
+      // its own, so that no query of the profiles (the `profiles` tool, the sequencer) can carry
+      // a password by accident. The passwords are sealed with KEY_ENCRYPTION_KEY (store/profiles.ts).
+      await db.schema
+        .createTable('profile_mailboxes')
+        .addColumn('profile_id', 'text', (c) => c.primaryKey().references('profiles.id'))
+        .addColumn('from_name', 'text', (c) => c.notNull())
+        .addColumn('from_address', 'text', (c) => c.notNull())
+        .addColumn('smtp_host', 'text', (c) => c.notNull())
+        .addColumn('smtp_port', 'integer', (c) => c.notNull())
+        .addColumn('smtp_tls', 'text', (c) => c.notNull())
+        .addColumn('smtp_user', 'text', (c) => c.notNull())
+        .addColumn('smtp_password', 'text', (c) => c.notNull())
+        .addColumn('imap_host', 'text', (c) => c.notNull())
+        .addColumn('imap_port', 'integer', (c) => c.notNull())
+        .addColumn('imap_tls', 'text', (c) => c.notNull())
+        .addColumn('imap_user', 'text', (c) => c.notNull())
+        .addColumn('imap_password', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,247 @@
+/**
+ * Sender profiles as the admin manages them (`npm run cli -- profile ...`): create, change and
+ * remove a profile, and an email profile's mailbox (From, SMTP, IMAP). The passwords go in and
+ * out sealed (auth/mailbox-passwords.ts); `list` says only whether one is set. What the tools read
+ * of profiles (`profiles`, the sequencer) stays in accounts.ts and never joins the mailbox table.
+ */
+import type { Db } from './db/database.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import type { MailboxPasswords } from '../auth/mailbox-passwords.ts';
+import type { MailServer } from '../mailbox/mailbox-url.ts';
+import { newId } from './ids.ts';
+import type { ProfileMailboxesTable, ProfilesTable } from './schema.ts';
+
+export interface Mailbox {
+  fromName: string;
+  fromAddress: string;
+  smtp: MailServer;
+  imap: MailServer;
+}
+
+export interface NewSenderProfile {
+  name: string;
+  channel: ProfilesTable['channel'];
+  timezone: string;
+  daily_limit: number;
+  /** Required for an email profile, absent for a LinkedIn one. */
+  mailbox?: Mailbox;
+}
+
+export interface ProfileChanges {
+  name?: string;
+  timezone?: string;
+  daily_limit?: number;
+  fromName?: string;
+  fromAddress?: string;
+  smtp?: MailServer;
+  imap?: MailServer;
+}
+
+/** A server as `profile list` shows it: everything but the password. */
+export type ShownServer = Omit<MailServer, 'password'> & { passwordSet: boolean };
+
+export interface ShownProfile {
+  id: string;
+  name: string;
+  channel: ProfilesTable['channel'];
+  status: ProfilesTable['status'];
+  timezone: string;
+  daily_limit: number;
+  mailbox?: { fromName: string; fromAddress: string; smtp: ShownServer; imap: ShownServer };
+}
+
+/** A change the store refuses, in words that say why and what to do. */
+export class ProfileRefusedError extends Error {
+  override name = 'ProfileRefusedError';
+}
+
+export class ProfileStore {
+  constructor(
+    private readonly db: Db,
+    private readonly passwords: MailboxPasswords,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  /** Creates a profile of the account (with its mailbox, for an email profile); returns its id. */
+  async create(accountId: string, input: NewSenderProfile): Promise<string> {
+    if ((input.channel === 'email') !== Boolean(input.mailbox)) throw new Error('An email profile needs a mailbox, and only an email profile has one');
+    const id = newId('prf');
+    const now = this.clock().toISOString();
+    const mailboxRow = input.mailbox && this.mailboxRow(id, input.mailbox, now);
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('profiles')
+        .values({
+          id,
+          account_id: accountId,
+          name: input.name,
+          channel: input.channel,
+          status: 'active',
+          timezone: input.timezone,
+          daily_limit: input.daily_limit,
+          created_at: now,
+        })
+        .execute();
+      if (mailboxRow) await trx.insertInto('profile_mailboxes').values(mailboxRow).execute();
+    });
+    return id;
+  }
+
+  /** The profile with this id (of any account), or undefined. */
+  find(profileId: string) {
+    return this.db.selectFrom('profiles').selectAll().where('id', '=', profileId).executeTakeFirst();
+  }
+
+  /** Changes what is given; a mailbox change applies to an email profile only. */
+  async update(profileId: string, changes: ProfileChanges): Promise<void> {
+    const profile = await this.find(profileId);
+    if (!profile) throw new ProfileRefusedError(`No profile ${profileId}; \`profile list --account EMAIL\` shows the ids`);
+    const mailboxChange = changes.fromName !== undefined || changes.fromAddress !== undefined || changes.smtp || changes.imap;
+    if (mailboxChange && profile.channel !== 'email')
+      throw new ProfileRefusedError(`Profile ${profileId} is a ${profile.channel} profile: it has no mailbox (--from, --smtp, --imap are for email profiles)`);
+    const now = this.clock().toISOString();
+    await this.db.transaction().execute(async (trx) => {
+      const own = { name: changes.name, timezone: changes.timezone, daily_limit: changes.daily_limit };
+      const set = Object.fromEntries(Object.entries(own).filter(([, v]) => v !== undefined));
+      if (Object.keys(set).length) await trx.updateTable('profiles').set(set).where('id', '=', profileId).execute();
+      if (!mailboxChange) return;
+      const mailbox: Partial<ProfileMailboxesTable> = { updated_at: now };
+      if (changes.fromName !== undefined) mailbox.from_name = changes.fromName;
+      if (changes.fromAddress !== undefined) mailbox.from_address = changes.fromAddress;
+      if (changes.smtp) Object.assign(mailbox, this.serverColumns(profileId, 'smtp', changes.smtp));
+      if (changes.imap) Object.assign(mailbox, this.serverColumns(profileId, 'imap', changes.imap));
+      await trx.updateTable('profile_mailboxes').set(mailbox).where('profile_id', '=', profileId).execute();
+    });
+  }
+
+  /**
+   * Removes a profile. Refused for the account's last profile (an account always has one) and
+   * for a profile with an active campaign (pause it first). A profile with history (campaigns or
+   * conversations) is kept for them, as `disconnected`, and its mailbox is deleted; one without
+   * is deleted. Returns which of the two happened.
+   */
+  async remove(profileId: string): Promise<'deleted' | 'disconnected'> {
+    return this.db.transaction().execute(async (trx) => {
+      const profile = await trx.selectFrom('profiles').selectAll().where('id', '=', profileId).executeTakeFirst();
+      if (!profile) throw new ProfileRefusedError(`No profile ${profileId}; \`profile list --account EMAIL\` shows the ids`);
+      const others = await trx.selectFrom('profiles').select('id').where('account_id', '=', profile.account_id).where('id', '!=', profileId).execute();
+      if (!others.length)
+        throw new ProfileRefusedError(`Profile ${profileId} is the account's only profile, and an account always has one: create another first`);
+      const campaigns = await trx.selectFrom('campaigns').select(['id', 'name', 'status']).where('profile_id', '=', profileId).execute();
+      const running = campaigns.filter((c) => c.status === 'active');
+      if (running.length)
+        throw new ProfileRefusedError(
+          `Profile ${profileId} has running campaigns (${running.map((c) => `"${c.name}" ${c.id}`).join(', ')}): pause them first, then remove the profile`,
+        );
+      await trx.deleteFrom('profile_mailboxes').where('profile_id', '=', profileId).execute();
+      const conversation = await trx.selectFrom('conversations').select('id').where('profile_id', '=', profileId).limit(1).executeTakeFirst();
+      if (campaigns.length || conversation) {
+        await trx.updateTable('profiles').set({ status: 'disconnected' }).where('id', '=', profileId).execute();
+        return 'disconnected';
+      }
+      await trx.deleteFrom('profile_daily_usage').where('profile_id', '=', profileId).execute();
+      await trx.deleteFrom('profiles').where('id', '=', profileId).execute();
+      return 'deleted';
+    });
+  }
+
+  /** The account's profiles with their mailboxes, passwords left out. */
+  async list(accountId: string): Promise<ShownProfile[]> {
+    const rows = await this.db
+      .selectFrom('profiles')
+      .leftJoin('profile_mailboxes as m', 'm.profile_id', 'profiles.id')
+      .select(['profiles.id', 'profiles.name', 'profiles.channel', 'profiles.status', 'profiles.timezone', 'profiles.daily_limit'])
+      .select([
+        'm.from_name',
+        'm.from_address',
+        'm.smtp_host',
+        'm.smtp_port',
+        'm.smtp_tls',
+        'm.smtp_user',
+        'm.imap_host',
+        'm.imap_port',
+        'm.imap_tls',
+        'm.imap_user',
+      ])
+      .select((eb) => [eb('m.smtp_password', 'is not', null).as('smtp_set'), eb('m.imap_password', 'is not', null).as('imap_set')])
+      .where('profiles.account_id', '=', accountId)
+      .orderBy('profiles.created_at')
+      .orderBy('profiles.name')
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      channel: r.channel,
+      status: r.status,
+      timezone: r.timezone,
+      daily_limit: Number(r.daily_limit),
+      ...(r.from_address !== null && {
+        mailbox: {
+          fromName: r.from_name!,
+          fromAddress: r.from_address,
+          smtp: { host: r.smtp_host!, port: Number(r.smtp_port), tls: r.smtp_tls!, user: r.smtp_user!, passwordSet: Boolean(r.smtp_set) },
+          imap: { host: r.imap_host!, port: Number(r.imap_port), tls: r.imap_tls!, user: r.imap_user!, passwordSet: Boolean(r.imap_set) },
+        },
+      }),
+    }));
+  }
+
+  /** An email profile's mailbox with its passwords, for sending and reading replies; undefined when it has none. */
+  async mailbox(profileId: string): Promise<Mailbox | undefined> {
+    const row = await this.db.selectFrom('profile_mailboxes').selectAll().where('profile_id', '=', profileId).executeTakeFirst();
+    if (!row) return undefined;
+    const server = (kind: 'smtp' | 'imap'): MailServer => ({
+      host: row[`${kind}_host`],
+      port: Number(row[`${kind}_port`]),
+      tls: row[`${kind}_tls`],
+      user: row[`${kind}_user`],
+      password: this.passwords.open(row[`${kind}_password`], profileId, kind),
+    });
+    return { fromName: row.from_name, fromAddress: row.from_address, smtp: server('smtp'), imap: server('imap') };
+  }
+
+  /** Seals the passwords stored plain before KEY_ENCRYPTION_KEY was set; returns how many rows changed. */
+  async sealPlainPasswords(): Promise<number> {
+    if (!this.passwords.encrypted) return 0;
+    const rows = await this.db.selectFrom('profile_mailboxes').select(['profile_id', 'smtp_password', 'imap_password']).execute();
+    let sealed = 0;
+    for (const row of rows) {
+      const smtp = this.passwords.resealed(row.smtp_password, row.profile_id, 'smtp');
+      const imap = this.passwords.resealed(row.imap_password, row.profile_id, 'imap');
+      if (!smtp && !imap) continue;
+      await this.db
+        .updateTable('profile_mailboxes')
+        .set({ ...(smtp && { smtp_password: smtp }), ...(imap && { imap_password: imap }) })
+        .where('profile_id', '=', row.profile_id)
+        .execute();
+      sealed++;
+    }
+    return sealed;
+  }
+
+  /** Whether passwords are stored encrypted (KEY_ENCRYPTION_KEY is set). */
+  get encrypted(): boolean {
+    return this.passwords.encrypted;
+  }
+
+  private mailboxRow(profileId: string, mailbox: Mailbox, now: string): ProfileMailboxesTable {
+    return {
+      profile_id: profileId,
+      from_name: mailbox.fromName,
+      from_address: mailbox.fromAddress,
+      ...this.serverColumns(profileId, 'smtp', mailbox.smtp),
+      ...this.serverColumns(profileId, 'imap', mailbox.imap),
+      updated_at: now,
+    } as ProfileMailboxesTable;
+  }
+
+  private serverColumns(profileId: string, kind: 'smtp' | 'imap', server: MailServer) {
+    return {
+      [`${kind}_host`]: server.host,
+      [`${kind}_port`]: server.port,
+      [`${kind}_tls`]: server.tls,
+      [`${kind}_user`]: server.user,
+      [`${kind}_password`]: this.passwords.seal(server.password, profileId, kind),
+    } as Partial<ProfileMailboxesTable>;
+  }
+}

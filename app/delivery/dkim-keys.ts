@@ -34,7 +34,9 @@ export function loadDkimKeys(dir: string): Map<string, DkimKey> {
     try {
       createPrivateKey(privateKey);
     } catch {
-      throw new Error(`DKIM_KEYS_DIR: ${file} is not a PEM private key (make one with \`openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out ${name}\`)`);
+      throw new Error(
+        `DKIM_KEYS_DIR: ${file} is not a PEM private key (make one with \`openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out ${name}\`)`,
+      );
     }
     const domainName = domain.toLowerCase();
     if (keys.has(domainName)) throw new Error(`DKIM_KEYS_DIR has two keys for ${domainName}: keep one <domain>.<selector>.pem per domain`);

@@ -57,7 +57,9 @@ export class SmtpDeliveryAdapter {
 
   private transport(profileId: string, mailbox: Mailbox): Transporter {
     const { smtp } = mailbox;
-    const settings = createHash('sha256').update(JSON.stringify([smtp.host, smtp.port, smtp.tls, smtp.user, smtp.password])).digest('base64url');
+    const settings = createHash('sha256')
+      .update(JSON.stringify([smtp.host, smtp.port, smtp.tls, smtp.user, smtp.password]))
+      .digest('base64url');
     const pooled = this.transports.get(profileId);
     if (pooled?.settings === settings) return pooled.transporter;
     pooled?.transporter.close();
@@ -85,9 +87,12 @@ export class SmtpDeliveryAdapter {
 /** What a failed send means for the outbox: a 5xx is final, anything else is tried again. */
 export function smtpOutcome(err: SmtpError): DeliveryOutcome & { ok: false } {
   const answer = err.response?.trim();
-  if (err.code === 'EAUTH') return { ok: false, error: `the SMTP server refused the mailbox's user and password${answer ? ` (${answer})` : ''}`, retryable: true };
+  if (err.code === 'EAUTH')
+    return { ok: false, error: `the SMTP server refused the mailbox's user and password${answer ? ` (${answer})` : ''}`, retryable: true };
   const code = err.responseCode;
-  if (code !== undefined && code >= 500 && code < 600) return { ok: false, error: `the mail server refused the message: ${answer ?? err.message}`, retryable: false };
-  if (code !== undefined && code >= 400 && code < 500) return { ok: false, error: `the mail server deferred the message: ${answer ?? err.message}`, retryable: true };
+  if (code !== undefined && code >= 500 && code < 600)
+    return { ok: false, error: `the mail server refused the message: ${answer ?? err.message}`, retryable: false };
+  if (code !== undefined && code >= 400 && code < 500)
+    return { ok: false, error: `the mail server deferred the message: ${answer ?? err.message}`, retryable: true };
   return { ok: false, error: `the mail server could not be reached: ${err.message.trim()}`, retryable: true };
 }

@@ -4,10 +4,17 @@
  * steps from it. The first step lands in each lead's mailbox, personalised (subject too), with its
  * own Message-ID and the one-click unsubscribe headers; the follow-up arrives as a reply in the
  * same thread; a recipient Postfix refuses (550) fails with the server's words in
- * get_conversation; only what the server accepted is `delivered`. The server runs in the test's
+ * get_conversation; only what the server accepted is `delivered`. With a key for example.test in
+ * DKIM_KEYS_DIR, each email is DKIM-signed, and the signature verifies (mailauth) against the
+ * public key as DNS would publish it. The server runs in the test's
  * process to move its clock (tests/helpers/in-process-server.ts says why).
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { dkimVerify } from 'mailauth';
 import { describe, test } from 'node:test';
 import { ManualClock } from '../../app/clock.ts';
 import { parseMailboxUrl } from '../../app/mailbox/mailbox-url.ts';
@@ -22,6 +29,26 @@ const DAY = 86_400_000;
 const REFUSED = 'nobody@refused.invalid';
 
 /** The mailbox URL as `profile create --smtp/--imap` takes it: plain on 127.0.0.1 (the servers' certificate is self-signed). */
+/** A DKIM key for example.test in a DKIM_KEYS_DIR, and the TXT record its selector publishes. */
+function dkimKeysDir() {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const dir = mkdtempSync(path.join(tmpdir(), 'outreach-dkim-'));
+  writeFileSync(path.join(dir, 'example.test.outreach2026.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`;
+  return { dir, txt: { 'outreach2026._domainkey.example.test': record } as Record<string, string> };
+}
+
+/** Whether the message's DKIM signature by example.test verifies, with `txt` as the DNS. */
+async function dkimResult(raw: string, txt: Record<string, string>) {
+  const resolver = async (name: string, type: string) => {
+    const record = type === 'TXT' ? txt[name] : undefined;
+    if (!record) throw Object.assign(new Error(`no ${type} record for ${name}`), { code: 'ENOTFOUND' });
+    return [[record]];
+  };
+  const { results } = await dkimVerify(raw, { resolver: resolver as never });
+  return results.map((r) => [r.signingDomain, r.status.result]);
+}
+
 const mailboxUrl = (protocol: 'smtp' | 'imap', box: Mailbox, port: number) =>
   parseMailboxUrl(protocol, `${protocol}://${encodeURIComponent(box.address)}:${encodeURIComponent(box.password)}@127.0.0.1:${port}?tls=none`);
 
@@ -33,7 +60,9 @@ for (const backend of await serverBackends()) {
       // Monday 23 November 2026, 10:00 UTC.
       const clock = new ManualClock('2026-11-23T10:00:00.000Z');
       const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
-      const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
+      const dkim = dkimKeysDir();
+      const env = { DKIM_KEYS_DIR: dkim.dir, ...(database && { DATABASE_URL: database.url }) };
+      const server = await startInProcessServer(env, { clock: clock.now });
       try {
         const account = await accountWithToken(server);
         const profileId = await server.service.profiles.create(account.accountId, {
@@ -73,6 +102,7 @@ for (const backend of await serverBackends()) {
         assert.match(firstId ?? '', /^<msg_\w+@example\.test>$/, 'its own Message-ID, at the sender’s domain');
         assert.match(rawHeader(first, 'List-Unsubscribe') ?? '', /^<http:\/\/127\.0\.0\.1:\d+\/u\/[\w.-]+>, <mailto:[^>]+\?subject=unsubscribe%20[\w.-]+>$/);
         assert.equal(rawHeader(first, 'List-Unsubscribe-Post'), 'List-Unsubscribe=One-Click');
+        assert.deepEqual(await dkimResult(first.raw, dkim.txt), [['example.test', 'pass']], 'signed by the key of the From domain');
         const bens = await waitForMail(ben, (m) => m.mail.subject === 'Hello Ben');
         assert.equal(bens.mail.text?.trim(), 'Hi Ben, a word about Bolt.');
         assert.notEqual(rawHeader(bens, 'Message-ID'), firstId);
@@ -113,6 +143,7 @@ for (const backend of await serverBackends()) {
       } finally {
         await server.close();
         await database?.drop();
+        rmSync(dkim.dir, { recursive: true, force: true });
       }
     });
   });

@@ -16,6 +16,8 @@ export interface AppConfig {
   allowedHosts: string[] | '*';
   /** Delivery backend that receives each sent message as a JSON POST; unset: the log adapter. */
   deliveryWebhookUrl?: string;
+  /** DKIM_KEYS_DIR: `<domain>.<selector>.pem` private keys; an email from a domain with a key is DKIM-signed. */
+  dkimKeysDir?: string;
   /** Shared secret of POST /webhooks/inbound (replies reported by the delivery backend); unset: no such route. */
   inboundWebhookSecret?: string;
   /**
@@ -122,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     allowedOrigins: list(env.ALLOWED_ORIGINS),
     allowedHosts: env.ALLOWED_HOSTS?.trim() === '*' ? '*' : list(env.ALLOWED_HOSTS),
     ...(env.DELIVERY_WEBHOOK_URL && { deliveryWebhookUrl: env.DELIVERY_WEBHOOK_URL }),
+    ...(env.DKIM_KEYS_DIR && { dkimKeysDir: path.resolve(env.DKIM_KEYS_DIR) }),
     ...(env.INBOUND_WEBHOOK_SECRET && { inboundWebhookSecret: env.INBOUND_WEBHOOK_SECRET }),
     trustProxy: proxies,
     requestTimeoutMs,

@@ -24,6 +24,10 @@ import { MailboxPasswords } from './auth/mailbox-passwords.ts';
 import { ProfileStore } from './store/profiles.ts';
 import { DEMO, demoAllowed } from './seed.ts';
 import { LogDeliveryAdapter, WebhookDeliveryAdapter } from './delivery/adapter.ts';
+import { ProfileDeliveryAdapter } from './delivery/by-profile.ts';
+import { loadDkimKeys } from './delivery/dkim-keys.ts';
+import { SmtpDeliveryAdapter } from './delivery/smtp-adapter.ts';
+import { UNSUBSCRIBE_SECRET } from './unsubscribe/links.ts';
 import { OutboxWorker } from './delivery/outbox-worker.ts';
 import { Housekeeping } from './housekeeping.ts';
 import { inboundWebhook } from './inbound-webhook.ts';
@@ -75,6 +79,8 @@ export interface Service {
   campaigns: CampaignStore;
   leads: LeadStore;
   messages: MessageStore;
+  /** Sender profiles and their mailboxes, as the admin CLI manages them. */
+  profiles: ProfileStore;
   outbox: OutboxWorker;
   keys: SigningKeys;
   authorizations: Authorizations;
@@ -121,8 +127,10 @@ export async function openService(config: AppConfig, options: Pick<BuildOptions,
 }
 
 export async function buildServer(config: AppConfig, options: BuildOptions = {}): Promise<Service> {
+  // Before the store opens: an unreadable key ends the start with nothing to let go.
+  const dkimKeys = config.dkimKeysDir ? loadDkimKeys(config.dkimKeysDir) : undefined;
   const opened = await openService(config, options);
-  const { db, kind, pool, clock, keys, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations } = opened;
+  const { db, kind, pool, clock, keys, profiles, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations } = opened;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel, ...(options.logStream && { stream: options.logStream }) },
     logController: new LogController({ disableRequestLogging: true }),
@@ -167,9 +175,15 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   const metrics = new Metrics(db, pool);
   metrics.attach(app, config.metricsToken);
   if (config.logRequests) requestLog(app);
-  const adapter = config.deliveryWebhookUrl
+  const backend = config.deliveryWebhookUrl
     ? new WebhookDeliveryAdapter(config.deliveryWebhookUrl)
     : new LogDeliveryAdapter((obj, msg) => app.log.info(obj, msg));
+  // An email profile with a mailbox sends from it; any other message goes to the backend above.
+  const smtp = new SmtpDeliveryAdapter({
+    unsubscribe: { publicUrl: config.publicUrl, secret: await sharedSecret(db, UNSUBSCRIBE_SECRET) },
+    ...(dkimKeys && { dkimKeys }),
+  });
+  const adapter = new ProfileDeliveryAdapter((profileId) => profiles.mailbox(profileId), smtp, backend);
   const telemetry = options.telemetry ?? false;
   const outbox = new OutboxWorker(db, adapter, { logger: app.log, clock, telemetry });
   const sequencer = new Sequencer(new SequencingStore(db, kind), {
@@ -289,6 +303,8 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     keys.stopRefreshing();
     await sequencer.stop();
     await Promise.all([outbox.stop(), activity.stop(), revocations.stop()]);
+    // After the outbox stopped: no send is under way on the pooled SMTP connections.
+    adapter.close();
     await redis?.quit();
   });
   // Answers that finish after close() began also close their keep-alive connection; otherwise
@@ -310,6 +326,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     campaigns,
     leads,
     messages,
+    profiles,
     outbox,
     keys,
     authorizations,

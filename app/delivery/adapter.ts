@@ -12,13 +12,20 @@ export interface OutgoingMessage {
   subject: string | null;
   text: string;
   created_at: string;
+  /**
+   * The emails this one follows in its conversation (earlier messages a server accepted), oldest
+   * first: an email adapter makes the message a reply in their thread. Empty for the first.
+   */
+  thread: { emailMessageId: string; subject: string | null }[];
 }
 
 /**
  * `ok`: a server accepted the message (it is delivered). `dryRun`: nothing was sent because the
  * profile has no mailbox connected; the message is recorded as a dry run, never as delivered.
  */
-export type DeliveryOutcome = { ok: true; dryRun?: true } | { ok: false; error: string; retryable: boolean };
+export type DeliveryOutcome =
+  | { ok: true; dryRun?: true; /** The Message-ID header the email went out with, stored on the message. */ emailMessageId?: string }
+  | { ok: false; error: string; retryable: boolean };
 
 export interface DeliveryAdapter {
   readonly name: string;
@@ -53,7 +60,8 @@ export class WebhookDeliveryAdapter implements DeliveryAdapter {
       const res = await fetch(this.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': message.id },
-        body: JSON.stringify({ type: 'message.send', message }),
+        // The backend's payload is as before: the thread is for email adapters.
+        body: JSON.stringify({ type: 'message.send', message: withoutThread(message) }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       await res.body?.cancel();
@@ -64,4 +72,8 @@ export class WebhookDeliveryAdapter implements DeliveryAdapter {
       return { ok: false, error: `delivery backend unreachable: ${(err as Error).message}`, retryable: true };
     }
   }
+}
+
+function withoutThread({ thread: _thread, ...message }: OutgoingMessage): Omit<OutgoingMessage, 'thread'> {
+  return message;
 }

@@ -155,7 +155,23 @@ export class OutboxWorker {
       .executeTakeFirst();
     if (!row) return undefined;
     const { email, profile_url, ...rest } = row;
-    return { ...rest, to: row.lead_id ? { email: email ?? null, profile_url: profile_url ?? null } : null };
+    return { ...rest, to: row.lead_id ? { email: email ?? null, profile_url: profile_url ?? null } : null, thread: await this.thread(row) };
+  }
+
+  /** The emails of the conversation a server accepted before this message, oldest first (its thread). */
+  private async thread(message: { id: string; conversation_id: string; created_at: string }): Promise<OutgoingMessage['thread']> {
+    const rows = await this.db
+      .selectFrom('messages')
+      .select(['email_message_id', 'subject'])
+      .where('conversation_id', '=', message.conversation_id)
+      .where('direction', '=', 'outbound')
+      .where('email_message_id', 'is not', null)
+      .where('id', '!=', message.id)
+      .where('created_at', '<=', message.created_at)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => ({ emailMessageId: r.email_message_id!, subject: r.subject }));
   }
 
   private async record(messageId: string, outcome: DeliveryOutcome): Promise<void> {
@@ -169,7 +185,7 @@ export class OutboxWorker {
         const sent = outcome.dryRun ? { status: 'dry_run' as const, delivered_at: null } : { status: 'delivered' as const, delivered_at: at.toISOString() };
         await trx
           .updateTable('messages')
-          .set({ ...sent, error: null })
+          .set({ ...sent, error: null, ...(outcome.emailMessageId && { email_message_id: outcome.emailMessageId }) })
           .where('id', '=', messageId)
           .execute();
         return;

@@ -109,6 +109,7 @@ export class MessageStore {
         created_at: at,
         delivered_at: null,
         error: null,
+        email_message_id: null,
       };
       await trx.insertInto('messages').values(row).execute();
       await trx
@@ -206,6 +207,7 @@ export class MessageStore {
         created_at: at,
         delivered_at: null,
         error: null,
+        email_message_id: null,
       };
       await trx.insertInto('messages').values(row).execute();
       await trx.updateTable('conversations').set({ last_message_at: at }).where('id', '=', c.id).execute();

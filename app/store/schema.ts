@@ -264,6 +264,8 @@ export interface MessagesTable {
   created_at: string;
   delivered_at: string | null;
   error: string | null;
+  /** The Message-ID header (`<id@domain>`) of an email a server accepted; null otherwise. */
+  email_message_id: string | null;
 }
 
 export interface OutboxTable {

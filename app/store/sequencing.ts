@@ -158,6 +158,7 @@ export class SequencingStore {
           created_at: at,
           delivered_at: null,
           error: null,
+          email_message_id: null,
         };
       });
       await insertMany(trx, this.kind, 'messages', messages);

@@ -325,6 +325,16 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Named for what it adds, not only its number: another 0008 may land beside it; a renumber at
+  // merge is then a rename of this key (Kysely runs migrations in the order of their names).
+  '0008_message_email_ids': {
+    async up(db: Kysely<unknown>) {
+      // The Message-ID header an email went out with: a follow-up's In-Reply-To and References are
+      // built from it, and a reply's are matched back to the message by it.
+      await db.schema.alterTable('messages').addColumn('email_message_id', 'text').execute();
+      await db.schema.createIndex('messages_email_message_id').on('messages').column('email_message_id').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

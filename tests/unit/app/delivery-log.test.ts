@@ -17,6 +17,7 @@ test('the log adapter is a dry run: nothing sent, and logged by id, profile and 
     subject: 'Hello',
     text: 'Hi Grace',
     created_at: '2026-11-23T10:00:00.000Z',
+    thread: [],
   });
   assert.deepEqual(outcome, { ok: true, dryRun: true }, 'the log adapter sends nothing, so it must not report a delivery');
   assert.deepEqual(logged, [{ messageId: 'msg_1', profileId: 'prf_1', channel: 'email' }]);

@@ -1,0 +1,150 @@
+/**
+ * Campaign email over SMTP, against the real local mail servers (scripts/mail-servers.sh), on each
+ * store: an email profile whose mailbox is an example.test account sends a started campaign's
+ * steps from it. The first step lands in each lead's mailbox, personalised (subject too), with its
+ * own Message-ID and the one-click unsubscribe headers; the follow-up arrives as a reply in the
+ * same thread; a recipient Postfix refuses (550) fails with the server's words in
+ * get_conversation; only what the server accepted is `delivered`. With a key for example.test in
+ * DKIM_KEYS_DIR, each email is DKIM-signed, and the signature verifies (mailauth) against the
+ * public key as DNS would publish it. The server runs in the test's
+ * process to move its clock (tests/helpers/in-process-server.ts says why).
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { dkimVerify } from 'mailauth';
+import { describe, test } from 'node:test';
+import { ManualClock } from '../../app/clock.ts';
+import { parseMailboxUrl } from '../../app/mailbox/mailbox-url.ts';
+import { createPostgresDatabase } from '../helpers/databases.ts';
+import { startInProcessServer } from '../helpers/in-process-server.ts';
+import { createMailboxes, rawHeader, requireMailServers, waitForMail, type Mailbox } from '../helpers/mailboxes.ts';
+import { accountWithToken } from '../helpers/mcp-calls.ts';
+import { connectAssistant, serverBackends } from '../helpers/outreach.ts';
+
+const DAY = 86_400_000;
+/** Postfix refuses every domain but example.test at RCPT time: 550 5.1.1. */
+const REFUSED = 'nobody@refused.invalid';
+
+/** The mailbox URL as `profile create --smtp/--imap` takes it: plain on 127.0.0.1 (the servers' certificate is self-signed). */
+/** A DKIM key for example.test in a DKIM_KEYS_DIR, and the TXT record its selector publishes. */
+function dkimKeysDir() {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const dir = mkdtempSync(path.join(tmpdir(), 'outreach-dkim-'));
+  writeFileSync(path.join(dir, 'example.test.outreach2026.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`;
+  return { dir, txt: { 'outreach2026._domainkey.example.test': record } as Record<string, string> };
+}
+
+/** Whether the message's DKIM signature by example.test verifies, with `txt` as the DNS. */
+async function dkimResult(raw: string, txt: Record<string, string>) {
+  const resolver = async (name: string, type: string) => {
+    const record = type === 'TXT' ? txt[name] : undefined;
+    if (!record) throw Object.assign(new Error(`no ${type} record for ${name}`), { code: 'ENOTFOUND' });
+    return [[record]];
+  };
+  const { results } = await dkimVerify(raw, { resolver: resolver as never });
+  return results.map((r) => [r.signingDomain, r.status.result]);
+}
+
+const mailboxUrl = (protocol: 'smtp' | 'imap', box: Mailbox, port: number) =>
+  parseMailboxUrl(protocol, `${protocol}://${encodeURIComponent(box.address)}:${encodeURIComponent(box.password)}@127.0.0.1:${port}?tls=none`);
+
+for (const backend of await serverBackends()) {
+  describe(`campaign email over SMTP on ${backend.kind}`, { skip: backend.skip }, () => {
+    test('the steps land in the leads’ mailboxes, personalised and threaded; a refused address fails with the server’s words', async () => {
+      await requireMailServers();
+      const [sender, ann, ben] = await createMailboxes('sender', 'ann', 'ben');
+      // Monday 23 November 2026, 10:00 UTC.
+      const clock = new ManualClock('2026-11-23T10:00:00.000Z');
+      const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
+      const dkim = dkimKeysDir();
+      const env = { DKIM_KEYS_DIR: dkim.dir, ...(database && { DATABASE_URL: database.url }) };
+      const server = await startInProcessServer(env, { clock: clock.now });
+      try {
+        const account = await accountWithToken(server);
+        const profileId = await server.service.profiles.create(account.accountId, {
+          name: 'Nu (email)',
+          channel: 'email',
+          timezone: 'UTC',
+          daily_limit: 50,
+          mailbox: { fromName: 'Nu Sender', fromAddress: sender.address, smtp: mailboxUrl('smtp', sender, 587), imap: mailboxUrl('imap', sender, 143) },
+        });
+        const assistant = await connectAssistant(server.mcpUrl, account.token);
+        const pid = { service_profile_id: profileId };
+        const { campaign } = await assistant.tools.createCampaign({
+          ...pid,
+          name: 'Founders',
+          steps: [
+            { name: 'Intro', type: 'email', subject: 'Hello {first_name}', text: 'Hi {first_name}, a word about {company}.', auto_fallback: true },
+            { name: 'Follow-up', type: 'email', text: 'Following up, {first_name}.', auto_fallback: true, delay_days: 1 },
+          ],
+        });
+        const cid = { ...pid, campaign_id: campaign.id };
+        await assistant.tools.addLeads({
+          ...cid,
+          leads: [
+            { first_name: 'Ann', company: 'Acme', email: ann.address },
+            { first_name: 'Ben', company: 'Bolt', email: ben.address },
+            { first_name: 'Rex', company: 'Refused', email: REFUSED },
+          ],
+        });
+        await assistant.tools.startCampaign(cid);
+        await server.service.sequencer.tick();
+        await server.service.outbox.drain();
+
+        const first = await waitForMail(ann, (m) => m.mail.subject === 'Hello Ann');
+        assert.equal(first.mail.text?.trim(), 'Hi Ann, a word about Acme.');
+        assert.equal(first.mail.from?.value[0]?.address, sender.address);
+        const firstId = rawHeader(first, 'Message-ID');
+        assert.match(firstId ?? '', /^<msg_\w+@example\.test>$/, 'its own Message-ID, at the sender’s domain');
+        assert.match(rawHeader(first, 'List-Unsubscribe') ?? '', /^<http:\/\/127\.0\.0\.1:\d+\/u\/[\w.-]+>, <mailto:[^>]+\?subject=unsubscribe%20[\w.-]+>$/);
+        assert.equal(rawHeader(first, 'List-Unsubscribe-Post'), 'List-Unsubscribe=One-Click');
+        assert.deepEqual(await dkimResult(first.raw, dkim.txt), [['example.test', 'pass']], 'signed by the key of the From domain');
+        const bens = await waitForMail(ben, (m) => m.mail.subject === 'Hello Ben');
+        assert.equal(bens.mail.text?.trim(), 'Hi Ben, a word about Bolt.');
+        assert.notEqual(rawHeader(bens, 'Message-ID'), firstId);
+
+        const { conversations } = await assistant.tools.listConversations(pid);
+        const { leads } = await assistant.tools.listLeads(cid);
+        const conversationOf = async (email: string) => {
+          const lead = leads.find((l) => l.email === email)!;
+          const c = conversations.find((cv) => cv.lead_id === lead.id)!;
+          return (await assistant.tools.getConversation({ ...pid, conversation_id: c.id })).conversation;
+        };
+        const refused = (await conversationOf(REFUSED)).messages[0]!;
+        assert.equal(refused.status, 'failed');
+        assert.match(refused.error ?? '', /^the mail server refused the message: 550 5\.1\.1 <nobody@refused\.invalid>: Recipient address rejected/);
+        assert.equal(refused.delivered_at, undefined);
+        const annsFirst = (await conversationOf(ann.address)).messages[0]!;
+        assert.equal(annsFirst.status, 'delivered', 'the server accepted it');
+
+        // A day later the follow-up goes out: a reply in Ann's thread, with the first subject.
+        clock.advance(DAY);
+        await server.service.sequencer.tick();
+        await server.service.outbox.drain();
+        const followUp = await waitForMail(ann, (m) => m.mail.text?.trim() === 'Following up, Ann.');
+        assert.equal(followUp.mail.subject, 'Re: Hello Ann');
+        assert.equal(rawHeader(followUp, 'In-Reply-To'), firstId);
+        assert.equal(rawHeader(followUp, 'References'), firstId);
+        assert.notEqual(rawHeader(followUp, 'Message-ID'), firstId);
+        assert.deepEqual(
+          (await conversationOf(ann.address)).messages.map((m) => [m.status, m.subject]),
+          [
+            ['delivered', 'Hello Ann'],
+            ['delivered', undefined],
+          ],
+        );
+        const stats = await assistant.tools.campaignStats(cid);
+        assert.deepEqual({ delivered: stats.delivered, dry_run: stats.dry_run }, { delivered: 4, dry_run: 0 });
+        await assistant.close();
+      } finally {
+        await server.close();
+        await database?.drop();
+        rmSync(dkim.dir, { recursive: true, force: true });
+      }
+    });
+  });
+}

@@ -28,7 +28,7 @@ import type { ReadResourceResult, GetPromptResult } from '@modelcontextprotocol/
 /** A catalog error a call to outreach-mcp answered: `is(code)` narrows it and types its parameters. */
 export type OutreachMcpError<C extends ErrorCode = ErrorCode> = ToolCallError<ErrorParams, C>;
 
-/** A typed client of outreach-mcp 0.3.0: connect, then call its tools, read its resources and get its prompts by name. */
+/** A typed client of outreach-mcp 0.4.0: connect, then call its tools, read its resources and get its prompts by name. */
 export class OutreachMcpClient extends McpClient<ErrorParams> {
   /** Connects to the server at `options.url` (2026-07-28 unless `options.protocolVersion` says 2025-11-25). */
   static async connect(options: ConnectOptions): Promise<OutreachMcpClient> {

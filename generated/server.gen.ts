@@ -29,7 +29,7 @@ import { validateUpdateStepArguments, validateUpdateStepResult } from './validat
 export const serverDefinition: ServerDefinition = {
   info: {
     name: 'outreach-mcp',
-    version: '0.3.0',
+    version: '0.4.0',
     title: 'Outreach',
   },
   instructions:

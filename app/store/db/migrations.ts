@@ -3,7 +3,7 @@
  * SQLite and PostgreSQL. Run at start by Kysely's Migrator (which locks against concurrent runs).
  * Never edit a migration that has shipped: add the next one.
  */
-import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
 const migrations: Record<string, Migration> = {
   '0001_accounts_profiles_grants_keys_campaigns': {
@@ -323,6 +323,26 @@ const migrations: Record<string, Migration> = {
         .addColumn('imap_password', 'text', (c) => c.notNull())
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute();
+    },
+  },
+  // Named for issue 28's unsubscribe work: if another migration took 0008 meanwhile, renumber this one (nothing else refers to its name).
+  '0008_suppressions': {
+    async up(db: Kysely<unknown>) {
+      // An account's suppression list: addresses (lower-cased) that no campaign of the account
+      // sends to again (app/store/suppressions.ts). `source`: one-click, page, mailto or manual;
+      // the lead and campaign the unsubscribe came from, when known.
+      await db.schema
+        .createTable('suppressions')
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('lead_id', 'text')
+        .addColumn('campaign_id', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('suppressions_pk', ['account_id', 'address'])
+        .execute();
+      // An unsubscribe stops every lead of the account with that address, whatever its campaign.
+      await db.schema.createIndex('leads_account_address').on('leads').expression(sql`account_id, lower(email)`).execute();
     },
   },
 };

@@ -123,7 +123,11 @@ async function run(argv: string[]): Promise<string> {
   });
   // `backup FILE`, `profile update ID` and `suppression add ADDRESS` take a value after the command's words.
   const command =
-    positionals[0] === 'backup' ? 'backup' : positionals[0] === 'profile' || positionals[0] === 'suppression' ? positionals.slice(0, 2).join(' ') : positionals.join(' ');
+    positionals[0] === 'backup'
+      ? 'backup'
+      : positionals[0] === 'profile' || positionals[0] === 'suppression'
+        ? positionals.slice(0, 2).join(' ')
+        : positionals.join(' ');
   // `help`, `help token`, `--help`, `token --help`: the usage, before any setting is read or the store opened.
   if (positionals[0] === 'help') return usageOf(positionals.slice(1).join(' '));
   if (values.help) return usageOf(command);

@@ -119,7 +119,25 @@ export async function openService(config: AppConfig, options: Pick<BuildOptions,
     const issued = await authorizations.issueToken(input, input.scope, input.ttlSeconds === undefined ? {} : { ttlSeconds: input.ttlSeconds });
     return { token: issued.token, expiresAt: issued.expiresAt, grantId: issued.grant.id };
   }
-  return { db, kind, location, pool, clock, keys, profiles, accounts, grants, campaigns, leads, messages, stats, suppressions, tokenSettings, authorizations, issueToken };
+  return {
+    db,
+    kind,
+    location,
+    pool,
+    clock,
+    keys,
+    profiles,
+    accounts,
+    grants,
+    campaigns,
+    leads,
+    messages,
+    stats,
+    suppressions,
+    tokenSettings,
+    authorizations,
+    issueToken,
+  };
 }
 
 export async function buildServer(config: AppConfig, options: BuildOptions = {}): Promise<Service> {

@@ -24,7 +24,8 @@ export async function suppressionCommand(
   flags: { account?: string | undefined },
   services: SuppressionCommandServices,
 ): Promise<string> {
-  if (!['list', 'add', 'remove'].includes(sub)) throw new UsageError(sub ? `Unknown command "suppression ${sub}"` : 'suppression needs a command: list, add or remove', 'suppression');
+  if (!['list', 'add', 'remove'].includes(sub))
+    throw new UsageError(sub ? `Unknown command "suppression ${sub}"` : 'suppression needs a command: list, add or remove', 'suppression');
   if (!flags.account) throw new UsageError(`suppression ${sub} needs --account (the email of one of the account's users)`);
   const accountId = await accountOf(services.accounts, flags.account);
   if (sub === 'list') {

@@ -164,7 +164,8 @@ export class DashboardStore {
       .executeTakeFirst();
     if (!row) return undefined;
     const { first_name, last_name, email, profile_url, suppressed_address, suppressed_at, suppressed_source, ...rest } = row;
-    const unsubscribed = suppressed_address && suppressed_at && suppressed_source ? { address: suppressed_address, at: suppressed_at, source: suppressed_source } : null;
+    const unsubscribed =
+      suppressed_address && suppressed_at && suppressed_source ? { address: suppressed_address, at: suppressed_at, source: suppressed_source } : null;
     return { ...rest, lead_name: leadDisplayName({ first_name, last_name, email, profile_url }), unsubscribed };
   }
 

@@ -91,7 +91,13 @@ export class SuppressionStore {
 
   /** The account's list, newest first. */
   async list(accountId: string): Promise<Suppression[]> {
-    const rows = await this.db.selectFrom('suppressions').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('address').execute();
+    const rows = await this.db
+      .selectFrom('suppressions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('address')
+      .execute();
     return rows.map(toSuppression);
   }
 
@@ -111,7 +117,11 @@ export class SuppressionStore {
    * stopped by the unsubscribe stay stopped. Returns whether it was listed.
    */
   async remove(accountId: string, email: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('suppressions').where('account_id', '=', accountId).where('address', '=', suppressionAddress(email)).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('suppressions')
+      .where('account_id', '=', accountId)
+      .where('address', '=', suppressionAddress(email))
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 }

@@ -342,7 +342,11 @@ const migrations: Record<string, Migration> = {
         .addPrimaryKeyConstraint('suppressions_pk', ['account_id', 'address'])
         .execute();
       // An unsubscribe stops every lead of the account with that address, whatever its campaign.
-      await db.schema.createIndex('leads_account_address').on('leads').expression(sql`account_id, lower(email)`).execute();
+      await db.schema
+        .createIndex('leads_account_address')
+        .on('leads')
+        .expression(sql`account_id, lower(email)`)
+        .execute();
     },
   },
 };

@@ -10,6 +10,7 @@
  *   server-json                                                         the registry entry with this instance's URL
  *   backup FILE                                                         an online copy of the SQLite store
  *   profile create|list|update|remove ...                               sender profiles, an email one with its mailbox (profile-commands.ts)
+ *   suppression list|add|remove --account E [ADDRESS]                   an account's suppression list (suppression-commands.ts)
  *   help [COMMAND], or --help after any command                         the usage, exit code 0
  * A command used wrongly prints its message and that command's usage (exit code 1).
  */
@@ -33,6 +34,7 @@ import { UsageError } from './cli-usage-error.ts';
 import { MailboxCheckError } from './mailbox/connection-check.ts';
 import { PROFILE_USAGE, profileCommand } from './profile-commands.ts';
 import { ProfileRefusedError } from './store/profiles.ts';
+import { SUPPRESSION_USAGE, suppressionCommand } from './suppression-commands.ts';
 
 /** The first line of standard input (a password piped in, or typed). */
 async function firstLineOfStdin(): Promise<string> {
@@ -56,6 +58,7 @@ const USAGE = `usage:
   npm run cli -- backup FILE                         (an online copy of the SQLite store)
   npm run cli -- password reset --email EMAIL   (sets a new random password and prints it)
 ${PROFILE_USAGE}
+${SUPPRESSION_USAGE}
   npm run cli -- help [COMMAND]                      (this text; also --help after any command)`;
 
 const MAX_TTL = MAX_TOKEN_LIFETIME_SECONDS;
@@ -118,8 +121,13 @@ async function run(argv: string[]): Promise<string> {
       'no-check': { type: 'boolean' },
     },
   });
-  // `backup FILE` and `profile update ID` take a value after the command's words.
-  const command = positionals[0] === 'backup' ? 'backup' : positionals[0] === 'profile' ? positionals.slice(0, 2).join(' ') : positionals.join(' ');
+  // `backup FILE`, `profile update ID` and `suppression add ADDRESS` take a value after the command's words.
+  const command =
+    positionals[0] === 'backup'
+      ? 'backup'
+      : positionals[0] === 'profile' || positionals[0] === 'suppression'
+        ? positionals.slice(0, 2).join(' ')
+        : positionals.join(' ');
   // `help`, `help token`, `--help`, `token --help`: the usage, before any setting is read or the store opened.
   if (positionals[0] === 'help') return usageOf(positionals.slice(1).join(' '));
   if (values.help) return usageOf(command);
@@ -217,6 +225,11 @@ async function run(argv: string[]): Promise<string> {
       case 'profile update':
       case 'profile remove':
         return await profileCommand(positionals[1]!, positionals[2], values, service);
+      case 'suppression':
+      case 'suppression list':
+      case 'suppression add':
+      case 'suppression remove':
+        return await suppressionCommand(positionals[1] ?? '', positionals[2], values, service);
       case 'keys rotate':
         return `new signing key ${await service.keys.rotate()}`;
       case 'password reset': {

@@ -116,7 +116,8 @@ async function checked(servers: { smtp?: MailServer | undefined; imap?: MailServ
   return [`checked: ${names.join(' and ')} accepted the user and password`];
 }
 
-async function accountOf(accounts: AccountStore, email: string): Promise<string> {
+/** The account of the user with this email (what --account names). */
+export async function accountOf(accounts: AccountStore, email: string): Promise<string> {
   const user = await accounts.findUserByEmail(email);
   if (!user) throw new UsageError(`No user with the email ${email}; --account takes the email of one of the account's users`);
   return user.account_id;

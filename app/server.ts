@@ -42,6 +42,7 @@ import { GrantStore } from './store/grants.ts';
 import { LeadStore } from './store/leads.ts';
 import { MessageStore } from './store/messages.ts';
 import { sharedSecret } from './store/secrets.ts';
+import { SuppressionStore } from './store/suppressions.ts';
 import { StatsStore } from './store/stats.ts';
 import { webApp } from './web/plugin.ts';
 import { Metrics } from './ops/metrics.ts';
@@ -117,20 +118,39 @@ export async function openService(config: AppConfig, options: Pick<BuildOptions,
   const leads = new LeadStore(db, kind);
   const messages = new MessageStore(db, kind, clock);
   const stats = new StatsStore(db);
+  const suppressions = new SuppressionStore(db, clock);
   const tokenSettings = { issuer: config.publicUrl, audience: `${config.publicUrl}/mcp` };
   const authorizations = new Authorizations(grants, keys, tokenSettings, options.accessTokenTtlSeconds);
   async function issueToken(input: Parameters<Service['issueToken']>[0]) {
     const issued = await authorizations.issueToken(input, input.scope, input.ttlSeconds === undefined ? {} : { ttlSeconds: input.ttlSeconds });
     return { token: issued.token, expiresAt: issued.expiresAt, grantId: issued.grant.id };
   }
-  return { db, kind, location, pool, clock, keys, profiles, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations, issueToken };
+  return {
+    db,
+    kind,
+    location,
+    pool,
+    clock,
+    keys,
+    profiles,
+    accounts,
+    grants,
+    campaigns,
+    leads,
+    messages,
+    stats,
+    suppressions,
+    tokenSettings,
+    authorizations,
+    issueToken,
+  };
 }
 
 export async function buildServer(config: AppConfig, options: BuildOptions = {}): Promise<Service> {
   // Before the store opens: an unreadable key ends the start with nothing to let go.
   const dkimKeys = config.dkimKeysDir ? loadDkimKeys(config.dkimKeysDir) : undefined;
   const opened = await openService(config, options);
-  const { db, kind, pool, clock, keys, profiles, accounts, grants, campaigns, leads, messages, stats, tokenSettings, authorizations } = opened;
+  const { db, kind, pool, clock, keys, profiles, accounts, grants, campaigns, leads, messages, stats, suppressions, tokenSettings, authorizations } = opened;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel, ...(options.logStream && { stream: options.logStream }) },
     logController: new LogController({ disableRequestLogging: true }),
@@ -271,6 +291,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     leads,
     messages,
     stats,
+    suppressions,
     dashboard: new DashboardStore(db),
     authorizations,
     oauth,

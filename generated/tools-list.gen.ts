@@ -96,7 +96,7 @@ const ScheduleSchema = {
 /** $defs SequenceCounts, as clients get it (inlined). */
 const SequenceCountsSchema = {
   type: 'object',
-  required: ['pending', 'waiting', 'finished', 'replied', 'failed'],
+  required: ['pending', 'waiting', 'finished', 'replied', 'failed', 'unsubscribed'],
   additionalProperties: false,
   description: 'Leads by their place in the sequence.',
   properties: {
@@ -124,6 +124,11 @@ const SequenceCountsSchema = {
       type: 'integer',
       minimum: 0,
       description: 'A message to them could not be delivered.',
+    },
+    unsubscribed: {
+      type: 'integer',
+      minimum: 0,
+      description: "Stopped because their address unsubscribed (it is on the account's suppression list).",
     },
   },
 };
@@ -529,9 +534,9 @@ const FallbackTextSchema = {
 };
 /** $defs SequenceStatus, as clients get it (inlined). */
 const SequenceStatusSchema = {
-  enum: ['pending', 'waiting', 'finished', 'replied', 'failed'],
+  enum: ['pending', 'waiting', 'finished', 'replied', 'failed', 'unsubscribed'],
   description:
-    'pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error).',
+    "pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error); unsubscribed: stopped because their address unsubscribed (it is on the account's suppression list: no campaign of the account sends to it again).",
 };
 /** $defs LeadSequence, as clients get it (inlined). */
 const LeadSequenceSchema = {
@@ -836,7 +841,7 @@ export const toolsList: readonly ToolListing[] = [
     name: 'add_leads',
     title: 'Add leads',
     description:
-      'Adds up to 500 leads to a campaign in one call. A lead already in the campaign (same email,\nelse same profile URL, else same name and company), or twice in the call, is reported as a\nduplicate and not added; the others are added. The result lists every lead by its index.\n',
+      "Adds up to 500 leads to a campaign in one call. A lead already in the campaign (same email,\nelse same profile URL, else same name and company), or twice in the call, is reported as a\nduplicate and not added; an address on the account's suppression list (it unsubscribed) is\nskipped, listed in `skipped`; the others are added. The result lists every lead by its index.\n",
     inputSchema: {
       type: 'object',
       required: ['service_profile_id', 'campaign_id', 'leads'],
@@ -870,7 +875,7 @@ export const toolsList: readonly ToolListing[] = [
         },
         results: {
           type: 'array',
-          description: 'One entry per lead of the request, in its order.',
+          description: 'One entry per lead of the request that was added or is a duplicate, in its order (skipped leads are in skipped).',
           items: {
             type: 'object',
             required: ['index', 'status', 'lead_id'],
@@ -893,6 +898,32 @@ export const toolsList: readonly ToolListing[] = [
               matched_on: {
                 type: 'string',
                 description: 'For duplicates: what matched (email, profile_url, name and company).',
+              },
+            },
+          },
+        },
+        skipped: {
+          type: 'array',
+          description: 'Leads of the request that were not added because no campaign may contact them (absent when none was skipped); they are not in results.',
+          items: {
+            type: 'object',
+            required: ['index', 'email', 'reason'],
+            additionalProperties: false,
+            description: 'A lead that was not added, and why.',
+            properties: {
+              index: {
+                type: 'integer',
+                minimum: 0,
+                description: 'Position of the lead in the request, from 0.',
+              },
+              email: {
+                type: 'string',
+                description: 'Its address.',
+              },
+              reason: {
+                enum: ['unsubscribed'],
+                description:
+                  "unsubscribed: the address is on the account's suppression list (it unsubscribed, or was added by the account's owner); no campaign of the account sends to it.",
               },
             },
           },

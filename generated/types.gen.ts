@@ -579,12 +579,16 @@ export interface SequenceCounts {
    * A message to them could not be delivered.
    */
   failed: number;
+  /**
+   * Stopped because their address unsubscribed (it is on the account's suppression list).
+   */
+  unsubscribed: number;
 }
 
 /**
- * pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error).
+ * pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error); unsubscribed: stopped because their address unsubscribed (it is on the account's suppression list: no campaign of the account sends to it again).
  */
-export type SequenceStatus = 'pending' | 'waiting' | 'finished' | 'replied' | 'failed';
+export type SequenceStatus = 'pending' | 'waiting' | 'finished' | 'replied' | 'failed' | 'unsubscribed';
 /**
  * A step of a campaign.
  */

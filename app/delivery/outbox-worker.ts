@@ -7,6 +7,7 @@
 import { SpanKind, trace } from '@opentelemetry/api';
 import { failSpan, inSpan } from '../tracing/span-failure.ts';
 import type { Db } from '../store/db/database.ts';
+import { suppressedAmong, suppressionAddress } from '../store/suppressions.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { DeliveryAdapter, DeliveryOutcome, OutgoingMessage } from './adapter.ts';
 
@@ -93,6 +94,12 @@ export class OutboxWorker {
     if (!(await this.claim(messageId))) return false;
     const message = await this.load(messageId);
     if (!message) return false;
+    // Checked at the last moment: an address may have unsubscribed after the message was queued.
+    const email = message.to?.email;
+    if (email && (await suppressedAmong(this.db, message.account_id, [email])).size) {
+      await this.cancel(messageId, `Not sent: ${suppressionAddress(email)} unsubscribed (it is on the account's suppression list).`);
+      return true;
+    }
     const outcome = await (this.options.telemetry ? this.tracedAttempt(message) : this.attempt(message));
     await this.record(messageId, outcome);
     return true;
@@ -172,6 +179,26 @@ export class OutboxWorker {
       .orderBy('id')
       .execute();
     return rows.map((r) => ({ emailMessageId: r.email_message_id!, subject: r.subject }));
+  }
+
+  /**
+   * A message that must not go out: the outbox row ends `cancelled`, the message `failed` with the
+   * reason (the tools' message states have no other word for "never sent"), and its lead stops as
+   * `unsubscribed` (its sequence had moved past the step as if it were sent).
+   */
+  private async cancel(messageId: string, reason: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('outbox').set({ state: 'cancelled', locked_until: null, last_error: reason }).where('message_id', '=', messageId).execute();
+      await trx.updateTable('messages').set({ status: 'failed', error: reason }).where('id', '=', messageId).execute();
+      const sent = await trx.selectFrom('messages').select('lead_id').where('id', '=', messageId).executeTakeFirst();
+      if (sent?.lead_id)
+        await trx
+          .updateTable('leads')
+          .set({ sequence_status: 'unsubscribed', next_due_at: null })
+          .where('id', '=', sent.lead_id)
+          .where('sequence_status', 'in', ['pending', 'waiting', 'finished'])
+          .execute();
+    });
   }
 
   private async record(messageId: string, outcome: DeliveryOutcome): Promise<void> {

@@ -64,6 +64,7 @@ export function toCampaign(
       finished: inSequence('finished'),
       replied: inSequence('replied'),
       failed: inSequence('failed'),
+      unsubscribed: inSequence('unsubscribed'),
     },
   };
 }

@@ -2,8 +2,9 @@
  * Read-only views for the web dashboard: what the assistant did in an account, across its
  * profiles, in one query per panel. Every query is bounded by the account id.
  */
+import { sql } from 'kysely';
 import type { Db } from './db/database.ts';
-import type { CampaignStatus, ToolCallActor, ToolCallOutcome } from './schema.ts';
+import type { CampaignStatus, SuppressionSource, ToolCallActor, ToolCallOutcome } from './schema.ts';
 
 export interface CampaignRow {
   id: string;
@@ -45,6 +46,8 @@ export interface ConversationHeading {
   /** The lead's name, else email, else profile URL. */
   lead_name: string | null;
   lead_company: string | null;
+  /** The lead's address is on the account's suppression list: when, and how it came there. */
+  unsubscribed: { address: string; at: string; source: SuppressionSource } | null;
 }
 
 export interface ActivityRow {
@@ -140,7 +143,11 @@ export class DashboardStore {
       .innerJoin('profiles as p', 'p.id', 'cv.profile_id')
       .leftJoin('leads as l', 'l.id', 'cv.lead_id')
       .leftJoin('campaigns as c', 'c.id', 'cv.campaign_id')
+      .leftJoin('suppressions as s', (join) => join.onRef('s.account_id', '=', 'cv.account_id').on('s.address', '=', sql<string>`lower(l.email)`))
       .select([
+        's.address as suppressed_address',
+        's.created_at as suppressed_at',
+        's.source as suppressed_source',
         'cv.id',
         'cv.profile_id',
         'p.name as profile_name',
@@ -156,8 +163,10 @@ export class DashboardStore {
       .where('cv.account_id', '=', accountId)
       .executeTakeFirst();
     if (!row) return undefined;
-    const { first_name, last_name, email, profile_url, ...rest } = row;
-    return { ...rest, lead_name: leadDisplayName({ first_name, last_name, email, profile_url }) };
+    const { first_name, last_name, email, profile_url, suppressed_address, suppressed_at, suppressed_source, ...rest } = row;
+    const unsubscribed =
+      suppressed_address && suppressed_at && suppressed_source ? { address: suppressed_address, at: suppressed_at, source: suppressed_source } : null;
+    return { ...rest, lead_name: leadDisplayName({ first_name, last_name, email, profile_url }), unsubscribed };
   }
 
   /** The latest conversation with a lead of the account, if any message went to or came from them. */

@@ -10,6 +10,7 @@ import { preparedShapes } from './db/prepared.ts';
 import type { Db, DbKind } from './db/database.ts';
 import { newId } from './ids.ts';
 import type { Database, LeadsTable } from './schema.ts';
+import { suppressedAmong, suppressionAddress } from './suppressions.ts';
 
 /** Which optional filters a page of leads has: `status/search/cursor`, each part empty when absent. */
 type LeadPageShape = `${'' | 'status'}/${'' | 'search'}/${'' | 'cursor'}`;
@@ -27,7 +28,11 @@ import type { Lead, LeadSequence } from '../../generated/types.gen.ts';
 
 export type { Lead, LeadSequence, NewLead };
 
-export type AddLeadResult = { index: number; status: 'added'; lead_id: string } | { index: number; status: 'duplicate'; lead_id: string; matched_on: string };
+export type AddLeadResult =
+  | { index: number; status: 'added'; lead_id: string }
+  | { index: number; status: 'duplicate'; lead_id: string; matched_on: string }
+  /** Not added: the address is on the account's suppression list. */
+  | { index: number; status: 'suppressed'; email: string };
 
 function toSequence(row: Selectable<LeadsTable>): LeadSequence {
   const status = row.sequence_status === 'removed' ? 'finished' : row.sequence_status;
@@ -103,12 +108,21 @@ export class LeadStore {
           .execute();
         for (const r of rows) existing.set(r.dedupe_key!, r.id);
       });
+      const suppressed = await suppressedAmong(
+        trx,
+        accountId,
+        leads.flatMap((l) => (l.email ? [l.email] : [])),
+      );
       const results: AddLeadResult[] = [];
       const rows: Insertable<LeadsTable>[] = [];
       const at = new Date().toISOString();
       // The leads of one call share created_at; ids in ascending order keep them listed in request order.
       const ids = keyed.map(() => newId('led')).sort();
       for (const { lead, index, identity } of keyed) {
+        if (lead.email && suppressed.has(suppressionAddress(lead.email))) {
+          results.push({ index, status: 'suppressed', email: suppressionAddress(lead.email) });
+          continue;
+        }
         const dup = existing.get(identity.key);
         if (dup) {
           results.push({ index, status: 'duplicate', lead_id: dup, matched_on: identity.on });

@@ -228,9 +228,24 @@ export interface LeadsTable {
 /**
  * A lead in its campaign's sequence: `pending` until the campaign is active, `waiting` for its
  * next step, then `finished` (every step sent), `replied` (stopped by a reply), `failed` (a message
- * could not be delivered) or `removed`.
+ * could not be delivered), `unsubscribed` (the address is on the account's suppression list) or `removed`.
  */
-export type SequenceStatus = 'pending' | 'waiting' | 'finished' | 'replied' | 'failed' | 'removed';
+export type SequenceStatus = 'pending' | 'waiting' | 'finished' | 'replied' | 'failed' | 'unsubscribed' | 'removed';
+
+/** How an address came onto the suppression list. */
+export type SuppressionSource = 'one-click' | 'page' | 'mailto' | 'manual';
+
+/** An account's suppressed address: no campaign of the account sends to it again. */
+export interface SuppressionsTable {
+  account_id: string;
+  /** Lower-cased. */
+  address: string;
+  source: SuppressionSource;
+  /** The lead (and its campaign) the unsubscribe came from, when known. */
+  lead_id: string | null;
+  campaign_id: string | null;
+  created_at: string;
+}
 
 export interface CampaignDailyUsageTable {
   campaign_id: string;
@@ -270,7 +285,8 @@ export interface MessagesTable {
 
 export interface OutboxTable {
   message_id: string;
-  state: 'pending' | 'done' | 'failed';
+  /** `cancelled`: never sent, because the address was suppressed before it went (last_error says so). */
+  state: 'pending' | 'done' | 'failed' | 'cancelled';
   attempts: number;
   next_attempt_at: string;
   locked_until: string | null;
@@ -298,4 +314,5 @@ export interface Database {
   rate_limits: RateLimitsTable;
   tool_calls: ToolCallsTable;
   mcp_tasks: McpTasksTable;
+  suppressions: SuppressionsTable;
 }

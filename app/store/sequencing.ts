@@ -16,6 +16,7 @@ import type { Db, DbKind } from './db/database.ts';
 import { newId } from './ids.ts';
 import { insertMany } from './insert-many.ts';
 import { toLead } from './leads.ts';
+import { suppressedAmong, suppressionAddress } from './suppressions.ts';
 import type { Database, LeadsTable, MessagesTable } from './schema.ts';
 
 type Trx = Transaction<Database>;
@@ -134,8 +135,12 @@ export class SequencingStore {
         .orderBy('id')
         .limit(limit);
       if (this.kind === 'postgres') due = due.forUpdate().skipLocked();
-      const leads = await due.execute();
-      if (!leads.length) return none;
+      const dueLeads = await due.execute();
+      if (!dueLeads.length) return none;
+      // An address suppressed since the lead was scheduled (unsubscribed from another campaign of
+      // the account, or listed by its owner) gets nothing more: the lead stops here.
+      const leads = await this.withoutSuppressed(trx, campaign.account_id, dueLeads);
+      if (!leads.length) return { ...none, more: dueLeads.length === limit };
 
       const steps = await this.steps(campaign.id, trx);
       const at = now.toISOString();
@@ -175,7 +180,7 @@ export class SequencingStore {
         await this.touchConversations(trx, existing, at);
         await this.count(trx, campaign, profileDay, campaignDay, messages.length);
       }
-      return { queued: messages.length, finished, more: leads.length === limit, capped: limit === allowance && leads.length === limit, busy: false };
+      return { queued: messages.length, finished, more: dueLeads.length === limit, capped: limit === allowance && leads.length === limit, busy: false };
     });
   }
 
@@ -204,6 +209,19 @@ export class SequencingStore {
         .execute();
       return true;
     });
+  }
+
+  /** The leads whose address is not on the account's suppression list; the others are stopped as `unsubscribed`. */
+  private async withoutSuppressed(trx: Trx, accountId: string, leads: Selectable<LeadsTable>[]): Promise<Selectable<LeadsTable>[]> {
+    const suppressed = await suppressedAmong(
+      trx,
+      accountId,
+      leads.flatMap((l) => (l.email ? [l.email] : [])),
+    );
+    if (!suppressed.size) return leads;
+    const stopped = leads.filter((l) => l.email && suppressed.has(suppressionAddress(l.email))).map((l) => l.id);
+    await trx.updateTable('leads').set({ sequence_status: 'unsubscribed', next_due_at: null }).where('id', 'in', stopped).execute();
+    return leads.filter((l) => !stopped.includes(l.id));
   }
 
   /** Takes the profile's row lock for this transaction; false when another instance holds it (PostgreSQL). */

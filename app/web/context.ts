@@ -10,6 +10,7 @@ import type { Db } from '../store/db/database.ts';
 import type { LeadStore } from '../store/leads.ts';
 import type { MessageStore } from '../store/messages.ts';
 import type { StatsStore } from '../store/stats.ts';
+import type { SuppressionStore } from '../store/suppressions.ts';
 import type { UsersTable } from '../store/schema.ts';
 import type { Viewer } from '../html/layout.ts';
 
@@ -49,6 +50,8 @@ export interface WebContext {
   leads: LeadStore;
   messages: MessageStore;
   stats: StatsStore;
+  /** The accounts' suppression lists (unsubscribes). */
+  suppressions: SuppressionStore;
   dashboard: DashboardStore;
   authorizations: Authorizations;
   /** The OAuth server, whose sign-in and consent pages these are. */

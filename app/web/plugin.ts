@@ -24,6 +24,7 @@ import type { WebContext } from './context.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { mcpDialogRoutes } from './mcp-dialog-routes.ts';
+import { unsubscribeRoutes } from './unsubscribe-routes.ts';
 import { messagePage } from './pages/message.ts';
 import { rateLimitStoreClass } from '../store/rate-limits.ts';
 import { DbSessionStore } from './session-store.ts';
@@ -91,5 +92,6 @@ export async function webApp(app: FastifyInstance, ctx: WebContext): Promise<voi
   await campaignRoutes(app, ctx);
   await mcpDialogRoutes(app, ctx);
   await docsRoutes(app, ctx);
+  await unsubscribeRoutes(app, ctx);
   if (ctx.oauth) await interactionRoutes(app, { ...ctx, oauth: ctx.oauth });
 }

@@ -26,7 +26,7 @@ export interface AddLeadsResult {
    */
   duplicates: number;
   /**
-   * One entry per lead of the request, in its order.
+   * One entry per lead of the request that was added or is a duplicate, in its order (skipped leads are in skipped).
    *
    * Items: What happened to one lead of the request.
    */
@@ -47,6 +47,25 @@ export interface AddLeadsResult {
      * For duplicates: what matched (email, profile_url, name and company).
      */
     matched_on?: string;
+  }[];
+  /**
+   * Leads of the request that were not added because no campaign may contact them (absent when none was skipped); they are not in results.
+   *
+   * Items: A lead that was not added, and why.
+   */
+  skipped?: {
+    /**
+     * Position of the lead in the request, from 0.
+     */
+    index: number;
+    /**
+     * Its address.
+     */
+    email: string;
+    /**
+     * unsubscribed: the address is on the account's suppression list (it unsubscribed, or was added by the account's owner); no campaign of the account sends to it.
+     */
+    reason: 'unsubscribed';
   }[];
 }
 

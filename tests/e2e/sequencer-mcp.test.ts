@@ -88,7 +88,7 @@ for (const backend of await serverBackends()) {
         assert.equal(annNow.sequence.status, 'replied');
         const { campaign: done } = await assistant.tools.getCampaign(cid);
         assert.equal(done.status, 'completed');
-        assert.deepEqual(done.sequence, { pending: 0, waiting: 0, finished: 2, replied: 1, failed: 0 });
+        assert.deepEqual(done.sequence, { pending: 0, waiting: 0, finished: 2, replied: 1, failed: 0, unsubscribed: 0 });
         stats = await assistant.tools.campaignStats(cid);
         assert.deepEqual(
           { sent: stats.sent, replied: stats.replied, replies: stats.replies, reply_rate: stats.reply_rate },

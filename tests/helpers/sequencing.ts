@@ -70,7 +70,7 @@ export function sequencingWorld(database: TestDatabase, start: string, adapter?:
       });
       const added = await leads.add(owner.accountId, owner.profileId, created.id, input.leads);
       await campaigns.transition(owner.accountId, owner.profileId, created.id, 'start');
-      return { id: created.id, leadIds: added.map((a) => a.lead_id) };
+      return { id: created.id, leadIds: added.map((a) => ('lead_id' in a ? a.lead_id : '')) };
     },
 
     /** Ticks (and delivers) every `stepMs` of simulated time, `duration` long. */

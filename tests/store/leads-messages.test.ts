@@ -81,7 +81,7 @@ for (const backend of await backends()) {
           [3, 'duplicate'],
         ],
       );
-      assert.equal(second[0]!.lead_id, first[0]!.lead_id);
+      assert.deepEqual([second[0]!.status, 'lead_id' in second[0]! && second[0].lead_id], ['duplicate', 'lead_id' in first[0]! && first[0].lead_id]);
       assert.equal((await campaigns.get(accountId, profileId, campaignId))!.lead_counts.total, 3);
     });
 
@@ -172,7 +172,7 @@ for (const backend of await backends()) {
       const [added] = await leads.add(accountId, profileId, c.id, [{ email: 'retry@x.test' }]);
       // A separate profile budget is not needed: reset today's usage for this test.
       await database.db.deleteFrom('profile_daily_usage').execute();
-      const { message } = await messages.queue({ accountId, profileId, target: { leadId: added!.lead_id }, text: 'Try me' });
+      const { message } = await messages.queue({ accountId, profileId, target: { leadId: (added as { lead_id: string }).lead_id }, text: 'Try me' });
       const adapter = new RecordingAdapter();
       adapter.failNext = 5;
       const worker = new OutboxWorker(database.db, adapter, { logger: quietLogger, baseDelayMs: 0, maxAttempts: 3 });

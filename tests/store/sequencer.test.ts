@@ -153,7 +153,7 @@ for (const backend of await backends()) {
       await world.run(2 * DAY + HOUR, HOUR);
       let sent = await world.sent(campaign.id);
       assert.equal(sent.filter((m) => m.lead === campaign.leadIds[0]).length, 1, 'removed after step 1');
-      assert.equal(sent.filter((m) => m.lead === late!.lead_id).length, 2, 'the late lead started');
+      assert.equal(sent.filter((m) => m.lead === (late as { lead_id: string }).lead_id).length, 2, 'the late lead started');
       await world.campaigns.transition(owner.accountId, owner.profileId, campaign.id, 'archive');
       const before = (await world.sent(campaign.id)).length;
       await world.run(7 * DAY, 6 * HOUR);

@@ -3,7 +3,7 @@
  * SQLite and PostgreSQL. Run at start by Kysely's Migrator (which locks against concurrent runs).
  * Never edit a migration that has shipped: add the next one.
  */
-import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
 const migrations: Record<string, Migration> = {
   '0001_accounts_profiles_grants_keys_campaigns': {
@@ -333,6 +333,30 @@ const migrations: Record<string, Migration> = {
       // built from it, and a reply's are matched back to the message by it.
       await db.schema.alterTable('messages').addColumn('email_message_id', 'text').execute();
       await db.schema.createIndex('messages_email_message_id').on('messages').column('email_message_id').execute();
+    },
+  },
+  // Issue 28's unsubscribe work (0009: 0008_message_email_ids landed first).
+  '0009_suppressions': {
+    async up(db: Kysely<unknown>) {
+      // An account's suppression list: addresses (lower-cased) that no campaign of the account
+      // sends to again (app/store/suppressions.ts). `source`: one-click, page, mailto or manual;
+      // the lead and campaign the unsubscribe came from, when known.
+      await db.schema
+        .createTable('suppressions')
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('lead_id', 'text')
+        .addColumn('campaign_id', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('suppressions_pk', ['account_id', 'address'])
+        .execute();
+      // An unsubscribe stops every lead of the account with that address, whatever its campaign.
+      await db.schema
+        .createIndex('leads_account_address')
+        .on('leads')
+        .expression(sql`account_id, lower(email)`)
+        .execute();
     },
   },
 };

@@ -50,6 +50,7 @@ function sequenceDetail(lead: Lead): string {
   const { sequence } = lead;
   if (sequence.status === 'waiting') return `step ${sequence.next_step} due ${when(sequence.next_step_due_at)}`;
   if (sequence.status === 'failed') return sequence.error ?? '';
+  if (sequence.status === 'unsubscribed') return `${sequence.steps_sent} sent; the address unsubscribed`;
   return `${sequence.steps_sent} sent`;
 }
 
@@ -108,7 +109,8 @@ export function campaignPage(view: CampaignView): string {
       <h1>${campaign.name} ${badge(campaign.status)}</h1>
       <p class="lede">
         Updated ${when(campaign.updated_at)} · ${campaign.lead_counts.total} leads: ${seq.pending} not started, ${seq.waiting} waiting, ${seq.finished}
-        finished, ${seq.replied} replied, ${seq.failed} failed · <span class="mono">${campaign.id}</span>
+        finished, ${seq.replied} replied, ${seq.failed} failed${seq.unsubscribed ? `, ${seq.unsubscribed} unsubscribed` : ''} ·
+        <span class="mono">${campaign.id}</span>
       </p>
       ${controls(campaign, view.csrf)}
       <section class="card" aria-labelledby="sending-title">

@@ -4,6 +4,7 @@
  */
 import type { ConversationHeading } from '../../store/dashboard.ts';
 import type { Message } from '../../store/messages.ts';
+import type { SuppressionSource } from '../../store/schema.ts';
 import { html } from '../../html/html.ts';
 import { page, when, type Viewer } from '../../html/layout.ts';
 import { badge } from './table.ts';
@@ -18,6 +19,14 @@ export interface ConversationView {
   /** Step ids of the campaign, to name each sequence message's step: "Step 2: Follow-up". */
   steps: ReadonlyMap<string, { position: number; name: string }>;
 }
+
+/** How the address came onto the suppression list, in words. */
+const SOURCE: Record<SuppressionSource, string> = {
+  'one-click': "one-click unsubscribe in the recipient's mail app",
+  page: 'the unsubscribe page',
+  mailto: 'an unsubscribe email',
+  manual: "added by the account's owner",
+};
 
 function origin(message: Message, steps: ConversationView['steps']): string {
   if (message.direction === 'inbound') return 'Reply';
@@ -44,6 +53,13 @@ export function conversationPage(view: ConversationView): string {
         ${heading.lead_company && html`${heading.lead_company} · `}from ${heading.profile_name} · ${view.messages.length}
         message${view.messages.length === 1 ? '' : 's'} · <span class="mono">${heading.id}</span>
       </p>
+      ${
+        heading.unsubscribed &&
+        html`<p class="alert info" role="status">
+          Unsubscribed: ${heading.unsubscribed.address} asked to receive no more email (${SOURCE[heading.unsubscribed.source]},
+          <time datetime="${heading.unsubscribed.at}">${when(heading.unsubscribed.at)}</time>). No campaign of this account sends to it again.
+        </p>`
+      }
       <ol class="timeline">
         ${view.messages.map(
           (m) =>

@@ -1,0 +1,127 @@
+/**
+ * An account's suppression list (issue 28): addresses that no campaign of the account sends to
+ * again. Putting an address on it also stops, in the same transaction, every lead of the account
+ * with that address that is still in a sequence (`unsubscribed`); the sequencer and the outbox
+ * check the list again before anything goes out, and add_leads skips listed addresses.
+ */
+import { sql, type Selectable, type Transaction } from 'kysely';
+import type { Db } from './db/database.ts';
+import type { Database, SuppressionSource, SuppressionsTable } from './schema.ts';
+
+export interface Suppression {
+  address: string;
+  source: SuppressionSource;
+  created_at: string;
+  lead_id?: string;
+  campaign_id?: string;
+}
+
+/** The form every comparison uses: trimmed, lower-cased. */
+export const suppressionAddress = (email: string) => email.trim().toLowerCase();
+
+type Reader = Db | Transaction<Database>;
+
+function toSuppression(r: Selectable<SuppressionsTable>): Suppression {
+  return {
+    address: r.address,
+    source: r.source,
+    created_at: r.created_at,
+    ...(r.lead_id !== null && { lead_id: r.lead_id }),
+    ...(r.campaign_id !== null && { campaign_id: r.campaign_id }),
+  };
+}
+
+/** Which of `addresses` (any case) the account has suppressed, lower-cased. */
+export async function suppressedAmong(db: Reader, accountId: string, addresses: readonly string[]): Promise<Set<string>> {
+  const wanted = [...new Set(addresses.map(suppressionAddress))];
+  if (!wanted.length) return new Set();
+  const found = new Set<string>();
+  for (let i = 0; i < wanted.length; i += 500) {
+    const rows = await db
+      .selectFrom('suppressions')
+      .select('address')
+      .where('account_id', '=', accountId)
+      .where('address', 'in', wanted.slice(i, i + 500))
+      .execute();
+    for (const r of rows) found.add(r.address);
+  }
+  return found;
+}
+
+export class SuppressionStore {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /**
+   * Puts the address on the account's list (again: nothing changes, so a repeated one-click POST is
+   * harmless) and stops the account's leads with that address. Returns whether it was new, and
+   * how many leads stopped.
+   */
+  async suppress(accountId: string, email: string, source: SuppressionSource): Promise<{ added: boolean; stopped: number }> {
+    const address = suppressionAddress(email);
+    const at = this.clock().toISOString();
+    return this.db.transaction().execute(async (trx) => {
+      // The lead the message came from, when one had a message: the one contacted last.
+      const lead = await trx
+        .selectFrom('leads')
+        .select(['id', 'campaign_id'])
+        .where('account_id', '=', accountId)
+        .where(sql<string>`lower(email)`, '=', address)
+        .orderBy(sql`last_sent_at is null`)
+        .orderBy('last_sent_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      const inserted = await trx
+        .insertInto('suppressions')
+        .values({ account_id: accountId, address, source, lead_id: lead?.id ?? null, campaign_id: lead?.campaign_id ?? null, created_at: at })
+        .onConflict((oc) => oc.columns(['account_id', 'address']).doNothing())
+        .executeTakeFirst();
+      const stopped = await trx
+        .updateTable('leads')
+        .set({ sequence_status: 'unsubscribed', next_due_at: null })
+        .where('account_id', '=', accountId)
+        .where(sql<string>`lower(email)`, '=', address)
+        .where('sequence_status', 'in', ['pending', 'waiting'])
+        .executeTakeFirst();
+      return { added: Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0, stopped: Number(stopped.numUpdatedRows) };
+    });
+  }
+
+  /** The account's list, newest first. */
+  async list(accountId: string): Promise<Suppression[]> {
+    const rows = await this.db
+      .selectFrom('suppressions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('address')
+      .execute();
+    return rows.map(toSuppression);
+  }
+
+  /** The suppression of one address, if listed. */
+  async find(accountId: string, email: string): Promise<Suppression | undefined> {
+    const row = await this.db
+      .selectFrom('suppressions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('address', '=', suppressionAddress(email))
+      .executeTakeFirst();
+    return row && toSuppression(row);
+  }
+
+  /**
+   * Takes the address off the list: campaigns may contact it again (add_leads adds it). Leads
+   * stopped by the unsubscribe stay stopped. Returns whether it was listed.
+   */
+  async remove(accountId: string, email: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('suppressions')
+      .where('account_id', '=', accountId)
+      .where('address', '=', suppressionAddress(email))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}

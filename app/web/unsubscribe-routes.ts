@@ -1,0 +1,72 @@
+/**
+ * The unsubscribe URL of every campaign email (`List-Unsubscribe`, app/unsubscribe/links.ts):
+ *   POST /u/:token   unsubscribes: a mail provider's one-click (RFC 8058: `List-Unsubscribe=One-Click`,
+ *                    sent blind, without cookies or a CSRF token; any body is accepted, as the
+ *                    token alone says who may) or the confirmation page's button. Idempotent, 200.
+ *   GET  /u/:token   the confirmation page only: link scanners fetch URLs, so a GET changes nothing.
+ * A bad or tampered token gets a 404 page. Both are rate-limited per address, in the store.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { applyUnsubscribe, checkUnsubscribeToken } from '../unsubscribe/apply.ts';
+import { UNSUBSCRIBE_PATH } from '../unsubscribe/links.ts';
+import type { WebContext } from './context.ts';
+import { messagePage } from './pages/message.ts';
+import { unsubscribeConfirmPage, unsubscribedPage } from './pages/unsubscribe.ts';
+
+/** Requests per address per minute: far above what a person clicks, low enough to stop a flood of guesses. */
+export const UNSUBSCRIBE_LIMIT = { max: 60, timeWindow: 60_000 } as const;
+
+type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
+
+const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body);
+
+export async function unsubscribeRoutes(app: FastifyInstance, ctx: WebContext): Promise<void> {
+  const limit = app.createRateLimit({ ...UNSUBSCRIBE_LIMIT, keyGenerator: (req) => `unsubscribe-ip:${req.ip}` });
+  const notValid = (reply: FastifyReply) =>
+    send(
+      reply,
+      404,
+      messagePage({
+        appName: ctx.appName,
+        title: 'This unsubscribe link does not work',
+        text: 'The link is incomplete or was changed, so nothing was changed. Use the unsubscribe link in the email itself, or reply to the email and ask to be removed.',
+      }),
+    );
+
+  /** Counts the request; answers 429 (and returns true) past the limit. */
+  async function limited(req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    const result = await limit(req);
+    if (result.isAllowed || !result.isExceeded) return false;
+    reply.header('retry-after', String(Math.max(1, Math.ceil(result.ttl / 1000))));
+    send(reply, 429, messagePage({ appName: ctx.appName, title: 'Too many requests', text: 'Wait a minute, then open the link again.' }));
+    return true;
+  }
+
+  /** The account's name for the page, or undefined when the token's account is gone. */
+  const senderOf = async (accountId: string) => (await ctx.accounts.getAccount(accountId))?.name;
+
+  await app.register(async (scope) => {
+    // A one-click POST may come as multipart/form-data (RFC 8058's example) or anything else: the
+    // body is read as text and not needed (the form's own urlencoded body is parsed by formbody).
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) => done(null, body));
+
+    scope.get(`${UNSUBSCRIBE_PATH}:token`, async (req: TokenRequest, reply) => {
+      if (await limited(req, reply)) return reply;
+      const target = await checkUnsubscribeToken(ctx, req.params.token);
+      const sender = target && (await senderOf(target.accountId));
+      if (!target || sender === undefined) return notValid(reply);
+      const action = `${UNSUBSCRIBE_PATH}${req.params.token}`;
+      return send(reply, 200, unsubscribeConfirmPage({ appName: ctx.appName, email: target.email, sender, action }));
+    });
+
+    scope.post(`${UNSUBSCRIBE_PATH}:token`, async (req: TokenRequest, reply) => {
+      if (await limited(req, reply)) return reply;
+      const target = await checkUnsubscribeToken(ctx, req.params.token);
+      const sender = target && (await senderOf(target.accountId));
+      if (!target || sender === undefined) return notValid(reply);
+      const viaPage = (req.body as { via?: unknown } | undefined)?.via === 'page';
+      await applyUnsubscribe(ctx, req.params.token, viaPage ? 'page' : 'one-click');
+      return send(reply, 200, unsubscribedPage({ appName: ctx.appName, email: target.email, sender }));
+    });
+  });
+}

@@ -30,6 +30,10 @@ import { SmtpDeliveryAdapter } from './delivery/smtp-adapter.ts';
 import { UNSUBSCRIBE_SECRET } from './unsubscribe/links.ts';
 import { OutboxWorker } from './delivery/outbox-worker.ts';
 import { Housekeeping } from './housekeeping.ts';
+import { MailboxReaders, type MailboxReadersOptions } from './mailbox/readers.ts';
+import { applyUnsubscribe } from './unsubscribe/apply.ts';
+import { InboundMailStore } from './store/inbound-mail.ts';
+import { MailboxReaderStore } from './store/mailbox-readers.ts';
 import { inboundWebhook } from './inbound-webhook.ts';
 import { OAuthServer, oauthRoutes } from './oauth/plugin.ts';
 import type { Services } from './services.ts';
@@ -69,6 +73,8 @@ export interface BuildOptions {
    * The MCP requests, the SQLite statements, the sequencer's batches and the outbox deliveries then make spans.
    */
   telemetry?: boolean;
+  /** How the mailbox readers renew leases and poll (tests shorten them); the unsubscribe mailto's handler. */
+  mailboxReaders?: Pick<MailboxReadersOptions, 'refreshMs' | 'leaseMs' | 'pollMs' | 'onUnsubscribe'>;
   /** Where the log lines go (default stdout); stdio mode sends them to stderr, for stdout carries its JSON-RPC. */
   logStream?: NodeJS.WritableStream;
 }
@@ -88,6 +94,8 @@ export interface Service {
   authenticator: Authenticator<AccountClaims>;
   activity: ActivityRecorder;
   sequencer: Sequencer;
+  /** Read each email profile's mailbox for replies and bounces. */
+  mailboxReaders: MailboxReaders;
   /** What /mcp serves (tools.yaml's definition, the handlers, the services and the stores behind tools), for serving it on stdio too. */
   mcp: McpServerOptions<Services, AccountClaims>;
   /** Mints an access token for a user on a grant of its own (kind `cli`: the admin CLI and tests). */
@@ -310,12 +318,23 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   });
   readiness(app, db);
 
+  // Replies, automatic answers and bounces from each email profile's mailbox, read over IMAP.
+  const mailboxReaders = new MailboxReaders({
+    store: new MailboxReaderStore(db),
+    inbound: new InboundMailStore(messages),
+    profiles,
+    logger: app.log,
+    // A mail client's unsubscribe (the List-Unsubscribe mailto): the same one function as the one-click URL's.
+    onUnsubscribe: async ({ token }) => void (await applyUnsubscribe({ db, suppressions }, token, 'mailto')),
+    ...options.mailboxReaders,
+  });
   const housekeeping = new Housekeeping(db, app.log);
   app.addHook('onReady', async () => {
     outbox.start();
     if (options.autoTick !== false) sequencer.start();
     activity.start();
     housekeeping.start();
+    mailboxReaders.start();
     keys.startRefreshing(undefined, (err) => app.log.warn({ err }, 'could not read the signing keys; trying again'));
     await revocations.start();
   });
@@ -323,7 +342,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     housekeeping.stop();
     keys.stopRefreshing();
     await sequencer.stop();
-    await Promise.all([outbox.stop(), activity.stop(), revocations.stop()]);
+    await Promise.all([outbox.stop(), activity.stop(), revocations.stop(), mailboxReaders.stop()]);
     // After the outbox stopped: no send is under way on the pooled SMTP connections.
     adapter.close();
     await redis?.quit();
@@ -354,6 +373,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     authenticator,
     activity,
     sequencer,
+    mailboxReaders,
     mcp,
     issueToken: opened.issueToken,
     async revokeGrant(grantId) {

@@ -446,7 +446,12 @@ const MessageSchema = {
     },
     error: {
       type: 'string',
-      description: 'Why delivery failed.',
+      description: 'Why delivery failed, or why the email bounced ("bounced: ...").',
+    },
+    automatic: {
+      type: 'boolean',
+      description:
+        'Inbound only, when true: an automatic answer (out of office, auto-reply), kept on the conversation but not counted as a reply; the sequence goes on.',
     },
   },
 };

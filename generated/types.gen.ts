@@ -476,9 +476,13 @@ export interface Message {
    */
   delivered_at?: Timestamp;
   /**
-   * Why delivery failed.
+   * Why delivery failed, or why the email bounced ("bounced: ...").
    */
   error?: string;
+  /**
+   * Inbound only, when true: an automatic answer (out of office, auto-reply), kept on the conversation but not counted as a reply; the sequence goes on.
+   */
+  automatic?: boolean;
 }
 
 /**

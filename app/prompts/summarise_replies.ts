@@ -18,7 +18,7 @@ export const handler: SummariseRepliesPromptHandler = {
       ...(campaign_id !== undefined && { campaignId: campaign_id }),
     });
     const full = await Promise.all(conversations.map((c) => ctx.services.messages.getConversation(accountId, profile_id, c.id)));
-    const replied = full.filter((c) => c?.messages.some((m) => m.direction === 'inbound'));
+    const replied = full.filter((c) => c?.messages.some((m) => m.direction === 'inbound' && !m.automatic));
     const scope = campaign_id !== undefined ? `campaign ${campaign_id}` : `profile "${profile.name}"`;
     const embedded: PromptMessage[] = replied.map((c) => ({
       role: 'user',

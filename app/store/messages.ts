@@ -30,7 +30,17 @@ export function toMessage(row: MessagesTable): Message {
     // A reply is received, not delivered: rows written before 0.3.0 carry delivered_at on replies too.
     ...(row.delivered_at !== null && row.direction === 'outbound' && { delivered_at: row.delivered_at }),
     ...(row.error !== null && { error: row.error }),
+    ...(Boolean(row.automatic) && { automatic: true }),
   };
+}
+
+/** An inbound message beyond its text: what the mailbox reader knows of it. */
+export interface InboundDetails {
+  subject?: string;
+  /** Its Message-ID header: a second reading of the same email is then recognised. */
+  emailMessageId?: string;
+  /** An automatic answer: recorded, but the lead has not replied and its sequence goes on. */
+  automatic?: boolean;
 }
 
 type Trx = Transaction<Database>;
@@ -187,45 +197,56 @@ export class MessageStore {
           ? target.conversationId
           : (await trx.selectFrom('messages').select('conversation_id').where('id', '=', target.inReplyTo).executeTakeFirst())?.conversation_id;
       if (conversationId === undefined) throw new NotFoundError('conversation', 'inReplyTo' in target ? `of message ${target.inReplyTo}` : '');
-      let q = trx.selectFrom('conversations').selectAll().where('id', '=', conversationId);
-      if (accountId !== undefined) q = q.where('account_id', '=', accountId);
-      const c = await q.executeTakeFirst();
-      if (!c) throw new NotFoundError('conversation', conversationId);
-      const at = this.clock().toISOString();
-      const row: MessagesTable = {
-        id: newId('msg'),
-        account_id: c.account_id,
-        conversation_id: c.id,
-        profile_id: c.profile_id,
-        lead_id: c.lead_id,
-        step_id: null,
-        direction: 'inbound',
-        status: 'received',
-        subject: null,
-        text,
-        idempotency_key: null,
-        created_at: at,
-        delivered_at: null,
-        error: null,
-        email_message_id: null,
-      };
-      await trx.insertInto('messages').values(row).execute();
-      await trx.updateTable('conversations').set({ last_message_at: at }).where('id', '=', c.id).execute();
-      if (c.lead_id) {
-        await trx.updateTable('leads').set({ status: 'replied' }).where('id', '=', c.lead_id).where('status', '=', 'active').execute();
-        // A reply ends the lead's sequence unless its campaign says stop_on_reply: false.
-        const campaign = c.campaign_id ? await trx.selectFrom('campaigns').select('settings').where('id', '=', c.campaign_id).executeTakeFirst() : undefined;
-        const settings = campaign?.settings ? (JSON.parse(campaign.settings) as { stop_on_reply?: boolean }) : {};
-        if (settings.stop_on_reply !== false)
-          await trx
-            .updateTable('leads')
-            .set({ sequence_status: 'replied', next_due_at: null })
-            .where('id', '=', c.lead_id)
-            .where('sequence_status', 'in', ['pending', 'waiting'])
-            .execute();
-      }
-      return toMessage(row);
+      return this.recordInboundIn(trx, conversationId, text, {}, accountId);
     });
+  }
+
+  /**
+   * The one place where "a lead answered" is written, inside the caller's transaction (the
+   * inbound webhook's, or the mailbox reader's, which moves its place in the mailbox with it): the
+   * message, the conversation's time, and, unless the answer is automatic, the lead's reply,
+   * which ends its sequence unless its campaign says stop_on_reply: false.
+   */
+  async recordInboundIn(trx: Trx, conversationId: string, text: string, details: InboundDetails = {}, accountId?: string): Promise<Message> {
+    let q = trx.selectFrom('conversations').selectAll().where('id', '=', conversationId);
+    if (accountId !== undefined) q = q.where('account_id', '=', accountId);
+    const c = await q.executeTakeFirst();
+    if (!c) throw new NotFoundError('conversation', conversationId);
+    const at = this.clock().toISOString();
+    const row: MessagesTable = {
+      id: newId('msg'),
+      account_id: c.account_id,
+      conversation_id: c.id,
+      profile_id: c.profile_id,
+      lead_id: c.lead_id,
+      step_id: null,
+      direction: 'inbound',
+      status: 'received',
+      subject: details.subject ?? null,
+      text,
+      idempotency_key: null,
+      created_at: at,
+      delivered_at: null,
+      error: null,
+      email_message_id: details.emailMessageId ?? null,
+      automatic: details.automatic ? 1 : null,
+    };
+    await trx.insertInto('messages').values(row).execute();
+    await trx.updateTable('conversations').set({ last_message_at: at }).where('id', '=', c.id).execute();
+    if (c.lead_id && !details.automatic) {
+      await trx.updateTable('leads').set({ status: 'replied' }).where('id', '=', c.lead_id).where('status', '=', 'active').execute();
+      // A reply ends the lead's sequence unless its campaign says stop_on_reply: false.
+      const campaign = c.campaign_id ? await trx.selectFrom('campaigns').select('settings').where('id', '=', c.campaign_id).executeTakeFirst() : undefined;
+      const settings = campaign?.settings ? (JSON.parse(campaign.settings) as { stop_on_reply?: boolean }) : {};
+      if (settings.stop_on_reply !== false)
+        await trx
+          .updateTable('leads')
+          .set({ sequence_status: 'replied', next_due_at: null })
+          .where('id', '=', c.lead_id)
+          .where('sequence_status', 'in', ['pending', 'waiting'])
+          .execute();
+    }
+    return toMessage(row);
   }
 
   async getMessage(messageId: string): Promise<Message | undefined> {

@@ -279,8 +279,19 @@ export interface MessagesTable {
   created_at: string;
   delivered_at: string | null;
   error: string | null;
-  /** The Message-ID header (`<id@domain>`) of an email a server accepted; null otherwise. */
+  /** The Message-ID header (`<id@domain>`) of an email a server accepted, or of one read from the mailbox; null otherwise. */
   email_message_id: string | null;
+  /** 1 for an inbound automatic answer (out of office, auto-reply): shown, not counted as a reply. */
+  automatic?: number | null;
+}
+
+/** Where an email profile's mailbox reader is in its INBOX, and which instance holds it. */
+export interface MailboxReadersTable {
+  profile_id: string;
+  uid_validity: string | null;
+  last_uid: Generated<number>;
+  holder: string | null;
+  lease_until: string | null;
 }
 
 export interface OutboxTable {
@@ -308,6 +319,7 @@ export interface Database {
   conversations: ConversationsTable;
   messages: MessagesTable;
   outbox: OutboxTable;
+  mailbox_readers: MailboxReadersTable;
   app_secrets: AppSecretsTable;
   web_sessions: WebSessionsTable;
   oauth_models: OauthModelsTable;

@@ -31,7 +31,7 @@ export class StatsStore {
     let q = this.db
       .selectFrom('messages')
       .innerJoin('conversations', 'conversations.id', 'messages.conversation_id')
-      .select(['messages.direction', 'messages.status', 'messages.lead_id', 'messages.created_at'])
+      .select(['messages.direction', 'messages.status', 'messages.lead_id', 'messages.created_at', 'messages.automatic'])
       .where('conversations.campaign_id', '=', campaignId);
     if (range.from) q = q.where('messages.created_at', '>=', range.from);
     if (range.to) q = q.where('messages.created_at', '<', nextDay(range.to));
@@ -62,7 +62,8 @@ export class StatsStore {
           totals.delivered++;
         }
         if (m.lead_id) contacted.add(m.lead_id);
-      } else {
+      } else if (!m.automatic) {
+        // An out-of-office or other automatic answer is on the conversation, but is no reply.
         d.replies++;
         totals.replies++;
         if (m.lead_id) replied.add(m.lead_id);

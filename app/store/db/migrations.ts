@@ -359,6 +359,24 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Issue 28's mailbox readers (0010: 0009_suppressions landed first).
+  '0010_mailbox_readers': {
+    async up(db: Kysely<unknown>) {
+      // Where each email profile's mailbox reader is in its INBOX (the IMAP UIDVALIDITY and the
+      // last UID it processed), and which instance reads it now (a lease, as the outbox's rows
+      // have): one reader a mailbox, and nothing read twice after a restart (mailbox/readers.ts).
+      await db.schema
+        .createTable('mailbox_readers')
+        .addColumn('profile_id', 'text', (c) => c.primaryKey().references('profiles.id'))
+        .addColumn('uid_validity', 'text')
+        .addColumn('last_uid', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('holder', 'text')
+        .addColumn('lease_until', 'text')
+        .execute();
+      // An out-of-office or other automatic answer is kept on the conversation but is not a reply.
+      await db.schema.alterTable('messages').addColumn('automatic', 'integer').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

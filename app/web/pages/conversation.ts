@@ -29,7 +29,7 @@ const SOURCE: Record<SuppressionSource, string> = {
 };
 
 function origin(message: Message, steps: ConversationView['steps']): string {
-  if (message.direction === 'inbound') return 'Reply';
+  if (message.direction === 'inbound') return message.automatic ? 'Automatic reply (not counted as a reply; the sequence goes on)' : 'Reply';
   const step = message.step_id === undefined ? undefined : steps.get(message.step_id);
   if (step) return `Step ${step.position}: ${step.name}`;
   return message.step_id === undefined ? 'Sent by the assistant (send_message)' : 'A step since removed';

@@ -270,6 +270,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     campaigns,
     leads,
     messages,
+    profiles,
     stats,
     dashboard: new DashboardStore(db),
     authorizations,

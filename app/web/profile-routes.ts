@@ -5,6 +5,7 @@
  * nothing is saved when the check fails; the check and the test email are rate limited, for each
  * makes this server connect to a host the person names.
  */
+import { ConfigError } from '../config.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendTestEmail } from '../delivery/test-email.ts';
 import { checkMailbox, MailboxCheckError } from '../mailbox/connection-check.ts';
@@ -19,6 +20,10 @@ const html = (reply: FastifyReply, body: string) => reply.type('text/html; chars
 
 /** A check or a test email opens connections to a host the person chose: a few a minute is plenty. */
 const MAIL_LIMIT = { config: { rateLimit: { max: 10, timeWindow: '1 minute' } } };
+
+/** The store's refusal to keep a password unencrypted on a server others can reach, for a person who is not the operator. */
+const NO_KEY =
+  'this server has no KEY_ENCRYPTION_KEY, and it does not store mailbox passwords unencrypted where others can reach it. Ask its operator to set KEY_ENCRYPTION_KEY (docs/operating.md, "Connect a mailbox").';
 
 type WithId = FastifyRequest<{ Params: { id: string } }>;
 
@@ -66,7 +71,13 @@ export async function profileRoutes(app: FastifyInstance, ctx: WebContext): Prom
     const { mailbox, ...own } = read.profile;
     const problems = await refusals({ smtp: mailbox!.smtp, imap: mailbox!.imap });
     if (problems) return listPage(req, reply.code(422), { values: read.values, errors: {}, checkProblems: problems });
-    const id = await ctx.profiles.create(req.user!.account_id, { ...own, channel: 'email', mailbox: mailbox! });
+    let id: string;
+    try {
+      id = await ctx.profiles.create(req.user!.account_id, { ...own, channel: 'email', mailbox: mailbox! });
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      return listPage(req, reply.code(503), { values: read.values, errors: {}, refused: NO_KEY });
+    }
     req.session.notice = { kind: 'success', text: `Added "${own.name}": SMTP and IMAP accepted the user and password.` };
     return reply.redirect(`/app/profiles#profile-${id}`, 303);
   });
@@ -96,12 +107,17 @@ export async function profileRoutes(app: FastifyInstance, ctx: WebContext): Prom
     const imap = mailbox && saved && changed(mailbox.imap, saved.imap) ? mailbox.imap : undefined;
     const problems = await refusals({ ...(smtp && { smtp }), ...(imap && { imap }) });
     if (problems) return again(422, { values: read.values, errors: {}, checkProblems: problems });
-    await ctx.profiles.update(profile.id, {
-      ...own,
-      ...(mailbox && { fromName: mailbox.fromName, fromAddress: mailbox.fromAddress }),
-      ...(smtp && { smtp }),
-      ...(imap && { imap }),
-    });
+    try {
+      await ctx.profiles.update(profile.id, {
+        ...own,
+        ...(mailbox && { fromName: mailbox.fromName, fromAddress: mailbox.fromAddress }),
+        ...(smtp && { smtp }),
+        ...(imap && { imap }),
+      });
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      return again(503, { values: read.values, errors: {}, refused: NO_KEY });
+    }
     const checked = [smtp && 'SMTP', imap && 'IMAP'].filter(Boolean).join(' and ');
     req.session.notice = { kind: 'success', text: `Saved "${own.name}"${checked ? `: ${checked} accepted the user and password` : ''}.` };
     return reply.redirect(`/app/profiles#profile-${profile.id}`, 303);

@@ -18,6 +18,8 @@ export interface ProfileFormState {
   errors: Partial<Record<ProfileField, string>>;
   /** What the servers said when the check failed (nothing was saved). */
   checkProblems?: readonly string[];
+  /** Why the server could not save it at all (no KEY_ENCRYPTION_KEY on a public server). */
+  refused?: string;
 }
 
 export interface ProfilesView {
@@ -165,6 +167,7 @@ export function profileFields(state: ProfileFormState, options: { mailbox: boole
 /** The summary above a form that was refused: what to fix, and what the servers said. */
 export function formProblems(state: ProfileFormState): SafeHtml | false {
   const count = Object.keys(state.errors).length;
+  if (state.refused) return html`<p class="alert error" role="alert" id="profile-check">Nothing was saved: ${state.refused}</p>`;
   if (state.checkProblems?.length)
     return html`<div class="alert error" role="alert" id="profile-check">
       <p>The mailbox check failed, so nothing was saved:</p>

@@ -298,6 +298,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     campaigns,
     leads,
     messages,
+    profiles,
     stats,
     suppressions,
     dashboard: new DashboardStore(db),

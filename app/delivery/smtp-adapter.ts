@@ -5,11 +5,12 @@
  * words; a 4xx, a refused login or a connection failure is retried by the outbox, with backoff.
  */
 import { createHash } from 'node:crypto';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Mailbox } from '../store/profiles.ts';
 import type { DeliveryOutcome, OutgoingMessage } from './adapter.ts';
 import type { DkimKey } from './dkim-keys.ts';
 import { addressDomain, emailFor, type UnsubscribeSettings } from './email-message.ts';
+import { smtpTransport } from './smtp-transport.ts';
 
 interface PooledTransport {
   /** A hash of the settings it was made with: another hash means the mailbox changed. */
@@ -63,22 +64,7 @@ export class SmtpDeliveryAdapter {
     const pooled = this.transports.get(profileId);
     if (pooled?.settings === settings) return pooled.transporter;
     pooled?.transporter.close();
-    const timeout = this.options.timeoutMs ?? 30_000;
-    const transporter = nodemailer.createTransport({
-      pool: true,
-      maxConnections: 2,
-      host: smtp.host,
-      port: smtp.port,
-      secure: smtp.tls === 'tls',
-      requireTLS: smtp.tls === 'starttls',
-      ignoreTLS: smtp.tls === 'none',
-      auth: { user: smtp.user, pass: smtp.password },
-      connectionTimeout: timeout,
-      greetingTimeout: timeout,
-      socketTimeout: timeout,
-      logger: false,
-      debug: false,
-    });
+    const transporter = smtpTransport(smtp, { pool: true, ...(this.options.timeoutMs !== undefined && { timeoutMs: this.options.timeoutMs }) });
     this.transports.set(profileId, { settings, transporter });
     return transporter;
   }

@@ -6,7 +6,7 @@ export interface Viewer {
   email: string;
 }
 
-export type Section = 'dashboard' | 'activity' | 'mcp' | 'docs';
+export type Section = 'dashboard' | 'profiles' | 'activity' | 'mcp' | 'docs';
 
 export interface PageOptions {
   title: string;
@@ -23,6 +23,7 @@ export interface PageOptions {
 
 const NAV: readonly [Section, string, string][] = [
   ['dashboard', 'Dashboard', '/app'],
+  ['profiles', 'Profiles', '/app/profiles'],
   ['activity', 'Activity', '/app/activity'],
   ['mcp', 'MCP', '/app/mcp'],
   ['docs', 'Docs', '/docs'],

@@ -23,6 +23,16 @@ const DEFAULT_PORTS: Record<MailProtocol, Record<'tls' | 'starttls', number>> = 
   imap: { tls: 993, starttls: 143 },
 };
 
+/** The port a server of this protocol listens on by default in this TLS mode (587/465, 143/993). */
+export function defaultPort(protocol: MailProtocol, tls: TlsMode): number {
+  return DEFAULT_PORTS[protocol][tls === 'tls' ? 'tls' : 'starttls'];
+}
+
+/** Whether a server may be used without TLS: only one on this machine, whose traffic never leaves it. */
+export function clearTextAllowed(host: string): boolean {
+  return isLoopback(host);
+}
+
 export class MailboxUrlError extends Error {
   override name = 'MailboxUrlError';
 }
@@ -50,11 +60,11 @@ export function parseMailboxUrl(protocol: MailProtocol, text: string): MailServe
   let tls: TlsMode = scheme === protocol ? 'starttls' : 'tls';
   if (tlsOption === 'none') {
     if (tls === 'tls') throw new MailboxUrlError(`${flag}: ${scheme}:// is TLS; ?tls=none goes with ${protocol}://`);
-    if (!isLoopback(url.hostname))
+    if (!clearTextAllowed(url.hostname))
       throw new MailboxUrlError(`${flag}: ?tls=none would send the password in clear to ${url.hostname}; it is taken for a server on this machine only`);
     tls = 'none';
   }
-  const port = url.port ? Number(url.port) : DEFAULT_PORTS[protocol][tls === 'tls' ? 'tls' : 'starttls'];
+  const port = url.port ? Number(url.port) : defaultPort(protocol, tls);
   return {
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port,

@@ -9,6 +9,7 @@ import type { DashboardStore } from '../store/dashboard.ts';
 import type { Db } from '../store/db/database.ts';
 import type { LeadStore } from '../store/leads.ts';
 import type { MessageStore } from '../store/messages.ts';
+import type { ProfileStore } from '../store/profiles.ts';
 import type { StatsStore } from '../store/stats.ts';
 import type { SuppressionStore } from '../store/suppressions.ts';
 import type { UsersTable } from '../store/schema.ts';
@@ -49,6 +50,8 @@ export interface WebContext {
   campaigns: CampaignStore;
   leads: LeadStore;
   messages: MessageStore;
+  /** Sender profiles and their mailboxes (the Profiles page). */
+  profiles: ProfileStore;
   stats: StatsStore;
   /** The accounts' suppression lists (unsubscribes). */
   suppressions: SuppressionStore;
@@ -58,6 +61,8 @@ export interface WebContext {
   oauth?: OAuthServer;
   /** PUBLIC_URL is https: Secure cookies, HSTS, upgrade-insecure-requests. */
   secure: boolean;
+  /** How long the mailbox check and the test email wait for a mail server's answer (default 10 s / 15 s). */
+  mailTimeoutMs?: number;
   /** The demo account's email on a loopback server (its password is printed at the first start). */
   demoEmail?: string;
 }

@@ -20,6 +20,7 @@ import { sharedSecret } from '../store/secrets.ts';
 import { appRoutes } from './app-routes.ts';
 import { authRoutes } from './auth-routes.ts';
 import { campaignRoutes } from './campaign-routes.ts';
+import { profileRoutes } from './profile-routes.ts';
 import type { WebContext } from './context.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
@@ -80,6 +81,7 @@ export async function webApp(app: FastifyInstance, ctx: WebContext): Promise<voi
         'This form has expired',
         'The form was open too long or did not come from this site, so nothing was changed. Go back, reload the page and try again.',
       );
+    if (err.statusCode === 429) return page(429, 'Too many attempts', `Too many attempts from this address; nothing was done. ${err.message}`);
     if (err.statusCode === 413) return page(413, 'Too much data', 'The form sent more data than this site accepts.');
     if (err.statusCode !== undefined && err.statusCode < 500)
       return page(err.statusCode, 'Request not understood', 'The request could not be read. Go back and try again.');
@@ -90,6 +92,7 @@ export async function webApp(app: FastifyInstance, ctx: WebContext): Promise<voi
   await authRoutes(app, ctx);
   await appRoutes(app, ctx);
   await campaignRoutes(app, ctx);
+  await profileRoutes(app, ctx);
   await mcpDialogRoutes(app, ctx);
   await docsRoutes(app, ctx);
   await unsubscribeRoutes(app, ctx);

@@ -10,7 +10,7 @@ import type { Mailbox } from '../store/profiles.ts';
 import type { DeliveryOutcome, OutgoingMessage } from './adapter.ts';
 import type { DkimKey } from './dkim-keys.ts';
 import { addressDomain, emailFor, type UnsubscribeSettings } from './email-message.ts';
-import { smtpTransport } from './smtp-transport.ts';
+import { smtpTransport } from '../mailbox/smtp-transport.ts';
 
 interface PooledTransport {
   /** A hash of the settings it was made with: another hash means the mailbox changed. */

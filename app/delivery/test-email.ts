@@ -1,11 +1,11 @@
 /**
  * "Send a test email" of the profile page: one plain message from a profile's mailbox to the
- * address the person gives, over the same SMTP transport the campaigns use (smtp-transport.ts),
+ * address the person gives, over the same SMTP transport the campaigns use (mailbox/smtp-transport.ts),
  * and the server's answer in words: its 250 line, or its refusal as the outbox would record it.
  */
 import type { Mailbox } from '../store/profiles.ts';
 import { smtpOutcome } from './smtp-adapter.ts';
-import { smtpTransport } from './smtp-transport.ts';
+import { smtpTransport } from '../mailbox/smtp-transport.ts';
 
 export interface TestEmailOptions {
   /** The product's name, in the subject and the text. */

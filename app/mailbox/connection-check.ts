@@ -5,8 +5,8 @@
  * password) are kept only where they add the server's own answer. Nothing here logs.
  */
 import { ImapFlow } from 'imapflow';
-import nodemailer from 'nodemailer';
 import type { MailServer } from './mailbox-url.ts';
+import { smtpTransport } from './smtp-transport.ts';
 
 export interface CheckOptions {
   /** How long to wait for the connection, the greeting and each answer (default 10 s). */
@@ -30,20 +30,7 @@ export async function checkMailbox(servers: { smtp?: MailServer; imap?: MailServ
 
 /** What is wrong with the SMTP server, or undefined when it took the user and password. */
 export async function checkSmtp(server: MailServer, options: CheckOptions = {}): Promise<string | undefined> {
-  const timeout = options.timeoutMs ?? 10_000;
-  const transport = nodemailer.createTransport({
-    host: server.host,
-    port: server.port,
-    secure: server.tls === 'tls',
-    requireTLS: server.tls === 'starttls',
-    ignoreTLS: server.tls === 'none',
-    auth: { user: server.user, pass: server.password },
-    connectionTimeout: timeout,
-    greetingTimeout: timeout,
-    socketTimeout: timeout,
-    logger: false,
-    debug: false,
-  });
+  const transport = smtpTransport(server, { timeoutMs: options.timeoutMs ?? 10_000 });
   try {
     await transport.verify();
     return undefined;

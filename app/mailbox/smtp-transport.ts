@@ -1,10 +1,11 @@
 /**
  * The one way this service opens SMTP: a nodemailer transport for a mailbox's server, TLS from the
  * first byte, STARTTLS required, or (on this machine only, as mailbox-url.ts rules) none. The
- * campaign sender pools it; the profile page's test email uses it once and closes it.
+ * campaign sender pools it; the profile page's test email uses it once and closes it; the mailbox
+ * check (connection-check.ts) opens it to log in.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { MailServer } from '../mailbox/mailbox-url.ts';
+import type { MailServer } from './mailbox-url.ts';
 
 export interface SmtpTransportOptions {
   /** Keep connections open for the next messages (the campaign sender). */

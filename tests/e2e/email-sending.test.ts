@@ -1,6 +1,7 @@
 /**
  * Campaign email over SMTP, against the real local mail servers (scripts/mail-servers.sh), on each
- * store: an email profile whose mailbox is an example.test account sends a started campaign's
+ * store: an email profile created by the admin CLI (`profile create ... --smtp --imap`, its
+ * mailbox checked against the servers) whose mailbox is an example.test account sends a started campaign's
  * steps from it. The first step lands in each lead's mailbox, personalised (subject too), with its
  * own Message-ID and the one-click unsubscribe headers; the follow-up arrives as a reply in the
  * same thread; a recipient Postfix refuses (550) fails with the server's words in
@@ -10,6 +11,7 @@
  * process to move its clock (tests/helpers/in-process-server.ts says why).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,18 +19,17 @@ import path from 'node:path';
 import { dkimVerify } from 'mailauth';
 import { describe, test } from 'node:test';
 import { ManualClock } from '../../app/clock.ts';
-import { parseMailboxUrl } from '../../app/mailbox/mailbox-url.ts';
 import { createPostgresDatabase } from '../helpers/databases.ts';
 import { startInProcessServer } from '../helpers/in-process-server.ts';
 import { createMailboxes, rawHeader, requireMailServers, waitForMail, type Mailbox } from '../helpers/mailboxes.ts';
 import { accountWithToken } from '../helpers/mcp-calls.ts';
 import { connectAssistant, serverBackends } from '../helpers/outreach.ts';
+import { REPO_ROOT } from '../helpers/server-process.ts';
 
 const DAY = 86_400_000;
 /** Postfix refuses every domain but example.test at RCPT time: 550 5.1.1. */
 const REFUSED = 'nobody@refused.invalid';
 
-/** The mailbox URL as `profile create --smtp/--imap` takes it: plain on 127.0.0.1 (the servers' certificate is self-signed). */
 /** A DKIM key for example.test in a DKIM_KEYS_DIR, and the TXT record its selector publishes. */
 function dkimKeysDir() {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -49,8 +50,18 @@ async function dkimResult(raw: string, txt: Record<string, string>) {
   return results.map((r) => [r.signingDomain, r.status.result]);
 }
 
+/** The mailbox URL as `profile create --smtp/--imap` takes it: plain on 127.0.0.1 (the servers' certificate is self-signed). */
 const mailboxUrl = (protocol: 'smtp' | 'imap', box: Mailbox, port: number) =>
-  parseMailboxUrl(protocol, `${protocol}://${encodeURIComponent(box.address)}:${encodeURIComponent(box.password)}@127.0.0.1:${port}?tls=none`);
+  `${protocol}://${encodeURIComponent(box.address)}:${encodeURIComponent(box.password)}@127.0.0.1:${port}?tls=none`;
+
+/** `npm run cli -- profile create ...` on the server's store, as the issue's user connects a mailbox; the new profile's id (its last line). */
+function createProfileByCli(env: Record<string, string>, account: string, sender: Mailbox): string {
+  const args = ['profile', 'create', '--account', account, '--channel', 'email', '--name', 'Nu (email)', '--from', `Nu Sender <${sender.address}>`];
+  args.push('--smtp', mailboxUrl('smtp', sender, 587), '--imap', mailboxUrl('imap', sender, 143), '--timezone', 'UTC', '--daily-limit', '50');
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  assert.equal(run.status, 0, `profile create failed:\n${run.stdout}${run.stderr}`);
+  return run.stdout.trim().split('\n').at(-1)!;
+}
 
 for (const backend of await serverBackends()) {
   describe(`campaign email over SMTP on ${backend.kind}`, { skip: backend.skip }, () => {
@@ -65,13 +76,8 @@ for (const backend of await serverBackends()) {
       const server = await startInProcessServer(env, { clock: clock.now });
       try {
         const account = await accountWithToken(server);
-        const profileId = await server.service.profiles.create(account.accountId, {
-          name: 'Nu (email)',
-          channel: 'email',
-          timezone: 'UTC',
-          daily_limit: 50,
-          mailbox: { fromName: 'Nu Sender', fromAddress: sender.address, smtp: mailboxUrl('smtp', sender, 587), imap: mailboxUrl('imap', sender, 143) },
-        });
+        // Created by the admin CLI, which checks the mailbox against the servers before saving.
+        const profileId = createProfileByCli(server.env, account.email, sender);
         const assistant = await connectAssistant(server.mcpUrl, account.token);
         const pid = { service_profile_id: profileId };
         const { campaign } = await assistant.tools.createCampaign({

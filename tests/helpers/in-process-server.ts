@@ -17,6 +17,8 @@ import './test-passwords.ts';
 export interface InProcessServer {
   mcpUrl: string;
   service: Service;
+  /** The settings it runs with (its store among them): what a CLI command on the same store is started with. */
+  env: Record<string, string>;
   createAccount(): Promise<{ accountId: string; userId: string; profileIds: string[]; email: string }>;
   token(user: { userId: string; accountId: string }): Promise<string>;
   close(): Promise<void>;
@@ -28,11 +30,13 @@ let accounts = 0;
 export async function startInProcessServer(env: Record<string, string>, options: BuildOptions): Promise<InProcessServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-inproc-'));
   const port = await freePort('127.0.0.1');
-  const config = loadConfig({ HOST: '127.0.0.1', ...env, PORT: String(port), DATA_DIR: dataDir });
+  const settings = { HOST: '127.0.0.1', ...env, PORT: String(port), DATA_DIR: dataDir };
+  const config = loadConfig(settings);
   const service = await buildServer(config, { logger: false, autoTick: false, ...options });
   await service.app.listen({ port, host: '127.0.0.1' });
   return {
     mcpUrl: `${config.publicUrl}/mcp`,
+    env: settings,
     service,
     async createAccount() {
       const email = `inproc${++accounts}.${process.pid}@example.com`;

@@ -42,7 +42,8 @@ export function waitingHold(state: SendingState, dueAt: Date, now: Date): Hold |
   if (dueAt.getTime() > now.getTime()) return undefined;
   const { campaign, profile } = state;
   if (campaign.status !== 'active') return { kind: 'campaign_paused', sentence: `held: the campaign is ${campaign.status}; it sends again once resumed` };
-  if (profile.status !== 'active') return { kind: 'profile_paused', sentence: `held: the profile is ${profile.status}; it sends again once the profile is active` };
+  if (profile.status !== 'active')
+    return { kind: 'profile_paused', sentence: `held: the profile is ${profile.status}; it sends again once the profile is active` };
   const window = sendingWindow(campaign.schedule, profile.timezone);
   const when = (at: Date | undefined) => (at ? `next send ${describeTime(at, now, profile.timezone)}` : 'the schedule has no sending hours');
   const limits = [
@@ -50,7 +51,12 @@ export function waitingHold(state: SendingState, dueAt: Date, now: Date): Hold |
       ? { kind: 'daily_limit' as const, label: 'the daily limit', limit: campaign.daily_limit, resets: nextLocalMidnight(window.timezone, now) }
       : undefined,
     profile.sent_today >= profile.daily_limit
-      ? { kind: 'profile_daily_limit' as const, label: 'the profile’s daily limit', limit: profile.daily_limit, resets: nextLocalMidnight(profile.timezone, now) }
+      ? {
+          kind: 'profile_daily_limit' as const,
+          label: 'the profile’s daily limit',
+          limit: profile.daily_limit,
+          resets: nextLocalMidnight(profile.timezone, now),
+        }
       : undefined,
   ].filter((l) => l !== undefined);
   // Both reached: the later reset is the one that frees the lead.
@@ -76,7 +82,6 @@ export function describeTime(at: Date, now: Date, timezone: string): string {
   const today = localTime(now, timezone).day;
   const tomorrow = localTime(new Date(nextLocalMidnight(timezone, now)), timezone).day;
   const [, month, day] = local.day.split('-').map(Number);
-  const date =
-    local.day === today ? 'today' : local.day === tomorrow ? 'tomorrow' : `${WEEKDAY_NAMES[local.weekday]} ${day} ${MONTHS[month! - 1]}`;
+  const date = local.day === today ? 'today' : local.day === tomorrow ? 'tomorrow' : `${WEEKDAY_NAMES[local.weekday]} ${day} ${MONTHS[month! - 1]}`;
   return `${date} ${clock} ${timezone}`;
 }

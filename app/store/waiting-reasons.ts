@@ -5,9 +5,8 @@
  */
 import { waitingHold, type SendingState } from '../domain/waiting.ts';
 import { localDay, sendingWindow } from '../domain/schedule.ts';
-import type { Schedule, Settings } from './campaigns.ts';
+import type { CampaignSettings, Lead, Schedule } from '../../generated/types.gen.ts';
 import type { Db } from './db/database.ts';
-import type { Lead } from './leads.ts';
 
 const isDue = (lead: Lead, now: Date) =>
   lead.sequence.status === 'waiting' && lead.sequence.next_step_due_at !== undefined && lead.sequence.next_step_due_at <= now.toISOString();
@@ -41,7 +40,7 @@ async function sendingState(db: Db, campaignId: string, now: Date): Promise<Send
     .executeTakeFirst();
   if (!row) return undefined;
   const schedule = row.schedule !== null ? (JSON.parse(row.schedule) as Schedule) : undefined;
-  const settings = row.settings !== null ? (JSON.parse(row.settings) as Settings) : undefined;
+  const settings = row.settings !== null ? (JSON.parse(row.settings) as CampaignSettings) : undefined;
   // The same days SequencingStore.sendDue counts against: the window's for the campaign, the profile's for the profile.
   const campaignDay = localDay(sendingWindow(schedule, row.timezone).timezone, now);
   const profileDay = localDay(row.timezone, now);

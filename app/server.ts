@@ -123,7 +123,7 @@ export async function openService(config: AppConfig, options: Pick<BuildOptions,
   const accounts = new AccountStore(db, clock);
   const grants = new GrantStore(db, kind);
   const campaigns = new CampaignStore(db, kind, clock);
-  const leads = new LeadStore(db, kind);
+  const leads = new LeadStore(db, kind, clock);
   const messages = new MessageStore(db, kind, clock);
   const stats = new StatsStore(db);
   const suppressions = new SuppressionStore(db, clock);

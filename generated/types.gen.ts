@@ -421,6 +421,10 @@ export interface LeadSequence {
    * Why the sequence failed.
    */
   error?: string;
+  /**
+   * Why a waiting lead whose step is already due has not been sent it, and when it can go out next, in the profile's time zone: for example "held by the daily limit (2 a day); next send tomorrow 09:00 Europe/London", "outside the schedule; next send Mon 30 Nov 09:00 Europe/London", or "held: the campaign is paused; it sends again once resumed". Absent when nothing holds it (it goes out within seconds) or when its step is not due yet.
+   */
+  waiting_reason?: string;
 }
 
 /**

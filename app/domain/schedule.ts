@@ -97,3 +97,20 @@ const DAY_MS = 86_400_000;
 
 /** When a step falls due: its delay in days after `from` (the previous send, or the start). */
 export const dueAfter = (from: Date, step: Pick<Step, 'delay_days'> | undefined): Date => new Date(from.getTime() + (step?.delay_days ?? 0) * DAY_MS);
+
+/**
+ * The first instant at or after `from` when the window is open, or undefined when it never opens
+ * (no days, or no hours). Every UTC offset is a multiple of 15 minutes, so walking a 15-minute
+ * grid meets each local hour as it starts, across DST changes too; a week and a day covers every
+ * weekday.
+ */
+export function nextOpening(window: SendingWindow, from: Date): Date | undefined {
+  if (isOpen(window, from)) return from;
+  const step = 900_000;
+  const start = Math.ceil(from.getTime() / step) * step;
+  for (let t = start; t <= start + 8 * DAY_MS; t += step) {
+    const at = new Date(t);
+    if (isOpen(window, at)) return at;
+  }
+  return undefined;
+}

@@ -11,6 +11,8 @@ import type { Db, DbKind } from './db/database.ts';
 import { newId } from './ids.ts';
 import type { Database, LeadsTable } from './schema.ts';
 import { suppressedAmong, suppressionAddress } from './suppressions.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import { withWaitingReasons } from './waiting-reasons.ts';
 
 /** Which optional filters a page of leads has: `status/search/cursor`, each part empty when absent. */
 type LeadPageShape = `${'' | 'status'}/${'' | 'search'}/${'' | 'cursor'}`;
@@ -70,6 +72,8 @@ export class LeadStore {
   constructor(
     private readonly db: Db,
     private readonly kind: DbKind,
+    /** The time waiting reasons are judged at: the sequencer's. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Locks a campaign of this profile for the transaction and returns its status. */
@@ -197,7 +201,8 @@ export class LeadStore {
     });
     const page = rows.slice(0, options.limit);
     const last = page.at(-1);
-    return { leads: page.map(toLead), ...(rows.length > options.limit && last && { next_cursor: encodeCursor([last.created_at, last.id]) }) };
+    const leads = await withWaitingReasons(this.db, campaignId, page.map(toLead), this.clock());
+    return { leads, ...(rows.length > options.limit && last && { next_cursor: encodeCursor([last.created_at, last.id]) }) };
   }
 
   /** A lead of a campaign of this profile (removed leads are not found). */
@@ -211,7 +216,9 @@ export class LeadStore {
       .where('campaigns.profile_id', '=', profileId)
       .where('leads.status', '!=', 'removed')
       .executeTakeFirst();
-    return row ? toLead(row) : undefined;
+    if (!row) return undefined;
+    const [lead] = await withWaitingReasons(this.db, row.campaign_id, [toLead(row)], this.clock());
+    return lead;
   }
 
   /** Removes a lead, under its campaign's lock (so that it cannot race start_campaign's lead check). */

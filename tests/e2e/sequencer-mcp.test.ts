@@ -13,8 +13,9 @@ import type { CampaignStatsArguments } from '../../generated/tools/campaign_stat
 import type { Schedule } from '../../generated/types.gen.ts';
 import { createPostgresDatabase } from '../helpers/databases.ts';
 import { startInProcessServer } from '../helpers/in-process-server.ts';
-import { eventually } from '../helpers/server.ts';
+import { eventually, TEST_PASSWORD } from '../helpers/server.ts';
 import { accountWithToken } from '../helpers/mcp-calls.ts';
+import { signIn, WebClient } from '../helpers/web-client.ts';
 import { connectAssistant, serverBackends } from '../helpers/outreach.ts';
 
 const DAY = 86_400_000;
@@ -159,6 +160,62 @@ for (const backend of await serverBackends()) {
         clock.set('2026-11-30T09:00:00.000Z');
         await tick();
         assert.equal(await sent(office.cid), 1, 'Monday 09:00 in the profile time zone');
+        await assistant.close();
+      } finally {
+        await server.close();
+        await database?.drop();
+      }
+    });
+
+    test('a lead held by the daily limit says so, with its next send, in get_lead, list_leads and on the campaign page', async () => {
+      // Monday 23 November 2026, 10:00 UTC; the test profiles are in UTC.
+      const clock = new ManualClock('2026-11-23T10:00:00.000Z');
+      const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
+      const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
+      try {
+        const account = await accountWithToken(server);
+        const assistant = await connectAssistant(server.mcpUrl, account.token);
+        const pid = { service_profile_id: account.profileIds[0]! };
+        const { campaign } = await assistant.tools.createCampaign({
+          ...pid,
+          name: 'One a day',
+          steps: [{ name: 'Intro', type: 'message', text: 'Hello!' }],
+          settings: { daily_limit: 1 },
+        });
+        const cid = { ...pid, campaign_id: campaign.id };
+        await assistant.tools.addLeads({
+          ...cid,
+          leads: [
+            { first_name: 'Ann', email: 'ann@example.com' },
+            { first_name: 'Ben', email: 'ben@example.com' },
+          ],
+        });
+        await assistant.tools.startCampaign(cid);
+        await server.service.sequencer.tick();
+        await server.service.outbox.drain();
+
+        const { leads } = await assistant.tools.listLeads(cid);
+        assert.deepEqual(
+          leads.map((l) => [l.sequence.status, l.sequence.steps_sent, l.sequence.waiting_reason]),
+          [
+            ['finished', 1, undefined],
+            ['waiting', 0, 'held by the daily limit (1 a day); next send tomorrow 09:00 UTC'],
+          ],
+        );
+        const { lead } = await assistant.tools.getLead({ ...pid, lead_id: leads[1]!.id });
+        assert.equal(lead.sequence.waiting_reason, 'held by the daily limit (1 a day); next send tomorrow 09:00 UTC');
+
+        const web = new WebClient(server.mcpUrl.replace(/\/mcp$/, ''));
+        assert.equal((await signIn(web, account.email, TEST_PASSWORD)).status, 303);
+        const page = await web.get(`/app/campaigns/${campaign.id}`);
+        assert.match(page.text, /held by the daily limit \(1 a day\); next send tomorrow 09:00 UTC/, 'the campaign page says why Ben waits');
+        assert.doesNotMatch(page.text, /step 1 due/, 'not a due time already past');
+
+        // Tuesday 09:00: the limit has reset and the window is open; Ben is sent his step.
+        clock.set('2026-11-24T09:00:00.000Z');
+        await server.service.sequencer.tick();
+        const { lead: ben } = await assistant.tools.getLead({ ...pid, lead_id: leads[1]!.id });
+        assert.deepEqual([ben.sequence.status, ben.sequence.waiting_reason], ['finished', undefined]);
         await assistant.close();
       } finally {
         await server.close();

@@ -48,7 +48,8 @@ const LEAD_COLUMNS: readonly Column<Lead>[] = [
 /** Where a lead is in the sequence, in words. */
 function sequenceDetail(lead: Lead): string {
   const { sequence } = lead;
-  if (sequence.status === 'waiting') return `step ${sequence.next_step} due ${when(sequence.next_step_due_at)}`;
+  // A due step held back (paused, a daily limit, outside the schedule) says why, not a time already past.
+  if (sequence.status === 'waiting') return sequence.waiting_reason ?? `step ${sequence.next_step} due ${when(sequence.next_step_due_at)}`;
   if (sequence.status === 'failed') return sequence.error ?? '';
   if (sequence.status === 'unsubscribed') return `${sequence.steps_sent} sent; the address unsubscribed`;
   return `${sequence.steps_sent} sent`;

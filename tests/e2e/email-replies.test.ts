@@ -14,14 +14,13 @@ import { ManualClock } from '../../app/clock.ts';
 import { parseMailboxUrl } from '../../app/mailbox/mailbox-url.ts';
 import { createPostgresDatabase } from '../helpers/databases.ts';
 import { startInProcessServer } from '../helpers/in-process-server.ts';
-import { createMailboxes, rawHeader, readMailbox, requireMailServers, sendMail, waitForMail, type Mailbox } from '../helpers/mailboxes.ts';
+import { createMailboxes, localMailboxUrl, rawHeader, readMailbox, requireMailServers, sendMail, waitForMail, type Mailbox } from '../helpers/mailboxes.ts';
 import { accountWithToken } from '../helpers/mcp-calls.ts';
 import { connectAssistant, serverBackends } from '../helpers/outreach.ts';
 
 const DAY = 86_400_000;
 
-const mailboxUrl = (protocol: 'smtp' | 'imap', box: Mailbox, port: number) =>
-  parseMailboxUrl(protocol, `${protocol}://${encodeURIComponent(box.address)}:${encodeURIComponent(box.password)}@127.0.0.1:${port}?tls=none`);
+const mailboxUrl = (protocol: 'smtp' | 'imap', box: Mailbox, port: number) => parseMailboxUrl(protocol, localMailboxUrl(protocol, box, port));
 
 /** Polls `check` until it returns a value, or fails after `timeoutMs` with `what`. */
 async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {

@@ -21,7 +21,7 @@ import { describe, test } from 'node:test';
 import { ManualClock } from '../../app/clock.ts';
 import { createPostgresDatabase } from '../helpers/databases.ts';
 import { startInProcessServer } from '../helpers/in-process-server.ts';
-import { createMailboxes, rawHeader, requireMailServers, waitForMail, type Mailbox } from '../helpers/mailboxes.ts';
+import { createMailboxes, localMailboxUrl, rawHeader, requireMailServers, waitForMail, type Mailbox } from '../helpers/mailboxes.ts';
 import { accountWithToken } from '../helpers/mcp-calls.ts';
 import { connectAssistant, serverBackends } from '../helpers/outreach.ts';
 import { REPO_ROOT } from '../helpers/server-process.ts';
@@ -50,14 +50,10 @@ async function dkimResult(raw: string, txt: Record<string, string>) {
   return results.map((r) => [r.signingDomain, r.status.result]);
 }
 
-/** The mailbox URL as `profile create --smtp/--imap` takes it: plain on 127.0.0.1 (the servers' certificate is self-signed). */
-const mailboxUrl = (protocol: 'smtp' | 'imap', box: Mailbox, port: number) =>
-  `${protocol}://${encodeURIComponent(box.address)}:${encodeURIComponent(box.password)}@127.0.0.1:${port}?tls=none`;
-
 /** `npm run cli -- profile create ...` on the server's store, as the issue's user connects a mailbox; the new profile's id (its last line). */
 function createProfileByCli(env: Record<string, string>, account: string, sender: Mailbox): string {
   const args = ['profile', 'create', '--account', account, '--channel', 'email', '--name', 'Nu (email)', '--from', `Nu Sender <${sender.address}>`];
-  args.push('--smtp', mailboxUrl('smtp', sender, 587), '--imap', mailboxUrl('imap', sender, 143), '--timezone', 'UTC', '--daily-limit', '50');
+  args.push('--smtp', localMailboxUrl('smtp', sender, 587), '--imap', localMailboxUrl('imap', sender, 143), '--timezone', 'UTC', '--daily-limit', '50');
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
   assert.equal(run.status, 0, `profile create failed:\n${run.stdout}${run.stderr}`);
   return run.stdout.trim().split('\n').at(-1)!;

@@ -183,3 +183,7 @@ export function rawHeader(message: ReadMessage, name: string): string | undefine
     .replace(/\r?\n[ \t]+/g, ' ')
     .trim();
 }
+
+/** A test mailbox's server as `profile create --smtp/--imap` takes it: plain on 127.0.0.1 (the servers' certificate is self-signed). */
+export const localMailboxUrl = (protocol: 'smtp' | 'imap', box: Mailbox, port: number) =>
+  `${protocol}://${encodeURIComponent(box.address)}:${encodeURIComponent(box.password)}@127.0.0.1:${port}?tls=none`;

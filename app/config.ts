@@ -1,6 +1,7 @@
 /** The operational settings, from the environment (the README's "Configuration" table), validated once at start. */
-import { isIP } from 'node:net';
 import path from 'node:path';
+/** Whether a host is this machine only: the framework's rule (core/loopback.ts), which the app's settings share. */
+export { isLoopback } from 'mcpyard';
 
 export interface AppConfig {
   port: number;
@@ -51,13 +52,6 @@ export interface AppConfig {
    * overrides it); unset: the demo account, on a store where it may exist (docs/decisions.md).
    */
   stdioAccount?: string;
-}
-
-/** Whether a host name or address is this machine only (127.0.0.0/8, ::1, localhost). */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  return isIP(h) === 4 && h.startsWith('127.');
 }
 
 export class ConfigError extends Error {

@@ -35,6 +35,7 @@ export { mcpHttp, resourceMetadataUrl, type McpHttpOptions } from './http.ts';
 export type { WindowLimit } from './request-limits.ts';
 export { resourceMetadata, type ResourceMetadataOptions } from './resource-metadata.ts';
 export { freePort } from '../core/free-port.ts';
+export { isLoopback } from '../core/loopback.ts';
 
 // A whole server in one call (HTTP on HOST:PORT, or stdio with --stdio): what `mcpyard start` runs.
 export { serve, type ServeOptions, type ServedServer } from './serve.ts';

@@ -12,6 +12,7 @@ import type { NoClaims, Principal, PrincipalClaims } from './handler.ts';
 import { mcpHttp, type McpHttpOptions, type McpServerOptions } from './http.ts';
 import { mcpStdio } from './stdio.ts';
 import { freePort } from '../core/free-port.ts';
+import { isLoopback } from '../core/loopback.ts';
 
 export type ServeOptions<Services = unknown, Claims extends PrincipalClaims = NoClaims> = McpServerOptions<Services, Claims> & {
   /** Who calls over HTTP: required when tools.yaml says `auth: bearer` (not for `none`, nor for `jwt`, which the runtime builds itself). */
@@ -45,8 +46,6 @@ export interface ServedServer {
   closed: Promise<void>;
   close(): Promise<void>;
 }
-
-const LOOPBACK = /^(127(?:\.\d{1,3}){3}|::1|localhost)$/i;
 
 /** Serves the definition's tools over HTTP, or over stdio; resolves once it accepts requests. */
 export async function serve<Services, Claims extends PrincipalClaims = NoClaims>(options: ServeOptions<Services, Claims>): Promise<ServedServer> {
@@ -86,7 +85,7 @@ async function serveHttp<Services, Claims extends PrincipalClaims>(options: Serv
       throw new FrameworkConfigError(`port ${listenPort} on ${host} is in use: stop the program using it, or set PORT to another port (0 picks a free one)`);
     throw err;
   }
-  if (definition.auth === 'none' && !LOOPBACK.test(host))
+  if (definition.auth === 'none' && !isLoopback(host))
     app.log.warn(
       `auth: none serves every tool to anyone who can reach ${host}:${listenPort}; keep HOST on 127.0.0.1 (the default), or declare auth in tools.yaml (docs: "Auth")`,
     );

@@ -8,16 +8,18 @@ import { localDay, sendingWindow } from '../domain/schedule.ts';
 import type { CampaignSettings, Lead, Schedule } from '../../generated/types.gen.ts';
 import type { Db } from './db/database.ts';
 
-const isDue = (lead: Lead, now: Date) =>
-  lead.sequence.status === 'waiting' && lead.sequence.next_step_due_at !== undefined && lead.sequence.next_step_due_at <= now.toISOString();
+const isDue = (lead: Lead, nowIso: string) =>
+  lead.sequence.status === 'waiting' && lead.sequence.next_step_due_at !== undefined && lead.sequence.next_step_due_at <= nowIso;
 
 /** The leads, each due waiting one with `sequence.waiting_reason` when something holds it. All of one campaign. */
 export async function withWaitingReasons(db: Db, campaignId: string, leads: Lead[], now: Date): Promise<Lead[]> {
-  if (!leads.some((l) => isDue(l, now))) return leads;
+  // Once per page, not per lead: list_leads passes every lead of its page through here.
+  const nowIso = now.toISOString();
+  if (!leads.some((l) => isDue(l, nowIso))) return leads;
   const state = await sendingState(db, campaignId, now);
   if (!state) return leads;
   return leads.map((lead) => {
-    const hold = isDue(lead, now) ? waitingHold(state, new Date(lead.sequence.next_step_due_at!), now) : undefined;
+    const hold = isDue(lead, nowIso) ? waitingHold(state, new Date(lead.sequence.next_step_due_at!), now) : undefined;
     return hold ? { ...lead, sequence: { ...lead.sequence, waiting_reason: hold.sentence } } : lead;
   });
 }

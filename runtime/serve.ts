@@ -40,7 +40,7 @@ export type ServeOptions<Services = unknown, Claims extends PrincipalClaims = No
 export interface ServedServer {
   /** The MCP endpoint over HTTP (`http://127.0.0.1:3000/mcp`); absent over stdio. */
   url?: string;
-  /** The Fastify instance over HTTP, to add routes of your own before clients come. */
+  /** The Fastify instance over HTTP, already listening: its logger, its server, `inject()`. */
   fastify?: FastifyInstance;
   /** Settles once the server stopped (stdio: its input ended). */
   closed: Promise<void>;

@@ -31,7 +31,15 @@ export async function applyUnsubscribe(
   source: SuppressionSource,
 ): Promise<(Unsubscribe & { added: boolean; stopped: number }) | undefined> {
   const target = await checkUnsubscribeToken(deps, token);
-  if (!target) return undefined;
+  return target && suppressUnsubscribe(deps, target, source);
+}
+
+/** Suppresses what a token already checked (checkUnsubscribeToken) names: the endpoint checks once, then applies. */
+export async function suppressUnsubscribe(
+  deps: UnsubscribeDeps,
+  target: Unsubscribe,
+  source: SuppressionSource,
+): Promise<Unsubscribe & { added: boolean; stopped: number }> {
   const outcome = await deps.suppressions.suppress(target.accountId, target.email, source);
   return { ...target, ...outcome };
 }

@@ -1,12 +1,11 @@
 /** The signed-in pages that show what the assistant did: dashboard and activity (a campaign's pages: campaign-routes.ts). */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { sendHtml as html } from './html-reply.ts';
 import { signedIn, viewerOf, type WebContext } from './context.ts';
 import { activityPage } from './pages/activity.ts';
 import { dashboardPage } from './pages/dashboard.ts';
 
 const ACTIVITY_PAGE = 50;
-
-const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
 
 export async function appRoutes(app: FastifyInstance, ctx: WebContext): Promise<void> {
   const guard = signedIn(ctx);

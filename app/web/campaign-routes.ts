@@ -5,6 +5,7 @@
  * claims a lead), and is recorded in the activity list as done on the web, not by an assistant.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendHtml as html } from './html-reply.ts';
 import { DomainError } from '../domain/errors.ts';
 import { ActivityStore } from '../store/activity.ts';
 import { newId } from '../store/ids.ts';
@@ -26,8 +27,6 @@ const ACTIONS = {
   archive: { transition: 'archive', done: 'Archived: it sends nothing more, and its leads and messages are kept.' },
 } as const;
 type WebAction = keyof typeof ACTIONS;
-
-const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
 
 export async function campaignRoutes(app: FastifyInstance, ctx: WebContext): Promise<void> {
   const guard = signedIn(ctx);

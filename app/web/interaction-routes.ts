@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendHtml as html } from './html-reply.ts';
 import type { InteractionResults } from 'oidc-provider';
 import type { OAuthServer } from '../oauth/plugin.ts';
 import { INTERACTION_PATH } from '../oauth/paths.ts';
@@ -22,8 +23,6 @@ const OIDC_SCOPE_NOTES: Record<string, string> = {
   offline_access: 'It can renew its access without asking you again, until you remove the authorization.',
   openid: 'It learns your user id on this server.',
 };
-
-const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
 
 /** The grant id of an interaction's consent: derived from the interaction, so a second post finds the same grant. */
 const grantIdFor = (uid: string) => `grt_${createHash('sha256').update(`consent:${uid}`).digest('base64url').slice(0, 24)}`;

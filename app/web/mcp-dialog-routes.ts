@@ -3,7 +3,8 @@
  * with the header configurations), authorize again (a fresh token; the previous dialog token
  * stops working), remove one authorization or all of them (each asks first, on a page of its own).
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { sendHtml as html } from './html-reply.ts';
 import { clientConfigs, signInConfigs } from 'mcpyard';
 import { chosenScopes, signedIn, takeNotice, viewerOf, type WebContext } from './context.ts';
 import { confirmRemovalPage } from './pages/confirm-removal.ts';
@@ -11,8 +12,6 @@ import { consentPage } from './pages/consent.ts';
 import { mcpDialogPage, type ShownToken } from './pages/mcp-dialog.ts';
 import { messagePage } from './pages/message.ts';
 import { seal, unseal } from './sealed.ts';
-
-const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
 
 export async function mcpDialogRoutes(app: FastifyInstance, ctx: WebContext): Promise<void> {
   const guard = signedIn(ctx);

@@ -7,6 +7,7 @@
  */
 import { ConfigError } from '../config.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendHtml as html } from './html-reply.ts';
 import { sendTestEmail } from '../delivery/test-email.ts';
 import { checkMailbox, MailboxCheckError } from '../mailbox/connection-check.ts';
 import type { MailServer } from '../mailbox/mailbox-url.ts';
@@ -15,8 +16,6 @@ import { signedIn, takeNotice, viewerOf, type User, type WebContext } from './co
 import { messagePage } from './pages/message.ts';
 import { profileEditPage, profileRemovePage, profilesPage, type ProfileFormState } from './pages/profiles.ts';
 import { EMPTY_FORM, formValuesOf, readProfileForm } from './profile-form.ts';
-
-const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
 
 /** A check or a test email opens connections to a host the person chose: a few a minute is plenty. */
 const MAIL_LIMIT = { config: { rateLimit: { max: 10, timeWindow: '1 minute' } } };

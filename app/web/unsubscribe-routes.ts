@@ -7,7 +7,8 @@
  * A bad or tampered token gets a 404 page. Both are rate-limited per address, in the store.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { applyUnsubscribe, checkUnsubscribeToken } from '../unsubscribe/apply.ts';
+import { sendHtml } from './html-reply.ts';
+import { checkUnsubscribeToken, suppressUnsubscribe } from '../unsubscribe/apply.ts';
 import { UNSUBSCRIBE_PATH } from '../unsubscribe/links.ts';
 import type { WebContext } from './context.ts';
 import { messagePage } from './pages/message.ts';
@@ -18,14 +19,11 @@ export const UNSUBSCRIBE_LIMIT = { max: 60, timeWindow: 60_000 } as const;
 
 type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
 
-const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body);
-
 export async function unsubscribeRoutes(app: FastifyInstance, ctx: WebContext): Promise<void> {
   const limit = app.createRateLimit({ ...UNSUBSCRIBE_LIMIT, keyGenerator: (req) => `unsubscribe-ip:${req.ip}` });
   const notValid = (reply: FastifyReply) =>
-    send(
-      reply,
-      404,
+    sendHtml(
+      reply.code(404),
       messagePage({
         appName: ctx.appName,
         title: 'This unsubscribe link does not work',
@@ -38,7 +36,7 @@ export async function unsubscribeRoutes(app: FastifyInstance, ctx: WebContext): 
     const result = await limit(req);
     if (result.isAllowed || !result.isExceeded) return false;
     reply.header('retry-after', String(Math.max(1, Math.ceil(result.ttl / 1000))));
-    send(reply, 429, messagePage({ appName: ctx.appName, title: 'Too many requests', text: 'Wait a minute, then open the link again.' }));
+    sendHtml(reply.code(429), messagePage({ appName: ctx.appName, title: 'Too many requests', text: 'Wait a minute, then open the link again.' }));
     return true;
   }
 
@@ -56,7 +54,7 @@ export async function unsubscribeRoutes(app: FastifyInstance, ctx: WebContext): 
       const sender = target && (await senderOf(target.accountId));
       if (!target || sender === undefined) return notValid(reply);
       const action = `${UNSUBSCRIBE_PATH}${req.params.token}`;
-      return send(reply, 200, unsubscribeConfirmPage({ appName: ctx.appName, email: target.email, sender, action }));
+      return sendHtml(reply, unsubscribeConfirmPage({ appName: ctx.appName, email: target.email, sender, action }));
     });
 
     scope.post(`${UNSUBSCRIBE_PATH}:token`, async (req: TokenRequest, reply) => {
@@ -65,8 +63,8 @@ export async function unsubscribeRoutes(app: FastifyInstance, ctx: WebContext): 
       const sender = target && (await senderOf(target.accountId));
       if (!target || sender === undefined) return notValid(reply);
       const viaPage = (req.body as { via?: unknown } | undefined)?.via === 'page';
-      await applyUnsubscribe(ctx, req.params.token, viaPage ? 'page' : 'one-click');
-      return send(reply, 200, unsubscribedPage({ appName: ctx.appName, email: target.email, sender }));
+      await suppressUnsubscribe(ctx, target, viaPage ? 'page' : 'one-click');
+      return sendHtml(reply, unsubscribedPage({ appName: ctx.appName, email: target.email, sender }));
     });
   });
 }

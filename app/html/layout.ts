@@ -6,7 +6,7 @@ export interface Viewer {
   email: string;
 }
 
-export type Section = 'dashboard' | 'profiles' | 'activity' | 'mcp' | 'docs';
+export type Section = 'dashboard' | 'profiles' | 'suppressions' | 'activity' | 'mcp' | 'docs';
 
 export interface PageOptions {
   title: string;
@@ -29,6 +29,7 @@ export interface PageOptions {
 const NAV: readonly [Section, string, string][] = [
   ['dashboard', 'Dashboard', '/app'],
   ['profiles', 'Profiles', '/app/profiles'],
+  ['suppressions', 'Suppression list', '/app/suppressions'],
   ['activity', 'Activity', '/app/activity'],
   ['mcp', 'MCP', '/app/mcp'],
   ['docs', 'Docs', '/docs'],

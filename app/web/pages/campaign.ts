@@ -11,6 +11,7 @@ import { html, type SafeHtml } from '../../html/html.ts';
 import { page, when, type Viewer } from '../../html/layout.ts';
 import { badge, dataTable, type Column } from './table.ts';
 import { DRY_RUN_LABEL } from './message-status.ts';
+import { noticeAlert, type Notice } from './notice.ts';
 
 export interface CampaignView {
   appName: string;
@@ -21,7 +22,7 @@ export interface CampaignView {
   profile?: { name: string; channel: string; timezone: string; daily_limit: number };
   leads: readonly Lead[];
   moreLeads: boolean;
-  notice?: { kind: 'success' | 'info' | 'error'; text: string };
+  notice?: Notice;
 }
 
 const STEP_COLUMNS: readonly Column<Step>[] = [
@@ -106,7 +107,7 @@ export function campaignPage(view: CampaignView): string {
     csrf: view.csrf,
     section: 'dashboard',
     body: html`<p><a href="/app">← Dashboard</a></p>
-      ${view.notice && html`<p class="alert ${view.notice.kind}" role="${view.notice.kind === 'error' ? 'alert' : 'status'}">${view.notice.text}</p>`}
+      ${noticeAlert(view.notice)}
       <h1>${campaign.name} ${badge(campaign.status)}</h1>
       <p class="lede">
         Updated ${when(campaign.updated_at)} · ${campaign.lead_counts.total} leads: ${seq.pending} not started, ${seq.waiting} waiting, ${seq.finished}

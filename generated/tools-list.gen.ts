@@ -1240,7 +1240,7 @@ export const toolsList: readonly ToolListing[] = [
     name: 'preview_message',
     title: 'Preview a message',
     description:
-      "Renders a message as a lead would receive it: a campaign step (campaign_id with step_id or\nstep_position) or a draft text (with its fallback_text / auto_fallback). With lead_id the\nlead's values fill the placeholders; without, the generic version is shown. Lists the\nplaceholders the lead has no value for, and which text would be sent.\n",
+      "Renders a message as a lead would receive it: a campaign step (campaign_id with step_id or\nstep_position) or a draft text (with its subject, fallback_text / auto_fallback). With lead_id\nthe lead's values fill the placeholders; without, the generic version is shown. Lists the\nplaceholders of the text the lead has no value for, and which text would be sent; shows the\nsubject, personalised, when the step or the draft has one.\n",
     inputSchema: {
       type: 'object',
       required: ['service_profile_id'],
@@ -1264,6 +1264,10 @@ export const toolsList: readonly ToolListing[] = [
           ...MessageTextSchema,
           description: 'A draft text to preview, instead of a step.',
         },
+        subject: {
+          ...SubjectSchema,
+          description: "The draft's subject line (with text); its placeholders need auto_fallback, as send_message's do.",
+        },
         fallback_text: FallbackTextSchema,
         auto_fallback: AutoFallbackSchema,
         lead_id: {
@@ -1277,6 +1281,11 @@ export const toolsList: readonly ToolListing[] = [
       required: ['text', 'source', 'unresolved'],
       additionalProperties: false,
       properties: {
+        subject: {
+          type: 'string',
+          description:
+            "The subject line that would be sent, its placeholders filled (a value the lead lacks in auto_fallback's generic words); absent when the step or draft has none.",
+        },
         text: {
           type: 'string',
           description: 'What would be sent.',
@@ -1347,7 +1356,7 @@ export const toolsList: readonly ToolListing[] = [
     name: 'send_message',
     title: 'Send a message',
     description:
-      'Sends a message to a lead (`lead_id`) or in an existing conversation (`conversation_id`)\nfrom the profile. Placeholders follow the campaign rule: text using them needs\n`fallback_text` unless `auto_fallback` is true. Pass an `idempotency_key` so that a retry\nreturns the first result instead of sending twice. Each profile has a daily limit.\n',
+      'Sends a message to a lead (`lead_id`) or in an existing conversation (`conversation_id`)\nfrom the profile. Placeholders follow the campaign rule: text using them needs\n`fallback_text` unless `auto_fallback` is true; a subject using them needs `auto_fallback`\n(it has no fallback text). Pass an `idempotency_key` so that a retry returns the first\nresult instead of sending twice. Each profile has a daily limit.\n',
     inputSchema: {
       type: 'object',
       required: ['service_profile_id', 'text'],

@@ -301,7 +301,7 @@ const DayStatsSchema = {
 /** $defs CampaignStats, as clients get it (inlined). */
 const CampaignStatsSchema = {
   type: 'object',
-  required: ['campaign_id', 'leads', 'contacted', 'replied', 'reply_rate', 'sent', 'delivered', 'dry_run', 'failed', 'replies', 'per_day'],
+  required: ['campaign_id', 'leads', 'contacted', 'contacted_dry_run', 'replied', 'reply_rate', 'sent', 'delivered', 'dry_run', 'failed', 'replies', 'per_day'],
   additionalProperties: false,
   description: "A campaign's totals and per-day counts.",
   properties: {
@@ -317,7 +317,12 @@ const CampaignStatsSchema = {
     contacted: {
       type: 'integer',
       minimum: 0,
-      description: 'Leads sent at least one message in the range (a dry run counts: see dry_run).',
+      description: 'Leads sent at least one message in the range (a dry run counts: see contacted_dry_run).',
+    },
+    contacted_dry_run: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Of those, the leads whose every message in the range was a dry run: nothing was sent to them, because no mailbox is connected.',
     },
     replied: {
       type: 'integer',
@@ -554,7 +559,13 @@ const LeadSequenceSchema = {
     steps_sent: {
       type: 'integer',
       minimum: 0,
-      description: 'Steps behind the lead.',
+      description: 'Steps behind the lead: sent, or gone through as a dry run (see dry_run).',
+    },
+    dry_run: {
+      type: 'integer',
+      minimum: 1,
+      description:
+        'Of steps_sent, those whose message was a dry run: not sent, because no mailbox is connected ("dry run: not sent (no mailbox connected)"). Absent when none was.',
     },
     next_step: {
       type: 'integer',
@@ -567,7 +578,7 @@ const LeadSequenceSchema = {
     },
     last_sent_at: {
       ...TimestampSchema,
-      description: 'When the last step went out.',
+      description: 'When the last step went out (or went through as a dry run).',
     },
     error: {
       type: 'string',
@@ -799,7 +810,7 @@ const ProfileSchema = {
     sent_today: {
       type: 'integer',
       minimum: 0,
-      description: 'Messages sent today (the day resets at local midnight).',
+      description: 'Messages sent today, dry runs included: they count against daily_limit as sent ones would (the day resets at local midnight).',
     },
   },
 };

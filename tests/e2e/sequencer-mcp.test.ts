@@ -61,15 +61,21 @@ for (const backend of await serverBackends()) {
         await server.service.outbox.drain();
         let stats = await assistant.tools.campaignStats(cid);
         assert.deepEqual(
-          { sent: stats.sent, delivered: stats.delivered, dry_run: stats.dry_run, contacted: stats.contacted },
-          { sent: 2, delivered: 0, dry_run: 2, contacted: 2 },
-          'no mailbox connected: a dry run, never delivered',
+          { sent: stats.sent, delivered: stats.delivered, dry_run: stats.dry_run, contacted: stats.contacted, contacted_dry_run: stats.contacted_dry_run },
+          { sent: 2, delivered: 0, dry_run: 2, contacted: 2, contacted_dry_run: 2 },
+          'no mailbox connected: a dry run, never delivered, and no lead reached',
         );
         ({ leads } = await assistant.tools.listLeads(cid));
         assert.deepEqual(
-          leads.map((l) => l.sequence.steps_sent),
-          [1, 1, 0],
+          leads.map((l) => [l.sequence.steps_sent, l.sequence.dry_run]),
+          [
+            [1, 1],
+            [1, 1],
+            [0, undefined],
+          ],
+          'the step behind each lead was a dry run',
         );
+        assert.equal((await assistant.tools.getLead({ ...pid, lead_id: leads[0]!.id })).lead.sequence.dry_run, 1);
         const ann = leads[0]!;
         assert.equal(ann.sequence.next_step_due_at, '2026-11-25T09:00:00.000Z', 'the follow-up two days later');
 

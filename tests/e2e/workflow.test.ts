@@ -302,6 +302,7 @@ for (const backend of await serverBackends()) {
             campaign_id: campaignId,
             leads: 3,
             contacted: 2,
+            contacted_dry_run: 2,
             replied: 0,
             reply_rate: 0,
             sent: 3,

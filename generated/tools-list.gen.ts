@@ -128,7 +128,7 @@ const SequenceCountsSchema = {
     unsubscribed: {
       type: 'integer',
       minimum: 0,
-      description: "Stopped because their address unsubscribed (it is on the account's suppression list).",
+      description: "Stopped because their address is on the account's suppression list (it unsubscribed, or the account added it).",
     },
   },
 };
@@ -546,7 +546,7 @@ const FallbackTextSchema = {
 const SequenceStatusSchema = {
   enum: ['pending', 'waiting', 'finished', 'replied', 'failed', 'unsubscribed'],
   description:
-    "pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error); unsubscribed: stopped because their address unsubscribed (it is on the account's suppression list: no campaign of the account sends to it again).",
+    "pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error); unsubscribed: stopped because their address is on the account's suppression list (it unsubscribed, or the account added it): no campaign of the account sends to it again.",
 };
 /** $defs LeadSequence, as clients get it (inlined). */
 const LeadSequenceSchema = {

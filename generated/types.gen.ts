@@ -596,13 +596,13 @@ export interface SequenceCounts {
    */
   failed: number;
   /**
-   * Stopped because their address unsubscribed (it is on the account's suppression list).
+   * Stopped because their address is on the account's suppression list (it unsubscribed, or the account added it).
    */
   unsubscribed: number;
 }
 
 /**
- * pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error); unsubscribed: stopped because their address unsubscribed (it is on the account's suppression list: no campaign of the account sends to it again).
+ * pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error); unsubscribed: stopped because their address is on the account's suppression list (it unsubscribed, or the account added it): no campaign of the account sends to it again.
  */
 export type SequenceStatus = 'pending' | 'waiting' | 'finished' | 'replied' | 'failed' | 'unsubscribed';
 /**

@@ -60,7 +60,7 @@ export function page(options: PageOptions): string {
 function recipientBar(sender: string | undefined): SafeHtml | undefined {
   if (!sender) return undefined;
   return html`<header class="topbar">
-    <div class="topbar-inner"><span class="brand">${sender}</span></div>
+    <div class="topbar-inner narrow"><span class="brand">${sender}</span></div>
   </header>`;
 }
 

@@ -119,6 +119,13 @@ for (const backend of await serverBackends()) {
       await page.locator('#address').fill('ben@example.com');
       await andWaitForPage(page, () => page.getByRole('button', { name: 'Add to the list' }).click());
       assert.equal(await text(page, '.alert.info'), 'ben@example.com was already on the list.');
+      // The campaign page says why Ben stopped, true of an address added by hand too.
+      await andWaitForPage(page, () => page.getByRole('link', { name: 'Spring' }).first().click());
+      assert.match(
+        await text(page, '#leads-title ~ .table-wrap tbody tr:first-child td[data-label="Sequence"]'),
+        /^unsubscribed .*the address is on the suppression list$/,
+      );
+      await page.goBack();
 
       // Removing Cat asks first, saying she unsubscribed herself; by keyboard.
       await andWaitForPage(page, () => page.getByRole('link', { name: 'Remove cat@example.com from the list' }).click());

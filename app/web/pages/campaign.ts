@@ -52,7 +52,8 @@ function sequenceDetail(lead: Lead): string {
   // A due step held back (paused, a daily limit, outside the schedule) says why, not a time already past.
   if (sequence.status === 'waiting') return sequence.waiting_reason ?? `step ${sequence.next_step} due ${when(sequence.next_step_due_at)}`;
   if (sequence.status === 'failed') return sequence.error ?? '';
-  if (sequence.status === 'unsubscribed') return `${stepsBehind(sequence)}; the address unsubscribed`;
+  // The recipient unsubscribed, or the account put the address on its list by hand: the list is what both share.
+  if (sequence.status === 'unsubscribed') return `${stepsBehind(sequence)}; the address is on the suppression list`;
   return stepsBehind(sequence);
 }
 

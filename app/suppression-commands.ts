@@ -6,7 +6,7 @@
 import { UsageError } from './cli-usage-error.ts';
 import { accountOf } from './profile-commands.ts';
 import type { AccountStore } from './store/accounts.ts';
-import type { SuppressionStore } from './store/suppressions.ts';
+import { isSuppressibleAddress, type SuppressionStore } from './store/suppressions.ts';
 
 export const SUPPRESSION_USAGE = `  npm run cli -- suppression list --account EMAIL             (the addresses no campaign of the account sends to, newest first)
   npm run cli -- suppression add --account EMAIL ADDRESS      (suppresses ADDRESS by hand: its leads stop, add_leads skips it)
@@ -34,7 +34,7 @@ export async function suppressionCommand(
     return rows.map((r) => [r.address, r.source, r.created_at, ...(r.campaign_id ? [`campaign ${r.campaign_id}`] : [])].join('  ')).join('\n');
   }
   if (!address) throw new UsageError(`suppression ${sub} needs the address: npm run cli -- suppression ${sub} --account EMAIL ADDRESS`);
-  if (!/^[^@\s]+@[^@\s]+$/.test(address)) throw new UsageError(`"${address}" is not an email address`);
+  if (!isSuppressibleAddress(address)) throw new UsageError(`"${address}" is not an email address`);
   if (sub === 'add') {
     const { added, stopped } = await services.suppressions.suppress(accountId, address, 'manual');
     const leads = `${stopped} lead${stopped === 1 ? '' : 's'} stopped`;

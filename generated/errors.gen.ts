@@ -197,6 +197,17 @@ export const errorCatalog: ErrorCatalog = {
     surface: 'tool',
     params: [],
   },
+  MESSAGE_SUBJECT_FALLBACK_MISSING: {
+    message:
+      'The message references variables like {name} or {company} in its subject, which has no fallback; set auto_fallback to true or remove them from the subject',
+    surface: 'tool',
+    params: [],
+  },
+  MESSAGE_SUBJECT_UNKNOWN_PLACEHOLDER: {
+    message: 'The message uses the unknown placeholder {{placeholder}} in its subject; known placeholders: {{known}}',
+    surface: 'tool',
+    params: ['placeholder', 'known'],
+  },
   MESSAGE_TARGET_INVALID: {
     message: 'send_message needs exactly one of lead_id or conversation_id',
     surface: 'tool',
@@ -390,6 +401,8 @@ export interface ErrorParams {
   LEAD_NOT_IDENTIFIABLE: { index: number };
   MESSAGE_FALLBACK_HAS_PLACEHOLDER: { placeholders: string };
   MESSAGE_FALLBACK_MISSING: Record<never, never>;
+  MESSAGE_SUBJECT_FALLBACK_MISSING: Record<never, never>;
+  MESSAGE_SUBJECT_UNKNOWN_PLACEHOLDER: { placeholder: string; known: string };
   MESSAGE_TARGET_INVALID: Record<never, never>;
   MESSAGE_UNKNOWN_PLACEHOLDER: { placeholder: string; known: string };
   METHOD_NOT_ALLOWED: Record<never, never>;
@@ -453,6 +466,8 @@ export type ErrorCode =
   | 'LEAD_NOT_IDENTIFIABLE'
   | 'MESSAGE_FALLBACK_HAS_PLACEHOLDER'
   | 'MESSAGE_FALLBACK_MISSING'
+  | 'MESSAGE_SUBJECT_FALLBACK_MISSING'
+  | 'MESSAGE_SUBJECT_UNKNOWN_PLACEHOLDER'
   | 'MESSAGE_TARGET_INVALID'
   | 'MESSAGE_UNKNOWN_PLACEHOLDER'
   | 'METHOD_NOT_ALLOWED'

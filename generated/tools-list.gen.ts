@@ -128,7 +128,7 @@ const SequenceCountsSchema = {
     unsubscribed: {
       type: 'integer',
       minimum: 0,
-      description: "Stopped because their address unsubscribed (it is on the account's suppression list).",
+      description: "Stopped because their address is on the account's suppression list (it unsubscribed, or the account added it).",
     },
   },
 };
@@ -301,7 +301,7 @@ const DayStatsSchema = {
 /** $defs CampaignStats, as clients get it (inlined). */
 const CampaignStatsSchema = {
   type: 'object',
-  required: ['campaign_id', 'leads', 'contacted', 'replied', 'reply_rate', 'sent', 'delivered', 'dry_run', 'failed', 'replies', 'per_day'],
+  required: ['campaign_id', 'leads', 'contacted', 'contacted_dry_run', 'replied', 'reply_rate', 'sent', 'delivered', 'dry_run', 'failed', 'replies', 'per_day'],
   additionalProperties: false,
   description: "A campaign's totals and per-day counts.",
   properties: {
@@ -317,7 +317,12 @@ const CampaignStatsSchema = {
     contacted: {
       type: 'integer',
       minimum: 0,
-      description: 'Leads sent at least one message in the range (a dry run counts: see dry_run).',
+      description: 'Leads sent at least one message in the range (a dry run counts: see contacted_dry_run).',
+    },
+    contacted_dry_run: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Of those, the leads whose every message in the range was a dry run: nothing was sent to them, because no mailbox is connected.',
     },
     replied: {
       type: 'integer',
@@ -541,7 +546,7 @@ const FallbackTextSchema = {
 const SequenceStatusSchema = {
   enum: ['pending', 'waiting', 'finished', 'replied', 'failed', 'unsubscribed'],
   description:
-    "pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error); unsubscribed: stopped because their address unsubscribed (it is on the account's suppression list: no campaign of the account sends to it again).",
+    "pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error); unsubscribed: stopped because their address is on the account's suppression list (it unsubscribed, or the account added it): no campaign of the account sends to it again.",
 };
 /** $defs LeadSequence, as clients get it (inlined). */
 const LeadSequenceSchema = {
@@ -554,7 +559,13 @@ const LeadSequenceSchema = {
     steps_sent: {
       type: 'integer',
       minimum: 0,
-      description: 'Steps behind the lead.',
+      description: 'Steps behind the lead: sent, or gone through as a dry run (see dry_run).',
+    },
+    dry_run: {
+      type: 'integer',
+      minimum: 1,
+      description:
+        'Of steps_sent, those whose message was a dry run: not sent, because no mailbox is connected ("dry run: not sent (no mailbox connected)"). Absent when none was.',
     },
     next_step: {
       type: 'integer',
@@ -567,7 +578,7 @@ const LeadSequenceSchema = {
     },
     last_sent_at: {
       ...TimestampSchema,
-      description: 'When the last step went out.',
+      description: 'When the last step went out (or went through as a dry run).',
     },
     error: {
       type: 'string',
@@ -799,7 +810,7 @@ const ProfileSchema = {
     sent_today: {
       type: 'integer',
       minimum: 0,
-      description: 'Messages sent today (the day resets at local midnight).',
+      description: 'Messages sent today, dry runs included: they count against daily_limit as sent ones would (the day resets at local midnight).',
     },
   },
 };
@@ -1240,7 +1251,7 @@ export const toolsList: readonly ToolListing[] = [
     name: 'preview_message',
     title: 'Preview a message',
     description:
-      "Renders a message as a lead would receive it: a campaign step (campaign_id with step_id or\nstep_position) or a draft text (with its fallback_text / auto_fallback). With lead_id the\nlead's values fill the placeholders; without, the generic version is shown. Lists the\nplaceholders the lead has no value for, and which text would be sent.\n",
+      "Renders a message as a lead would receive it: a campaign step (campaign_id with step_id or\nstep_position) or a draft text (with its subject, fallback_text / auto_fallback). With lead_id\nthe lead's values fill the placeholders; without, the generic version is shown. Lists the\nplaceholders of the text the lead has no value for, and which text would be sent; shows the\nsubject, personalised, when the step or the draft has one.\n",
     inputSchema: {
       type: 'object',
       required: ['service_profile_id'],
@@ -1264,6 +1275,10 @@ export const toolsList: readonly ToolListing[] = [
           ...MessageTextSchema,
           description: 'A draft text to preview, instead of a step.',
         },
+        subject: {
+          ...SubjectSchema,
+          description: "The draft's subject line (with text); its placeholders need auto_fallback, as send_message's do.",
+        },
         fallback_text: FallbackTextSchema,
         auto_fallback: AutoFallbackSchema,
         lead_id: {
@@ -1277,6 +1292,11 @@ export const toolsList: readonly ToolListing[] = [
       required: ['text', 'source', 'unresolved'],
       additionalProperties: false,
       properties: {
+        subject: {
+          type: 'string',
+          description:
+            "The subject line that would be sent, its placeholders filled (a value the lead lacks in auto_fallback's generic words); absent when the step or draft has none.",
+        },
         text: {
           type: 'string',
           description: 'What would be sent.',
@@ -1347,7 +1367,7 @@ export const toolsList: readonly ToolListing[] = [
     name: 'send_message',
     title: 'Send a message',
     description:
-      'Sends a message to a lead (`lead_id`) or in an existing conversation (`conversation_id`)\nfrom the profile. Placeholders follow the campaign rule: text using them needs\n`fallback_text` unless `auto_fallback` is true. Pass an `idempotency_key` so that a retry\nreturns the first result instead of sending twice. Each profile has a daily limit.\n',
+      'Sends a message to a lead (`lead_id`) or in an existing conversation (`conversation_id`)\nfrom the profile. Placeholders follow the campaign rule: text using them needs\n`fallback_text` unless `auto_fallback` is true; a subject using them needs `auto_fallback`\n(it has no fallback text). Pass an `idempotency_key` so that a retry returns the first\nresult instead of sending twice. Each profile has a daily limit.\n',
     inputSchema: {
       type: 'object',
       required: ['service_profile_id', 'text'],

@@ -84,9 +84,13 @@ export interface CampaignStats {
    */
   leads: number;
   /**
-   * Leads sent at least one message in the range (a dry run counts: see dry_run).
+   * Leads sent at least one message in the range (a dry run counts: see contacted_dry_run).
    */
   contacted: number;
+  /**
+   * Of those, the leads whose every message in the range was a dry run: nothing was sent to them, because no mailbox is connected.
+   */
+  contacted_dry_run: number;
   /**
    * Leads who replied in the range.
    */
@@ -402,9 +406,13 @@ export interface LeadRef {
 export interface LeadSequence {
   status: SequenceStatus;
   /**
-   * Steps behind the lead.
+   * Steps behind the lead: sent, or gone through as a dry run (see dry_run).
    */
   steps_sent: number;
+  /**
+   * Of steps_sent, those whose message was a dry run: not sent, because no mailbox is connected ("dry run: not sent (no mailbox connected)"). Absent when none was.
+   */
+  dry_run?: number;
   /**
    * The position of the step the lead waits for.
    */
@@ -414,7 +422,7 @@ export interface LeadSequence {
    */
   next_step_due_at?: Timestamp;
   /**
-   * When the last step went out.
+   * When the last step went out (or went through as a dry run).
    */
   last_sent_at?: Timestamp;
   /**
@@ -530,7 +538,7 @@ export interface Profile {
    */
   daily_limit: number;
   /**
-   * Messages sent today (the day resets at local midnight).
+   * Messages sent today, dry runs included: they count against daily_limit as sent ones would (the day resets at local midnight).
    */
   sent_today: number;
 }
@@ -588,13 +596,13 @@ export interface SequenceCounts {
    */
   failed: number;
   /**
-   * Stopped because their address unsubscribed (it is on the account's suppression list).
+   * Stopped because their address is on the account's suppression list (it unsubscribed, or the account added it).
    */
   unsubscribed: number;
 }
 
 /**
- * pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error); unsubscribed: stopped because their address unsubscribed (it is on the account's suppression list: no campaign of the account sends to it again).
+ * pending: the campaign has not started them; waiting: for next_step; finished: every step sent; replied: stopped by their reply; failed: a message could not be delivered (see error); unsubscribed: stopped because their address is on the account's suppression list (it unsubscribed, or the account added it): no campaign of the account sends to it again.
  */
 export type SequenceStatus = 'pending' | 'waiting' | 'finished' | 'replied' | 'failed' | 'unsubscribed';
 /**

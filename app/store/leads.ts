@@ -13,6 +13,7 @@ import type { Database, LeadsTable } from './schema.ts';
 import { suppressedAmong, suppressionAddress } from './suppressions.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { withWaitingReasons } from './waiting-reasons.ts';
+import { withDryRuns } from './lead-dry-runs.ts';
 
 /** Which optional filters a page of leads has: `status/search/cursor`, each part empty when absent. */
 type LeadPageShape = `${'' | 'status'}/${'' | 'search'}/${'' | 'cursor'}`;
@@ -201,7 +202,7 @@ export class LeadStore {
     });
     const page = rows.slice(0, options.limit);
     const last = page.at(-1);
-    const leads = await withWaitingReasons(this.db, campaignId, page.map(toLead), this.clock());
+    const leads = await withDryRuns(this.db, await withWaitingReasons(this.db, campaignId, page.map(toLead), this.clock()));
     return { leads, ...(rows.length > options.limit && last && { next_cursor: encodeCursor([last.created_at, last.id]) }) };
   }
 
@@ -217,7 +218,7 @@ export class LeadStore {
       .where('leads.status', '!=', 'removed')
       .executeTakeFirst();
     if (!row) return undefined;
-    const [lead] = await withWaitingReasons(this.db, row.campaign_id, [toLead(row)], this.clock());
+    const [lead] = await withDryRuns(this.db, await withWaitingReasons(this.db, row.campaign_id, [toLead(row)], this.clock()));
     return lead;
   }
 

@@ -38,6 +38,8 @@ export class StatsStore {
     const messages = await q.execute();
     const days = new Map<string, DayStats>();
     const contacted = new Set<string>();
+    // Leads a message actually went to (queued or delivered): the others of `contacted` had only dry runs.
+    const reached = new Set<string>();
     const replied = new Set<string>();
     const totals = { sent: 0, delivered: 0, dry_run: 0, failed: 0, replies: 0 };
     for (const m of messages) {
@@ -62,6 +64,7 @@ export class StatsStore {
           totals.delivered++;
         }
         if (m.lead_id) contacted.add(m.lead_id);
+        if (m.lead_id && m.status !== 'dry_run') reached.add(m.lead_id);
       } else if (!m.automatic) {
         // An out-of-office or other automatic answer is on the conversation, but is no reply.
         d.replies++;
@@ -74,6 +77,7 @@ export class StatsStore {
       campaign_id: campaignId,
       leads: Number(leads.n),
       contacted: contacted.size,
+      contacted_dry_run: contacted.size - reached.size,
       replied: replied.size,
       reply_rate: contacted.size ? Math.round((repliedContacted / contacted.size) * 10_000) / 10_000 : 0,
       ...totals,

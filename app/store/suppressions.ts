@@ -14,20 +14,32 @@ export interface Suppression {
   created_at: string;
   lead_id?: string;
   campaign_id?: string;
+  /** The campaign's name, while it exists. */
+  campaign_name?: string;
+}
+
+/** Where a page of the list starts: after this row of the previous page (newest first). */
+export interface SuppressionCursor {
+  createdAt: string;
+  address: string;
 }
 
 /** The form every comparison uses: trimmed, lower-cased. */
 export const suppressionAddress = (email: string) => email.trim().toLowerCase();
 
+/** Whether a person's entry can go on the list: one @ with something either side, no spaces (as the CLI and the web page take it). */
+export const isSuppressibleAddress = (email: string) => email.trim().length <= 320 && /^[^@\s]+@[^@\s]+$/.test(email.trim());
+
 type Reader = Db | Transaction<Database>;
 
-function toSuppression(r: Selectable<SuppressionsTable>): Suppression {
+function toSuppression(r: Selectable<SuppressionsTable> & { campaign_name?: string | null }): Suppression {
   return {
     address: r.address,
     source: r.source,
     created_at: r.created_at,
     ...(r.lead_id !== null && { lead_id: r.lead_id }),
     ...(r.campaign_id !== null && { campaign_id: r.campaign_id }),
+    ...(typeof r.campaign_name === 'string' && { campaign_name: r.campaign_name }),
   };
 }
 
@@ -89,16 +101,25 @@ export class SuppressionStore {
     });
   }
 
-  /** The account's list, newest first. */
-  async list(accountId: string): Promise<Suppression[]> {
-    const rows = await this.db
-      .selectFrom('suppressions')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('created_at', 'desc')
-      .orderBy('address')
-      .execute();
-    return rows.map(toSuppression);
+  /**
+   * The account's list, newest first, each with the name of the campaign it came from: all of it,
+   * or a page (`limit` rows after `after`, the last row of the previous page).
+   */
+  async list(accountId: string, page: { limit?: number; after?: SuppressionCursor } = {}): Promise<Suppression[]> {
+    let q = this.db
+      .selectFrom('suppressions as s')
+      .leftJoin('campaigns as c', (join) => join.onRef('c.id', '=', 's.campaign_id').onRef('c.account_id', '=', 's.account_id'))
+      .selectAll('s')
+      .select('c.name as campaign_name')
+      .where('s.account_id', '=', accountId);
+    const { after } = page;
+    if (after)
+      q = q.where((eb) =>
+        eb.or([eb('s.created_at', '<', after.createdAt), eb.and([eb('s.created_at', '=', after.createdAt), eb('s.address', '>', after.address)])]),
+      );
+    q = q.orderBy('s.created_at', 'desc').orderBy('s.address');
+    if (page.limit !== undefined) q = q.limit(page.limit);
+    return (await q.execute()).map(toSuppression);
   }
 
   /** The suppression of one address, if listed. */

@@ -58,9 +58,11 @@ export interface MessageErrors {
   MESSAGE_FALLBACK_MISSING(): CatalogError;
   MESSAGE_UNKNOWN_PLACEHOLDER(p: { placeholder: string; known: string }): CatalogError;
   MESSAGE_FALLBACK_HAS_PLACEHOLDER(p: { placeholders: string }): CatalogError;
+  MESSAGE_SUBJECT_FALLBACK_MISSING(): CatalogError;
+  MESSAGE_SUBJECT_UNKNOWN_PLACEHOLDER(p: { placeholder: string; known: string }): CatalogError;
 }
 
-/** The same rule for a message's own text (send_message, preview_message with text). */
+/** The same rule for a message's own text and subject (send_message, preview_message with text). */
 export function messageViolationError(errors: MessageErrors, v: StepViolation): CatalogError {
   switch (v.kind) {
     case 'fallback_missing':
@@ -70,9 +72,9 @@ export function messageViolationError(errors: MessageErrors, v: StepViolation): 
     case 'fallback_has_placeholder':
       return errors.MESSAGE_FALLBACK_HAS_PLACEHOLDER({ placeholders: v.placeholders.join(', ') });
     case 'subject_fallback_missing':
+      return errors.MESSAGE_SUBJECT_FALLBACK_MISSING();
     case 'subject_unknown_placeholder':
-      // A message's draft carries no subject (send_message fills its subject's placeholders as it sends).
-      throw new Error(`a message draft was checked with a subject (${v.kind})`);
+      return errors.MESSAGE_SUBJECT_UNKNOWN_PLACEHOLDER({ placeholder: v.placeholder, known: knownList() });
   }
 }
 
@@ -80,11 +82,15 @@ function knownList(): string {
   return [...KNOWN_PLACEHOLDERS.map((p) => `{${p}}`), '{custom.<field>}'].join(', ');
 }
 
-/** A message's own text as a one-step draft, checked by the campaign rule (send_message, preview_message). */
-export function checkedMessageDraft(errors: MessageErrors, args: { text: string; fallback_text?: string; auto_fallback?: boolean }): StepText {
+/** A message's own text and subject as a one-step draft, checked by the campaign rule (send_message, preview_message). */
+export function checkedMessageDraft(
+  errors: MessageErrors,
+  args: { text: string; subject?: string; fallback_text?: string; auto_fallback?: boolean },
+): StepText {
   const draft = {
     name: 'message',
     text: args.text,
+    ...(args.subject !== undefined && { subject: args.subject }),
     ...(args.fallback_text !== undefined && { fallback_text: args.fallback_text }),
     auto_fallback: args.auto_fallback ?? false,
   };

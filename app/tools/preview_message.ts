@@ -1,10 +1,10 @@
 import type { PreviewMessageHandler } from '../../generated/tools/preview_message.gen.ts';
-import { renderStep, type StepText } from '../domain/placeholders.ts';
+import { renderStep, renderSubject, type StepText } from '../domain/placeholders.ts';
 import { leadValues } from '../domain/leads.ts';
 import { requireProfile } from '../tool-support/profile.ts';
 import { checkedMessageDraft } from '../tool-support/step-violations.ts';
 
-/** Preview a campaign step or a draft text, for a lead or generically. */
+/** Preview a campaign step or a draft text (with its subject), for a lead or generically. */
 export const handler: PreviewMessageHandler = async (args, ctx) => {
   await requireProfile(ctx, args.service_profile_id);
   const { accountId } = ctx.principal;
@@ -29,5 +29,7 @@ export const handler: PreviewMessageHandler = async (args, ctx) => {
   }
   const { text, unresolved } = renderStep(step, values);
   const source = unresolved.length === 0 ? 'personalized' : step.fallback_text ? 'fallback_text' : 'auto_fallback';
-  return { text, source, unresolved };
+  // The subject as send_message and the sequencer fill it (a step stored before subjects were checked too).
+  const subject = renderSubject(step.subject, values);
+  return { ...(subject !== undefined && { subject }), text, source, unresolved };
 };

@@ -14,6 +14,7 @@ import type { StatsStore } from '../store/stats.ts';
 import type { SuppressionStore } from '../store/suppressions.ts';
 import type { UsersTable } from '../store/schema.ts';
 import type { Viewer } from '../html/layout.ts';
+import type { Notice } from './pages/notice.ts';
 
 export interface ShownTokenState {
   /** The header value `Bearer <token>`, sealed to this session (see sealed.ts). */
@@ -29,7 +30,7 @@ declare module 'fastify' {
     /** The token the MCP dialog minted in this session, shown until it expires or its grant goes. */
     dialogToken?: ShownTokenState;
     /** A one-time message for the next page. */
-    notice?: { kind: 'success' | 'info' | 'error'; text: string };
+    notice?: Notice;
   }
   interface FastifyRequest {
     /** The signed-in user of an /app page (set by the signed-in guard). */

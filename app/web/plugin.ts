@@ -21,6 +21,7 @@ import { appRoutes } from './app-routes.ts';
 import { authRoutes } from './auth-routes.ts';
 import { campaignRoutes } from './campaign-routes.ts';
 import { profileRoutes } from './profile-routes.ts';
+import { suppressionRoutes } from './suppression-routes.ts';
 import type { WebContext } from './context.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
@@ -93,6 +94,7 @@ export async function webApp(app: FastifyInstance, ctx: WebContext): Promise<voi
   await appRoutes(app, ctx);
   await campaignRoutes(app, ctx);
   await profileRoutes(app, ctx);
+  await suppressionRoutes(app, ctx);
   await mcpDialogRoutes(app, ctx);
   await docsRoutes(app, ctx);
   await unsubscribeRoutes(app, ctx);

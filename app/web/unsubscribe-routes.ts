@@ -21,14 +21,15 @@ type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
 
 export async function unsubscribeRoutes(app: FastifyInstance, ctx: WebContext): Promise<void> {
   const limit = app.createRateLimit({ ...UNSUBSCRIBE_LIMIT, keyGenerator: (req) => `unsubscribe-ip:${req.ip}` });
+  /** A page for the recipient, not a user: none of the app's navigation or links (no sender is known here). */
+  const recipientPage = (reply: FastifyReply, status: number, title: string, text: string) =>
+    sendHtml(reply.code(status), messagePage({ appName: ctx.appName, title, text, recipient: {} }));
   const notValid = (reply: FastifyReply) =>
-    sendHtml(
-      reply.code(404),
-      messagePage({
-        appName: ctx.appName,
-        title: 'This unsubscribe link does not work',
-        text: 'The link is incomplete or was changed, so nothing was changed. Use the unsubscribe link in the email itself, or reply to the email and ask to be removed.',
-      }),
+    recipientPage(
+      reply,
+      404,
+      'This unsubscribe link does not work',
+      'The link is incomplete or was changed, so nothing was changed. Use the unsubscribe link in the email itself, or reply to the email and ask to be removed.',
     );
 
   /** Counts the request; answers 429 (and returns true) past the limit. */
@@ -36,7 +37,7 @@ export async function unsubscribeRoutes(app: FastifyInstance, ctx: WebContext): 
     const result = await limit(req);
     if (result.isAllowed || !result.isExceeded) return false;
     reply.header('retry-after', String(Math.max(1, Math.ceil(result.ttl / 1000))));
-    sendHtml(reply.code(429), messagePage({ appName: ctx.appName, title: 'Too many requests', text: 'Wait a minute, then open the link again.' }));
+    recipientPage(reply, 429, 'Too many requests', 'Wait a minute, then open the link again.');
     return true;
   }
 
@@ -47,6 +48,18 @@ export async function unsubscribeRoutes(app: FastifyInstance, ctx: WebContext): 
     // A one-click POST may come as multipart/form-data (RFC 8058's example) or anything else: the
     // body is read as text and not needed (the form's own urlencoded body is parsed by formbody).
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) => done(null, body));
+    // The app's error pages send a user back to the dashboard; a recipient gets a page of their own.
+    scope.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+      if (err.statusCode !== undefined && err.statusCode < 500)
+        return recipientPage(
+          reply,
+          err.statusCode,
+          'Request not understood',
+          'The request could not be read, so nothing was changed. Open the link in the email again.',
+        );
+      req.log.error({ err }, 'unsubscribe page failed');
+      return recipientPage(reply, 500, 'Something went wrong', 'Nothing was changed. Try again in a moment, or reply to the email and ask to be removed.');
+    });
 
     scope.get(`${UNSUBSCRIBE_PATH}:token`, async (req: TokenRequest, reply) => {
       if (await limited(req, reply)) return reply;

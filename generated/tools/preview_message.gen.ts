@@ -3,7 +3,7 @@ import type { ToolErrors, ToolHandler } from 'mcpyard';
 import type { Services } from '../../app/services.ts';
 import type { AccountClaims } from '../../app/auth/account-claims.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-import type { AutoFallback, CampaignId, FallbackText, LeadId, MessageText, ProfileId, StepId } from '../types.gen.ts';
+import type { AutoFallback, CampaignId, FallbackText, LeadId, MessageText, ProfileId, StepId, Subject } from '../types.gen.ts';
 export interface PreviewMessageArguments {
   service_profile_id: ProfileId;
   /**
@@ -22,6 +22,10 @@ export interface PreviewMessageArguments {
    * A draft text to preview, instead of a step.
    */
   text?: MessageText;
+  /**
+   * The draft's subject line (with text); its placeholders need auto_fallback, as send_message's do.
+   */
+  subject?: Subject;
   fallback_text?: FallbackText;
   auto_fallback?: AutoFallback;
   /**
@@ -31,6 +35,10 @@ export interface PreviewMessageArguments {
 }
 
 export interface PreviewMessageResult {
+  /**
+   * The subject line that would be sent, its placeholders filled (a value the lead lacks in auto_fallback's generic words); absent when the step or draft has none.
+   */
+  subject?: string;
   /**
    * What would be sent.
    */
@@ -51,6 +59,8 @@ export type PreviewMessageErrorCode =
   | 'LEAD_NOT_FOUND'
   | 'MESSAGE_FALLBACK_HAS_PLACEHOLDER'
   | 'MESSAGE_FALLBACK_MISSING'
+  | 'MESSAGE_SUBJECT_FALLBACK_MISSING'
+  | 'MESSAGE_SUBJECT_UNKNOWN_PLACEHOLDER'
   | 'MESSAGE_UNKNOWN_PLACEHOLDER'
   | 'PREVIEW_TARGET_INVALID'
   | 'PROFILE_NOT_FOUND'

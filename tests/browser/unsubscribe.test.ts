@@ -1,11 +1,14 @@
 /**
- * The unsubscribe page in Chromium, as a recipient meets it from an email's link: at 390 px, with
- * the keyboard, under the strict CSP. Opening it unsubscribes nobody; its button does, and the
- * account's owner then sees the address unsubscribed on the lead's conversation page.
+ * The unsubscribe page in Chromium, as a recipient meets it from an email's link: at 390 px and a
+ * laptop's width, with the keyboard, under the strict CSP. It is the sender's page, not the app's:
+ * no navigation, no link into the app, the sender's name where the app's would be, even in a
+ * browser signed in to the app. Opening it unsubscribes nobody; its button does, and the account's
+ * owner then sees the address unsubscribed on the lead's conversation page. A broken link's page
+ * is the recipient's too.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { sharedSecret } from '../../app/store/secrets.ts';
 import { UNSUBSCRIBE_PATH, UNSUBSCRIBE_SECRET, unsubscribeToken } from '../../app/unsubscribe/links.ts';
 import {
@@ -21,6 +24,19 @@ import {
   VIEWPORTS,
 } from '../helpers/browser.ts';
 import { eventually, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
+
+/** What of the app a recipient's page shows: its navigation, its links, the signed-in user. None, on these pages. */
+async function appChrome(page: Page, account: { email: string }) {
+  return {
+    nav: await page.locator('nav').count(),
+    links: await page
+      .locator('a:not(.skip-link)')
+      .evaluateAll((as) => as.map((a) => (a as unknown as { getAttribute(n: string): string }).getAttribute('href'))),
+    forms: await page.locator('form:not([action^="/u/"])').count(),
+    user: ((await page.locator('body').textContent()) ?? '').includes(account.email),
+  };
+}
+const NO_APP = { nav: 0, links: [], forms: 0, user: false };
 
 describe('the unsubscribe page in Chromium', { skip: chromiumSkip(), timeout: 120_000 }, () => {
   let server: TestServer;
@@ -59,9 +75,15 @@ describe('the unsubscribe page in Chromium', { skip: chromiumSkip(), timeout: 12
 
     const context = await openContext(browser, log, { viewport: VIEWPORTS.narrow });
     const page = await context.newPage();
-    await page.goto(`${server.baseUrl}${UNSUBSCRIBE_PATH}${token}`);
+    const link = `${server.baseUrl}${UNSUBSCRIBE_PATH}${token}`;
+    const sender = (await server.admin.accounts.getAccount(account.accountId))!.name;
+    await page.goto(link);
     assert.equal(await page.locator('h1').textContent(), 'Unsubscribe?');
-    assert.match((await page.locator('main p').first().textContent()) ?? '', /^Unsubscribe ada@example\.com from .+'s emails\?$/);
+    assert.equal(await page.title(), `Unsubscribe · ${sender}`);
+    assert.equal((await page.locator('.topbar').textContent())?.trim(), sender, "the sender's name, not the app's");
+    assert.deepEqual(await appChrome(page, account), NO_APP);
+    assert.equal((await page.locator('main p').first().textContent()) ?? '', `Unsubscribe ada@example.com from ${sender}'s emails?`);
+    assert.equal((await page.locator('main p').nth(1).textContent()) ?? '', `${sender} will send no more of these emails to this address.`);
     await assertNoHorizontalOverflow(page);
     await screenshot(page, 'unsubscribe-confirm-390');
     assert.equal(await suppressed(), undefined, 'opening the page unsubscribes nobody');
@@ -69,9 +91,19 @@ describe('the unsubscribe page in Chromium', { skip: chromiumSkip(), timeout: 12
     await tabTo(page, 'button "Unsubscribe"');
     await andWaitForPage(page, () => page.keyboard.press('Enter'));
     assert.equal(await page.locator('h1').textContent(), 'You are unsubscribed');
+    assert.equal(await page.title(), `You are unsubscribed · ${sender}`);
+    assert.deepEqual(await appChrome(page, account), NO_APP);
     await assertNoHorizontalOverflow(page);
     await screenshot(page, 'unsubscribe-done-390');
     assert.equal(await suppressed(), 'page');
+
+    // A link cut short: the recipient's page too, naming nobody.
+    const broken = await page.goto(link.slice(0, -6));
+    assert.equal(broken?.status(), 404);
+    assert.equal(await page.title(), 'This unsubscribe link does not work');
+    assert.deepEqual(await appChrome(page, account), NO_APP);
+    await assertNoHorizontalOverflow(page);
+    await screenshot(page, 'unsubscribe-broken-390');
     log.assertNone();
 
     // The account's owner sees it on the lead's conversation.
@@ -83,6 +115,13 @@ describe('the unsubscribe page in Chromium', { skip: chromiumSkip(), timeout: 12
       (await owner.locator('main [role="status"]').textContent()) ?? '',
       /Unsubscribed: ada@example\.com asked to receive no more email \(the unsubscribe page,/,
     );
+
+    // The owner, signed in, opens the link (testing their own email): still the recipient's page, at a laptop's width.
+    await owner.setViewportSize(VIEWPORTS.wide);
+    await owner.goto(link);
+    assert.deepEqual(await appChrome(owner, account), NO_APP, 'nothing of the signed-in account');
+    await assertNoHorizontalOverflow(owner);
+    await screenshot(owner, 'unsubscribe-confirm-wide');
     log.assertNone();
 
     async function suppressed() {

@@ -372,6 +372,39 @@ for (const backend of await serverBackends()) {
         );
       });
 
+      test('a subject follows the step rule: placeholders need auto_fallback, unknown ones are refused, each message saying "subject"; the text is checked first', async () => {
+        const p = { service_profile_id: a.profileIds[0] };
+        const c = await campaignOf(a, { leads: [{ first_name: 'Ann', email: 'ann@example.com' }] });
+        const lead = c.leadIds[0]!;
+        const noFallback =
+          'The message references variables like {name} or {company} in its subject, which has no fallback; set auto_fallback to true or remove them from the subject';
+        const unknown = `The message uses the unknown placeholder {nmae} in its subject; known placeholders: ${KNOWN}`;
+        for (const tool of ['send_message', 'preview_message']) {
+          const target = tool === 'send_message' ? { lead_id: lead } : {};
+          assert.equal(await refused(a.token, tool, { ...p, ...target, subject: 'Quick idea for {company}', text: 'Hello' }), noFallback, tool);
+          assert.equal(
+            await refused(a.token, tool, { ...p, ...target, subject: 'Quick idea for {company}', text: 'Hello', fallback_text: 'Hello there' }),
+            noFallback,
+            `${tool}: fallback_text is the text's, not the subject's`,
+          );
+          assert.equal(await refused(a.token, tool, { ...p, ...target, subject: 'Hi {nmae}', text: 'Hello', auto_fallback: true }), unknown, tool);
+          assert.equal(
+            await refused(a.token, tool, { ...p, ...target, subject: 'Quick idea for {company}', text: 'Hi {name}' }),
+            'The message references variables like {name} or {company} but has no fallback_text',
+            `${tool}: the text's rule, and its message, first`,
+          );
+        }
+        // With auto_fallback, Ann's subject is hers, the company she has not given in generic words.
+        const sent = await ok(a.token, 'send_message', {
+          ...p,
+          lead_id: lead,
+          subject: '{first_name}, an idea for {company}',
+          text: 'Hello',
+          auto_fallback: true,
+        });
+        assert.equal(sent.message.subject, 'Ann, an idea for your company');
+      });
+
       test('the daily cap: the third message is refused with the reset time; retries with a key still return the first results', async () => {
         const created = await server.admin.accounts.createAccount({
           name: 'Capped',

@@ -2,7 +2,8 @@
  * A campaign run by the sequencer, seen through /mcp by the generated typed client, on each back-end:
  * the assistant creates it, adds leads and starts it; the (simulated) clock moves on and the
  * sequencer ticks; get_campaign, list_leads, get_lead and campaign_stats show what went out, and
- * a reply (as the delivery backend reports it) stops that lead. That needs the server's clock in
+ * a reply (as the delivery backend reports it) stops that lead; a lead held by the daily limit or a
+ * paused campaign says why it waits. That needs the server's clock in
  * the test's hands, so it runs the server in the test's process (tests/helpers/in-process-server.ts
  * says why); the last test runs a campaign on the bundle `npm start` runs, in real time.
  */
@@ -61,15 +62,21 @@ for (const backend of await serverBackends()) {
         await server.service.outbox.drain();
         let stats = await assistant.tools.campaignStats(cid);
         assert.deepEqual(
-          { sent: stats.sent, delivered: stats.delivered, dry_run: stats.dry_run, contacted: stats.contacted },
-          { sent: 2, delivered: 0, dry_run: 2, contacted: 2 },
-          'no mailbox connected: a dry run, never delivered',
+          { sent: stats.sent, delivered: stats.delivered, dry_run: stats.dry_run, contacted: stats.contacted, contacted_dry_run: stats.contacted_dry_run },
+          { sent: 2, delivered: 0, dry_run: 2, contacted: 2, contacted_dry_run: 2 },
+          'no mailbox connected: a dry run, never delivered, and no lead reached',
         );
         ({ leads } = await assistant.tools.listLeads(cid));
         assert.deepEqual(
-          leads.map((l) => l.sequence.steps_sent),
-          [1, 1, 0],
+          leads.map((l) => [l.sequence.steps_sent, l.sequence.dry_run]),
+          [
+            [1, 1],
+            [1, 1],
+            [0, undefined],
+          ],
+          'the step behind each lead was a dry run',
         );
+        assert.equal((await assistant.tools.getLead({ ...pid, lead_id: leads[0]!.id })).lead.sequence.dry_run, 1);
         const ann = leads[0]!;
         assert.equal(ann.sequence.next_step_due_at, '2026-11-25T09:00:00.000Z', 'the follow-up two days later');
 
@@ -216,6 +223,82 @@ for (const backend of await serverBackends()) {
         await server.service.sequencer.tick();
         const { lead: ben } = await assistant.tools.getLead({ ...pid, lead_id: leads[1]!.id });
         assert.deepEqual([ben.sequence.status, ben.sequence.waiting_reason], ['finished', undefined]);
+        await assistant.close();
+      } finally {
+        await server.close();
+        await database?.drop();
+      }
+    });
+
+    test('a lead of a paused campaign says it waits for the campaign to be resumed, in get_lead, list_leads and on the campaign page', async () => {
+      // Monday 23 November 2026, 10:00 UTC; the test profiles are in UTC.
+      const clock = new ManualClock('2026-11-23T10:00:00.000Z');
+      const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
+      const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
+      try {
+        const account = await accountWithToken(server);
+        const assistant = await connectAssistant(server.mcpUrl, account.token);
+        const pid = { service_profile_id: account.profileIds[0]! };
+        // Any hour, no daily limit: only the pause can hold a lead.
+        const { campaign } = await assistant.tools.createCampaign({
+          ...pid,
+          name: 'Paused',
+          schedule: {},
+          steps: [
+            { name: 'Intro', type: 'message', text: 'Hello!' },
+            { name: 'Follow-up', type: 'message', text: 'Following up.', delay_days: 2 },
+          ],
+        });
+        const cid = { ...pid, campaign_id: campaign.id };
+        await assistant.tools.addLeads({
+          ...cid,
+          leads: [
+            { first_name: 'Ann', email: 'ann@example.com' },
+            { first_name: 'Ben', email: 'ben@example.com' },
+          ],
+        });
+        await assistant.tools.startCampaign(cid);
+        await server.service.sequencer.tick();
+        await server.service.outbox.drain();
+        await assistant.tools.pauseCampaign(cid);
+
+        const web = new WebClient(server.mcpUrl.replace(/\/mcp$/, ''));
+        assert.equal((await signIn(web, account.email, TEST_PASSWORD)).status, 303);
+        // Monday: the follow-ups are not due yet; the dashboard counts the dry runs against the daily limit, never as sent.
+        let { leads } = await assistant.tools.listLeads(cid);
+        assert.deepEqual(
+          leads.map((l) => [l.sequence.status, l.sequence.next_step, l.sequence.next_step_due_at, l.sequence.waiting_reason]),
+          Array(2).fill(['waiting', 2, '2026-11-25T10:00:00.000Z', undefined]),
+        );
+        const dashboard = await web.get('/app');
+        assert.match(dashboard.text, /Daily limit used today/);
+        assert.match(dashboard.text, /2 of 50/);
+        assert.doesNotMatch(dashboard.text, /Sent today/);
+
+        // Wednesday 11:00: due since an hour, held by the pause alone.
+        clock.set('2026-11-25T11:00:00.000Z');
+        await server.service.sequencer.tick();
+        const paused = 'held: the campaign is paused; it sends again once resumed';
+        ({ leads } = await assistant.tools.listLeads(cid));
+        assert.deepEqual(
+          leads.map((l) => [l.sequence.status, l.sequence.steps_sent, l.sequence.next_step, l.sequence.waiting_reason]),
+          Array(2).fill(['waiting', 1, 2, paused]),
+          'nothing sent while paused, and each lead says why',
+        );
+        const { lead } = await assistant.tools.getLead({ ...pid, lead_id: leads[1]!.id });
+        assert.equal(lead.sequence.waiting_reason, paused);
+        const page = await web.get(`/app/campaigns/${campaign.id}`);
+        assert.equal(page.text.split(paused).length - 1, 2, 'the campaign page says why each lead waits');
+        assert.doesNotMatch(page.text, /step 2 due/, 'not a due time already past');
+
+        // Resumed: the follow-ups go out at the next tick, and nothing holds the leads any more.
+        await assistant.tools.startCampaign(cid);
+        await server.service.sequencer.tick();
+        ({ leads } = await assistant.tools.listLeads(cid));
+        assert.deepEqual(
+          leads.map((l) => [l.sequence.status, l.sequence.steps_sent, l.sequence.waiting_reason]),
+          Array(2).fill(['finished', 2, undefined]),
+        );
         await assistant.close();
       } finally {
         await server.close();

@@ -22,7 +22,14 @@ const STEPS: StepInput[] = [
     fallback_text: 'Hi, I loved what your team is doing.',
   },
   { name: 'Follow-up', type: 'message', text: 'Thanks for connecting, {name}! How is {company}?', auto_fallback: true, delay_days: 3 },
-  { name: 'Last call', type: 'inmail', subject: 'One more thing', text: 'A last note before I stop writing.', delay_days: 7 },
+  {
+    name: 'Last call',
+    type: 'inmail',
+    subject: 'One more thing for {company}',
+    text: 'A last note before I stop writing.',
+    auto_fallback: true,
+    delay_days: 7,
+  },
 ];
 
 const LEADS: LeadInput[] = [
@@ -197,6 +204,24 @@ for (const backend of await serverBackends()) {
           source: 'personalized',
           unresolved: [],
         });
+        // A step's subject, personalised as the sequencer sends it (a missing value in generic words); a draft's too.
+        assert.deepEqual(await ai.tools.previewMessage({ ...cid, step_position: 3, lead_id: grace }), {
+          subject: 'One more thing for Navy',
+          text: 'A last note before I stop writing.',
+          source: 'personalized',
+          unresolved: [],
+        });
+        assert.equal((await ai.tools.previewMessage({ ...cid, step_position: 3, lead_id: alan })).subject, 'One more thing for your company');
+        assert.equal((await ai.tools.previewMessage({ ...cid, step_position: 1, lead_id: grace })).subject, undefined, 'no subject, none shown');
+        assert.deepEqual(
+          await ai.tools.previewMessage({ ...pid, subject: 'Apollo notes, {first_name}', text: 'Hello.', auto_fallback: true, lead_id: katherine }),
+          {
+            subject: 'Apollo notes, Katherine',
+            text: 'Hello.',
+            source: 'personalized',
+            unresolved: [],
+          },
+        );
 
         // 8. Send: auto_fallback to a lead missing a value, with an idempotency key; the retry replays.
         const sent = await ai.tools.sendMessage({
@@ -232,14 +257,14 @@ for (const backend of await serverBackends()) {
         const inThread = await ai.tools.sendMessage({
           ...pid,
           conversation_id: toGrace.message.conversation_id,
-          subject: 'Re: hello',
+          subject: 'Re: hello {first_name}',
           text: 'Following up, {first_name}.',
           auto_fallback: true,
         });
         assert.equal(inThread.message.conversation_id, toGrace.message.conversation_id);
         assert.equal(inThread.message.lead_id, grace);
         assert.equal(inThread.message.text, 'Following up, Grace.');
-        assert.equal(inThread.message.subject, 'Re: hello');
+        assert.equal(inThread.message.subject, 'Re: hello Grace', 'the subject personalised like the text');
 
         // 9. Conversations: most recent first, with counts; one of them in full.
         const { conversations } = await ai.tools.listConversations({ ...pid, campaign_id: campaignId });
@@ -277,6 +302,7 @@ for (const backend of await serverBackends()) {
             campaign_id: campaignId,
             leads: 3,
             contacted: 2,
+            contacted_dry_run: 2,
             replied: 0,
             reply_rate: 0,
             sent: 3,

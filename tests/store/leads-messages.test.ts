@@ -190,6 +190,7 @@ for (const backend of await backends()) {
       await messages.recordInbound({ conversationId: list.conversations[0]!.id }, 'Sounds good!', accountId);
       const stats = await new StatsStore(database.db).campaign(accountId, profileId, campaignId);
       assert.equal(stats.contacted, 1);
+      assert.equal(stats.contacted_dry_run, 0, 'messages went to the lead, none of them a dry run');
       assert.equal(stats.replied, 1);
       assert.equal(stats.reply_rate, 1);
       assert.equal(stats.sent, 3);

@@ -10,7 +10,8 @@ import { leadDisplayName } from '../../store/dashboard.ts';
 import { html, type SafeHtml } from '../../html/html.ts';
 import { page, when, type Viewer } from '../../html/layout.ts';
 import { badge, dataTable, type Column } from './table.ts';
-import { DRY_RUN_LABEL } from './message-status.ts';
+import { inADryRun } from './message-status.ts';
+import { noticeAlert, type Notice } from './notice.ts';
 
 export interface CampaignView {
   appName: string;
@@ -21,7 +22,7 @@ export interface CampaignView {
   profile?: { name: string; channel: string; timezone: string; daily_limit: number };
   leads: readonly Lead[];
   moreLeads: boolean;
-  notice?: { kind: 'success' | 'info' | 'error'; text: string };
+  notice?: Notice;
 }
 
 const STEP_COLUMNS: readonly Column<Step>[] = [
@@ -51,8 +52,17 @@ function sequenceDetail(lead: Lead): string {
   // A due step held back (paused, a daily limit, outside the schedule) says why, not a time already past.
   if (sequence.status === 'waiting') return sequence.waiting_reason ?? `step ${sequence.next_step} due ${when(sequence.next_step_due_at)}`;
   if (sequence.status === 'failed') return sequence.error ?? '';
-  if (sequence.status === 'unsubscribed') return `${sequence.steps_sent} sent; the address unsubscribed`;
-  return `${sequence.steps_sent} sent`;
+  // The recipient unsubscribed, or the account put the address on its list by hand: the list is what both share.
+  if (sequence.status === 'unsubscribed') return `${stepsBehind(sequence)}; the address is on the suppression list`;
+  return stepsBehind(sequence);
+}
+
+/** The steps behind a lead as the campaign's figures count messages: a dry run is not sent ("1 sent", "1 step in a dry run: ..."). */
+function stepsBehind(sequence: Lead['sequence']): string {
+  const dryRuns = sequence.dry_run ?? 0;
+  const sent = sequence.steps_sent - dryRuns;
+  if (!dryRuns) return `${sent} sent`;
+  return sent ? `${sent} sent, ${inADryRun(dryRuns, 'step')}` : inADryRun(dryRuns, 'step');
 }
 
 const DAYS = { mon: 'Mon', tue: 'Tue', wed: 'Wed', thu: 'Thu', fri: 'Fri', sat: 'Sat', sun: 'Sun' } as const;
@@ -86,14 +96,17 @@ function profileText(profile: { name: string; channel: string }): string {
 }
 
 /** Messages the sequence went through while no mailbox is connected: said apart, never counted as sent or delivered. */
-const dryRunNotice = (count: number) =>
-  count > 0 && html`<p class="alert info" role="status">${count} message${count === 1 ? '' : 's'} in a ${DRY_RUN_LABEL}.</p>`;
+const dryRunNotice = (count: number) => count > 0 && html`<p class="alert info" role="status">${inADryRun(count, 'message')}.</p>`;
 
-const figure = (label: string, value: string | number) =>
+const figure = (label: string, value: string | number, note?: string) =>
   html`<div class="figure">
     <dt>${label}</dt>
-    <dd>${value}</dd>
+    <dd>${value}${note && html` <span class="figure-note">${note}</span>`}</dd>
   </div>`;
+
+/** Leads a message actually went to; those reached only by dry runs beside them, for they count in the reply rate. */
+const contactedFigure = (stats: CampaignStats) =>
+  figure('Leads contacted', stats.contacted - stats.contacted_dry_run, stats.contacted_dry_run ? `+${stats.contacted_dry_run} in a dry run` : undefined);
 
 export function campaignPage(view: CampaignView): string {
   const { campaign, stats, profile } = view;
@@ -106,7 +119,7 @@ export function campaignPage(view: CampaignView): string {
     csrf: view.csrf,
     section: 'dashboard',
     body: html`<p><a href="/app">← Dashboard</a></p>
-      ${view.notice && html`<p class="alert ${view.notice.kind}" role="${view.notice.kind === 'error' ? 'alert' : 'status'}">${view.notice.text}</p>`}
+      ${noticeAlert(view.notice)}
       <h1>${campaign.name} ${badge(campaign.status)}</h1>
       <p class="lede">
         Updated ${when(campaign.updated_at)} · ${campaign.lead_counts.total} leads: ${seq.pending} not started, ${seq.waiting} waiting, ${seq.finished}
@@ -132,7 +145,7 @@ export function campaignPage(view: CampaignView): string {
       <section class="card" aria-labelledby="stats-title">
         <h2 id="stats-title">Figures</h2>
         <dl class="figures">
-          ${figure('Leads', stats.leads)} ${figure('Leads contacted', stats.contacted)} ${figure('Leads who replied', stats.replied)}
+          ${figure('Leads', stats.leads)} ${contactedFigure(stats)} ${figure('Leads who replied', stats.replied)}
           ${figure('Reply rate', `${Math.round(stats.reply_rate * 100)}%`)} ${figure('Messages sent', stats.sent - stats.dry_run)}
           ${figure('Delivered', stats.delivered)} ${figure('Failed to send', stats.failed)} ${figure('Replies received', stats.replies)}
         </dl>

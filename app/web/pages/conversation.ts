@@ -4,11 +4,11 @@
  */
 import type { ConversationHeading } from '../../store/dashboard.ts';
 import type { Message } from '../../store/messages.ts';
-import type { SuppressionSource } from '../../store/schema.ts';
 import { html } from '../../html/html.ts';
 import { page, when, type Viewer } from '../../html/layout.ts';
 import { badge } from './table.ts';
 import { messageStatusLabel } from './message-status.ts';
+import { SUPPRESSION_SOURCE } from './suppression-source.ts';
 
 export interface ConversationView {
   appName: string;
@@ -20,13 +20,10 @@ export interface ConversationView {
   steps: ReadonlyMap<string, { position: number; name: string }>;
 }
 
-/** How the address came onto the suppression list, in words. */
-const SOURCE: Record<SuppressionSource, string> = {
-  'one-click': "one-click unsubscribe in the recipient's mail app",
-  page: 'the unsubscribe page',
-  mailto: 'an unsubscribe email',
-  manual: "added by the account's owner",
-};
+/** Why the lead's address is on the list: the recipient asked, or the account's owner put it there. */
+function suppressedSentence(s: NonNullable<ConversationHeading['unsubscribed']>): string {
+  return s.source === 'manual' ? `Suppressed: ${s.address} is on the account's suppression list` : `Unsubscribed: ${s.address} asked to receive no more email`;
+}
 
 function origin(message: Message, steps: ConversationView['steps']): string {
   if (message.direction === 'inbound') return message.automatic ? 'Automatic reply (not counted as a reply; the sequence goes on)' : 'Reply';
@@ -56,8 +53,9 @@ export function conversationPage(view: ConversationView): string {
       ${
         heading.unsubscribed &&
         html`<p class="alert info" role="status">
-          Unsubscribed: ${heading.unsubscribed.address} asked to receive no more email (${SOURCE[heading.unsubscribed.source]},
-          <time datetime="${heading.unsubscribed.at}">${when(heading.unsubscribed.at)}</time>). No campaign of this account sends to it again.
+          ${suppressedSentence(heading.unsubscribed)} (${SUPPRESSION_SOURCE[heading.unsubscribed.source].phrase},
+          <time datetime="${heading.unsubscribed.at}">${when(heading.unsubscribed.at)}</time>). No campaign of this account sends to it again:
+          <a href="/app/suppressions">the suppression list</a>.
         </p>`
       }
       <ol class="timeline">

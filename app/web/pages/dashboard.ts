@@ -23,7 +23,8 @@ const PROFILE_COLUMNS: readonly Column<Profile>[] = [
   ['Channel', (p) => p.channel],
   ['Status', (p) => badge(p.status)],
   ['Time zone', (p) => p.timezone],
-  ['Sent today', (p) => `${p.sent_today} / ${p.daily_limit}`],
+  // The daily limit counts dry runs as it counts sent messages: "used", not "sent" (nothing left the server for a dry run).
+  ['Daily limit used today', (p) => `${p.sent_today} of ${p.daily_limit}`],
   ['Id', (p) => html`<span class="mono">${p.id}</span>`],
 ];
 

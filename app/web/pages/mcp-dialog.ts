@@ -10,6 +10,7 @@ import type { ClientConfig } from 'mcpyard';
 import { configBlock } from './client-config.ts';
 import { html, type SafeHtml } from '../../html/html.ts';
 import { page, when, type Viewer } from '../../html/layout.ts';
+import { noticeAlert, type Notice } from './notice.ts';
 
 export interface ShownToken {
   /** The whole header value, `Bearer <token>`. */
@@ -32,7 +33,7 @@ export interface McpDialogView {
   dialogGrant?: GrantInUse;
   /** Other active authorizations: connectors (OAuth) and admin tokens. */
   others: readonly GrantInUse[];
-  notice?: { kind: 'success' | 'info' | 'error'; text: string };
+  notice?: Notice;
 }
 
 function copyField(id: string, label: string, value: string, hint?: string): SafeHtml {
@@ -106,7 +107,7 @@ export function mcpDialogPage(view: McpDialogView): string {
         </div>
         <a class="button secondary" href="/app">Close</a>
       </div>
-      ${view.notice && html`<p class="alert ${view.notice.kind}" role="${view.notice.kind === 'error' ? 'alert' : 'status'}">${view.notice.text}</p>`}
+      ${noticeAlert(view.notice)}
       <h2>Connect a client</h2>
       <p>
         Most clients sign in by themselves: give them the MCP URL, and they open a page here where you sign in and approve. Each client gets an authorization of

@@ -1,4 +1,4 @@
-/** A page with one message: not found, too many attempts, an expired form. */
+/** A page with one message: not found, too many attempts, an expired form (for a user, or an email's recipient). */
 import { html } from '../../html/html.ts';
 import { page, type Viewer } from '../../html/layout.ts';
 
@@ -10,6 +10,8 @@ export interface MessageView {
   /** The signed-in user, for the navigation (with the sign-out form's CSRF token). */
   viewer?: Viewer;
   csrf?: string;
+  /** For an email's recipient, not a user: no navigation (see PageOptions.recipient). */
+  recipient?: { sender?: string };
 }
 
 export function messagePage(options: MessageView): string {
@@ -18,6 +20,7 @@ export function messagePage(options: MessageView): string {
     title: options.title,
     narrow: true,
     ...(options.viewer && { viewer: options.viewer, csrf: options.csrf }),
+    ...(options.recipient && { recipient: options.recipient }),
     body: html`<div class="card">
       <h1>${options.title}</h1>
       <p>${options.text}</p>

@@ -9,8 +9,7 @@ import { html, type SafeHtml } from '../../html/html.ts';
 import { page, type Viewer } from '../../html/layout.ts';
 import type { ProfileField, ProfileFormValues } from '../profile-form.ts';
 import { badge } from './table.ts';
-
-type Notice = { kind: 'success' | 'info' | 'error'; text: string };
+import { noticeAlert, type Notice } from './notice.ts';
 
 /** What the form shows: the values typed, the problems by field, and the mailbox check's refusals. */
 export interface ProfileFormState {
@@ -191,8 +190,7 @@ export function profilesPage(view: ProfilesView): string {
     section: 'profiles',
     body: html`<h1>Profiles</h1>
       <p class="lede">The profiles your campaigns send from. An email profile sends over its own mailbox's SMTP server and reads replies over IMAP.</p>
-      ${view.notice && html`<p class="alert ${view.notice.kind}" role="${view.notice.kind === 'error' ? 'alert' : 'status'}">${view.notice.text}</p>`}
-      ${view.profiles.map((p) => profileCard(p, view))}
+      ${noticeAlert(view.notice)} ${view.profiles.map((p) => profileCard(p, view))}
       <section class="card" aria-labelledby="add-title">
         <h2 id="add-title">Add an email profile</h2>
         <p class="hint">The mailbox is checked (SMTP and IMAP log in) before it is saved. The passwords are stored encrypted and never shown again.</p>

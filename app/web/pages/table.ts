@@ -6,11 +6,12 @@ export type Column<Row> = readonly [header: string, cell: (row: Row) => HtmlValu
 
 /**
  * `stack`: on a phone, each row reads as a block of "Header: value" lines instead of a table that
- * scrolls sideways (for tables of many columns).
+ * scrolls sideways (for tables of many columns). A column headed '' (a row's action, whose link says
+ * what it does) is shown without a label.
  */
 export function dataTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[], empty: string, options: { stack?: boolean } = {}): SafeHtml {
   if (!rows.length) return html`<p class="empty">${empty}</p>`;
-  const cell = (header: string, value: HtmlValue) => (options.stack ? html`<td data-label="${header}">${value}</td>` : html`<td>${value}</td>`);
+  const cell = (header: string, value: HtmlValue) => (options.stack && header ? html`<td data-label="${header}">${value}</td>` : html`<td>${value}</td>`);
   return html`<div class="table-wrap"><table${options.stack ? html` class="stack-table"` : ''}>
 <thead><tr>${columns.map(([header]) => html`<th scope="col">${header}</th>`)}</tr></thead>
 <tbody>${rows.map(

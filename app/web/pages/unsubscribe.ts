@@ -1,7 +1,8 @@
 /**
- * The unsubscribe pages a recipient sees (no sign-in): the confirmation that a GET shows (a link
- * scanner that fetches the URL must not unsubscribe anyone, so only the button's POST does), and
- * the answer once unsubscribed.
+ * The unsubscribe pages an email's recipient sees (no sign-in): the confirmation that a GET shows
+ * (a link scanner that fetches the URL must not unsubscribe anyone, so only the button's POST
+ * does), and the answer once unsubscribed. They are the sender's pages to the recipient, not the
+ * app's: no navigation, and the sender's name where the app's would be.
  */
 import { html } from '../../html/html.ts';
 import { page } from '../../html/layout.ts';
@@ -20,10 +21,11 @@ export function unsubscribeConfirmPage(view: UnsubscribeView & { action: string 
     appName: view.appName,
     title: 'Unsubscribe',
     narrow: true,
+    recipient: { sender: view.sender },
     body: html`<div class="card">
       <h1>Unsubscribe?</h1>
-      <p>Unsubscribe <strong>${view.email}</strong> from ${view.sender}'s emails?</p>
-      <p>No campaign of ${view.sender} will send to this address again.</p>
+      <p class="wrap">Unsubscribe <strong>${view.email}</strong> from ${view.sender}'s emails?</p>
+      <p>${view.sender} will send no more of these emails to this address.</p>
       <form method="post" action="${view.action}">
         <input type="hidden" name="via" value="page" />
         <button type="submit">Unsubscribe</button>
@@ -38,9 +40,10 @@ export function unsubscribedPage(view: UnsubscribeView): string {
     appName: view.appName,
     title: 'You are unsubscribed',
     narrow: true,
+    recipient: { sender: view.sender },
     body: html`<div class="card" role="status">
       <h1>You are unsubscribed</h1>
-      <p><strong>${view.email}</strong> will get no more emails from ${view.sender}'s campaigns.</p>
+      <p class="wrap"><strong>${view.email}</strong> will get no more of these emails from ${view.sender}. You can close this page.</p>
     </div>`,
   });
 }

@@ -6,7 +6,8 @@
 import path from 'node:path';
 import type { AppModel, Model } from '../load/model.ts';
 import type { OutputFile } from './output.ts';
-import { literal, renderSource } from './ts-source.ts';
+import { renderSource } from './ts-source.ts';
+import { jsonLiteral, printLiteral, type Literal } from './ts-literal.ts';
 
 /** The constant an app's module exports: notes_board -> notesBoardApp. */
 export const appConst = (app: AppModel) => `${app.typeName[0]!.toLowerCase()}${app.typeName.slice(1)}App`;
@@ -17,17 +18,10 @@ export function appModulePath(model: Model, app: AppModel): string {
 
 export function emitApps(model: Model): OutputFile[] {
   return model.apps.map((app) => {
-    const definition = [
-      '{',
-      `  name: ${literal(app.name)},`,
-      `  uri: ${literal(app.uri)},`,
-      ...(app.title !== undefined ? [`  title: ${literal(app.title)},`] : []),
-      `  description: ${literal(app.description)},`,
-      `  ui: ${literal(app.ui).replace(/\n/g, '\n  ')},`,
-      // One line however long: the document is machine-made, and JSON escapes are TypeScript's too.
-      `  html: ${JSON.stringify(app.html)},`,
-      '}',
-    ].join('\n');
+    const { name, uri, title, description, ui, html } = app;
+    // Laid out as prettier would (ts-literal.ts): the document on one line however long, as prettier leaves a string.
+    const literal = jsonLiteral({ name, uri, ...(title !== undefined && { title }), description, ui, html }) as Extract<Literal, { kind: 'object' }>;
+    const definition = printLiteral({ ...literal, expanded: true }, '', 0, 1);
     const content = renderSource([
       { kind: 'import', isTypeOnly: true, moduleSpecifier: model.paths.runtimeImport, namedImports: ['AppDefinition'] },
       {

@@ -48,7 +48,7 @@ const PERMISSIONS: Record<Permission, keyof NonNullable<UiResourceMeta['permissi
   clipboard_write: 'clipboardWrite',
 };
 
-const ORIGIN = /^([a-z]+):\/\/(\*\.)?([^/?#\s]+)$/;
+const ORIGIN = /^([a-z]+):\/\/(\*\.)?((?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9*.-]+)(?::\d+)?)$/;
 
 /** Why a CSP entry is not an origin hosts accept, or undefined when it is one. */
 export function originProblem(value: string): string | undefined {
@@ -64,6 +64,7 @@ export function originProblem(value: string): string | undefined {
   } catch {
     return `is not an origin (its host does not parse): ${example}`;
   }
+  if (host.includes('*')) return `has a wildcard that is not a leading *. of a domain: ${example}`;
   if (url.host !== host) return `is written differently from the origin it means: write ${scheme}://${wildcard}${url.host}`;
   if ((scheme === 'http' || scheme === 'ws') && !isLoopback(url.hostname))
     return `uses ${scheme}, which hosts' https pages block: use ${scheme === 'http' ? 'https' : 'wss'}://${wildcard}${url.host} (${scheme} only on loopback)`;

@@ -23,7 +23,7 @@ before(() => {
   file = path.join(dir, 'tools.yaml');
   mkdirSync(path.join(dir, 'ui'));
   writeFileSync(path.join(dir, 'ui', 'board.html'), DOC);
-  writeFileSync(path.join(dir, 'ui', 'greeting.ts'), "export const greeting = (name: string): string => `Hello, ${name}`;\n");
+  writeFileSync(path.join(dir, 'ui', 'greeting.ts'), 'export const greeting = (name: string): string => `Hello, ${name}`;\n');
   writeFileSync(path.join(dir, 'ui', 'view.ts'), "import { greeting } from './greeting.ts';\nconsole.log(greeting('</script> <!-- x'));\n");
   writeFileSync(path.join(dir, 'ui', 'plain.html'), '<!DOCTYPE html><html><body>Hi</body></html>');
   writeFileSync(path.join(dir, 'ui', 'fragment.html'), '<div>no document</div>');

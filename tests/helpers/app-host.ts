@@ -116,7 +116,7 @@ async function serveOne(body: () => string, headers: Record<string, string>): Pr
 
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** Opens the app of `tool` in `page`, as a host would; resolves once the app has its tool result. */
+/** Opens the app of `tool` in `page` (one host per page), as a host would; resolves once the app has its tool result. */
 export async function openAppHost(options: AppHostOptions): Promise<AppHost> {
   const { page, tool, args = {} } = options;
   const hostLog: HostLogEntry[] = [];

@@ -40,6 +40,7 @@ function declared(model: GenerateResult['model']): string {
     `${model.tools.length} tools`,
     ...(model.resources.length ? [plural(model.resources.length, 'resource')] : []),
     ...(model.prompts.length ? [plural(model.prompts.length, 'prompt')] : []),
+    ...(model.apps.length ? [plural(model.apps.length, 'app')] : []),
   ].join(', ');
 }
 
@@ -183,6 +184,7 @@ async function generateAll(files: string[], check: boolean, handlerCheck: Handle
           warnings: result.warnings,
           folders: result.model.paths,
           outputs: result.outputs,
+          inputs: result.model.apps.flatMap((a) => a.inputs),
         }),
       );
   }

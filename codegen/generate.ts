@@ -19,6 +19,7 @@ import { buildStubs, unbuiltStub, type StubSpec } from './emit/stub-source.ts';
 import { emitDocs } from './emit/docs.ts';
 import { emitServerJson } from './emit/registry.ts';
 import { emitClient } from './emit/client.ts';
+import { emitApps } from './emit/apps.ts';
 import { formatOutputs } from './emit/format.ts';
 import { checkContract, emitContract } from './contract/gate.ts';
 import type { Break } from './contract/snapshot.ts';
@@ -64,6 +65,7 @@ export async function render(model: Model, types?: CompiledTypes, existingStubs:
     ...toolTypes,
     ...emitResources(model),
     ...emitPrompts(model),
+    ...emitApps(model),
     emitServer(model),
     emitHandlers(model),
     emitClient(model),

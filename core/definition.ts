@@ -79,6 +79,8 @@ export interface ToolListing {
   readonly inputSchema: object;
   readonly outputSchema?: object;
   readonly annotations?: object;
+  /** MCP Apps (core/apps.ts): `ui` links the tool to its app and says who may call it. */
+  readonly _meta?: object;
 }
 
 /** How long a client may reuse a result of the stateless revision, and whether it is the same for every caller. */
@@ -123,6 +125,8 @@ export interface ResourceListing {
   readonly title?: string;
   readonly description?: string;
   readonly mimeType?: string;
+  /** An app's `ui` (its CSP, permissions...), for hosts to review before they read it. */
+  readonly _meta?: object;
 }
 
 /** One entry of the resources/templates/list result. */
@@ -163,4 +167,45 @@ export interface ServerDefinition {
   readonly resourceTemplatesList?: readonly ResourceTemplateListing[];
   readonly prompts?: Readonly<Record<string, PromptDefinition>>;
   readonly promptsList?: readonly PromptListing[];
+  /** MCP Apps: the `ui://` HTML documents hosts render for the tools that link them, by name. */
+  readonly apps?: Readonly<Record<string, AppDefinition>>;
+}
+
+/**
+ * An MCP App (SEP-1865, the `io.modelcontextprotocol/ui` extension): a `ui://` resource whose
+ * content is one HTML document, built by the generator (its scripts bundled in), served as it is.
+ */
+export interface AppDefinition {
+  readonly name: string;
+  /** A `ui://` URI. */
+  readonly uri: string;
+  readonly title?: string;
+  readonly description: string;
+  /** The whole HTML document. */
+  readonly html: string;
+  /** The resource's `_meta.ui`: what the host's sandbox must allow (CSP, permissions), its domain, its border. */
+  readonly ui: UiResourceMeta;
+}
+
+/** The `_meta.ui` of an app's resource (SEP-1865's UIResourceMeta). */
+export interface UiResourceMeta {
+  readonly csp?: {
+    readonly connectDomains?: readonly string[];
+    readonly resourceDomains?: readonly string[];
+    readonly frameDomains?: readonly string[];
+    readonly baseUriDomains?: readonly string[];
+  };
+  readonly permissions?: { readonly camera?: object; readonly microphone?: object; readonly geolocation?: object; readonly clipboardWrite?: object };
+  readonly domain?: string;
+  readonly prefersBorder?: boolean;
+}
+
+/** Who may call a tool (SEP-1865): the model, the app (through the host), or both (the default). */
+export type UiVisibility = 'model' | 'app';
+
+/** The `_meta.ui` of a tool (SEP-1865's McpUiToolMeta). */
+export interface UiToolMeta {
+  /** The app the host renders the tool's result in. */
+  readonly resourceUri?: string;
+  readonly visibility?: readonly UiVisibility[];
 }

@@ -18,7 +18,7 @@ import {
   type ReadResourceResult,
   type RequestOptions,
 } from '@modelcontextprotocol/client';
-import { CATALOG_ERROR_META, type CatalogErrorMeta } from '../core/definition.ts';
+import { CATALOG_ERROR_META, type CatalogErrorMeta, type UiResourceMeta } from '../core/definition.ts';
 import { expandUriTemplate } from '../core/uri-template.ts';
 
 /** The protocol revisions a generated client speaks. */
@@ -34,6 +34,16 @@ export interface ConnectOptions {
   clientInfo?: { name: string; version: string };
   /** A fetch of the caller's (to record or proxy requests). */
   fetch?: typeof fetch;
+}
+
+/** An app (MCP Apps) as its server serves it: the HTML document a host renders, and what the host's sandbox must allow. */
+export interface AppResource {
+  uri: string;
+  /** `text/html;profile=mcp-app`. */
+  mimeType: string;
+  html: string;
+  /** The content's `_meta.ui`: CSP origins, permissions, domain, border. */
+  ui: UiResourceMeta;
 }
 
 /** Per-call options of the official client (a timeout, an abort signal, progress). */
@@ -120,6 +130,14 @@ export class McpClient<Params extends ParamsByCode> {
   protected async readTemplate(uriTemplate: string, variables: object, options?: RequestOptions): Promise<ReadResourceResult> {
     const uri = expandUriTemplate(uriTemplate, variables as Readonly<Record<string, string>>);
     return this.mcp.readResource({ uri }, options).catch((err: unknown) => rethrow(err, uri));
+  }
+
+  /** Reads an app's document (a `ui://` resource). */
+  protected async readApp(uri: string, options?: RequestOptions): Promise<AppResource> {
+    const result = await this.mcp.readResource({ uri }, options).catch((err: unknown) => rethrow(err, uri));
+    const content = result.contents[0] as { uri: string; mimeType?: string; text?: unknown; _meta?: { ui?: UiResourceMeta } } | undefined;
+    if (typeof content?.text !== 'string') throw new Error(`${uri} answered no HTML text; is it an app of this server?`);
+    return { uri: content.uri, mimeType: content.mimeType ?? '', html: content.text, ui: content._meta?.ui ?? {} };
   }
 
   /** Gets a prompt with these arguments. */

@@ -12,7 +12,7 @@
  *   1 vocabulary  handler jsonrpc errors versions nul origin-guard response-channel resource-metadata
  *   2 caller      auth jwt-config caller era telemetry input-requests
  *   3 failures    classify error-mapping
- *   4 handlers    feature-call tool-runner resource-runner prompt-runner completion tasks
+ *   4 handlers    feature-call tool-runner resource-runner prompt-runner completion tasks app-resources
  *   5 methods     request-state list-pages scope-gate input-rounds task-methods
  *   6 protocol    protocol
  *   7 endpoint    request-limits admission transport
@@ -23,7 +23,7 @@
  * 1 the shapes and rules that need nothing else: handler types, JSON-RPC messages, catalog errors;
  * 2 who calls and what they declared: the token (and the issuer of auth: { jwt }), the era, the span, the questions a handler asks;
  * 3 what a thrown error is (classify) and what each kind answers (error-mapping);
- * 4 running the app's tool, resource, prompt and completion handlers, and tasks;
+ * 4 running the app's tool, resource, prompt and completion handlers, and tasks; serving its MCP Apps' documents;
  * 5 the protocol's parts: list pages, scope checks, question rounds, the tasks methods;
  * 6 dispatch of the MCP methods; 7 the HTTP side of /mcp: admission (Host, Origin, token, limits)
  * and the transport; 8 mcpHttp, which builds the rest, and mcpStdio, which serves the same protocol on stdio; 9 serve, a whole
@@ -58,6 +58,7 @@ export { frameworkErrors, type FrameworkError, type FrameworkErrorCode, type Fra
 
 // What the generator hands the runtime.
 export type {
+  AppDefinition,
   AuthDefinition,
   ErrorCatalog,
   ErrorDefinition,
@@ -73,6 +74,9 @@ export type {
   ServerDefinition,
   ToolDefinition,
   ToolListing,
+  UiResourceMeta,
+  UiToolMeta,
+  UiVisibility,
   ValidationErrorObject,
   Validator,
 } from '../core/definition.ts';
@@ -109,6 +113,9 @@ export type {
   ToolHandler,
 } from './handler.ts';
 export type { ToolCallEvent, ToolCallObserver } from './tool-runner.ts';
+
+// MCP Apps (the io.modelcontextprotocol/ui extension): the names a server, a host and a test share.
+export { UI_EXTENSION, UI_MIME_TYPE, LEGACY_RESOURCE_URI_KEY } from '../core/apps.ts';
 
 // The tasks extension: where tasks are kept.
 export { memoryTaskStore, TASKS_EXTENSION, type TaskRecord, type TaskStatus, type TaskStore } from './tasks.ts';

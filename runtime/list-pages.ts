@@ -2,7 +2,7 @@
  * tools/list, resources/list, resources/templates/list and prompts/list: every page serialized once
  * at start (the lists are fixed for the server's lifetime), served by an opaque cursor.
  */
-import type { ServerDefinition } from '../core/definition.ts';
+import type { ResourceListing, ServerDefinition } from '../core/definition.ts';
 import type { Era } from './era.ts';
 import type { ErrorFactory } from './errors.ts';
 import { withFields } from './jsonrpc.ts';
@@ -19,10 +19,12 @@ export class ListPages {
     /** The cache hint of list results at 2026-07-28. */
     private readonly ttlMs: number,
     private readonly errors: ErrorFactory,
+    /** The apps' entries (app-resources.ts), listed after the declared resources. */
+    apps: readonly ResourceListing[] = [],
   ) {
     this.pages = {
       'tools/list': paginate('tools', definition.toolsList, pageSize),
-      'resources/list': paginate('resources', definition.resourcesList ?? [], pageSize),
+      'resources/list': paginate('resources', [...(definition.resourcesList ?? []), ...apps], pageSize),
       'resources/templates/list': paginate('resourceTemplates', definition.resourceTemplatesList ?? [], pageSize),
       'prompts/list': paginate('prompts', definition.promptsList ?? [], pageSize),
     };

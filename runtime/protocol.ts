@@ -28,6 +28,8 @@ import { declaresTasks, TaskMethods, tasksCapabilityRequired } from './task-meth
 import type { JsonRpcResponse } from './jsonrpc.ts';
 import { NUL_RULE, pathWithNul } from './nul.ts';
 import { TASKS_EXTENSION, type Tasks } from './tasks.ts';
+import { AppResources } from './app-resources.ts';
+import { UI_EXTENSION } from '../core/apps.ts';
 import { SUPPORTED_VERSIONS, negotiate } from './versions.ts';
 import type { Challenges } from './auth.ts';
 import type { RequestTelemetry } from './telemetry.ts';
@@ -68,6 +70,10 @@ export class McpProtocol {
   private readonly rounds: InputRounds;
   /** The tasks extension's methods, when the server keeps tasks. */
   private readonly tasks: TaskMethods | undefined;
+  /** MCP Apps: their documents, served as resources. */
+  private readonly apps: AppResources;
+  /** The server has resources to list and read: declared ones, or apps. */
+  private readonly hasResources: boolean;
 
   constructor(
     private readonly definition: ServerDefinition,
@@ -82,16 +88,24 @@ export class McpProtocol {
     this.statelessFields = `"resultType":"complete",${this.serverInfoMeta}`;
     const { resources, prompts } = features;
     const hasTemplates = Boolean(definition.resourceTemplatesList?.length);
+    this.apps = new AppResources(definition);
+    this.hasResources = resources.size > 0 || this.apps.size > 0;
+    // SEP-2133: a server names the extensions it supports in capabilities.extensions, in the
+    // handshake's answer and in server/discover; MCP Apps defines no server settings ({}).
+    const apps = this.apps.size > 0 ? { [UI_EXTENSION]: {} } : {};
     this.capabilities = {
       tools: { listChanged: false },
-      ...(resources.size > 0 && { resources: { listChanged: false } }),
+      ...(this.hasResources && { resources: { listChanged: false } }),
       ...(prompts.size > 0 && { prompts: { listChanged: false } }),
       ...((prompts.size > 0 || hasTemplates) && { completions: {} }),
       logging: {},
+      ...(this.apps.size > 0 && { extensions: apps }),
     };
+    // Tasks are an extension at 2026-07-28 only (the handshake era has tasks of its own, which this server does not offer).
     const taskTools = Object.values(definition.tools).some((t) => t.task !== undefined);
-    this.discoverCapabilities = options.tasks && taskTools ? { ...this.capabilities, extensions: { [TASKS_EXTENSION]: {} } } : this.capabilities;
-    this.lists = new ListPages(definition, options.pageSize, options.listTtlMs, errors);
+    const discoverExtensions = { ...apps, ...(options.tasks && taskTools && { [TASKS_EXTENSION]: {} }) };
+    this.discoverCapabilities = Object.keys(discoverExtensions).length ? { ...this.capabilities, extensions: discoverExtensions } : this.capabilities;
+    this.lists = new ListPages(definition, options.pageSize, options.listTtlMs, errors, this.apps.listings);
     this.scopes = new ScopeGate(runner, errors, challenges);
     this.rounds = new InputRounds(errors, options.inputs.seal, options.inputs.pending);
     this.tasks = options.tasks && new TaskMethods(options.tasks, runner, this.scopes, errors);
@@ -169,10 +183,10 @@ export class McpProtocol {
         return this.lists.page('tools/list', params, state.era);
       case 'resources/list':
       case 'resources/templates/list':
-        if (!this.features.resources.size) break;
+        if (!this.hasResources) break;
         return this.lists.page(request.method, params, state.era);
       case 'resources/read':
-        if (!this.features.resources.size) break;
+        if (!this.hasResources) break;
         return this.readResource(params, state);
       case 'prompts/list':
         if (!this.features.prompts.size) break;
@@ -237,6 +251,9 @@ export class McpProtocol {
   private async readResource(params: Record<string, unknown>, state: RequestState): Promise<string> {
     const uri = params.uri;
     if (typeof uri !== 'string') throw this.errors.create('INVALID_PARAMS', { detail: 'params.uri must be the URI of a resource (a string)' });
+    const app = this.apps.read(uri);
+    // An app changes only with the server: every caller may keep it as long as a list.
+    if (app !== undefined) return state.era.stateless ? withFields(app, `"ttlMs":${this.options.listTtlMs},"cacheScope":"public"`) : app;
     const found = this.features.resources.find(uri);
     if (!found) {
       const err = this.errors.create('RESOURCE_NOT_FOUND', { uri });

@@ -17,6 +17,8 @@ const FRAMEWORK = [
   // The generator's CLI, on copies of the golden fixtures.
   'tests/e2e/gen-cache.test.ts',
   'tests/e2e/gen-contract.test.ts',
+  // MCP Apps in Chromium: the protocol fixture's app in the ext-apps test host (helpers/app-host.ts).
+  'tests/browser/app-host.test.ts',
 ];
 
 /** Under a framework folder, but tied to the outreach service (why, beside each). */

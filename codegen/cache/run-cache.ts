@@ -1,6 +1,7 @@
 /**
  * What the last generation from a tools.yaml produced, keyed by everything its output depends on:
- * the YAML's text, the generator's own code (codegen/ and core/, what it shares with the runtime), the
+ * the YAML's text, the files it names (its apps' HTML and scripts, recorded with their content and
+ * checked again at every run), the generator's own code (codegen/ and core/, what it shares with the runtime), the
  * installed packages (package-lock.json: prettier, ajv, json-schema-to-typescript) and the prettier
  * settings. When none of that changed, every output on disk still has the content recorded, no
  * other generated file appeared and every handler exists, the outputs are known to be what a run
@@ -42,6 +43,8 @@ export interface RunRecord {
   /** Every output (relative to the working directory) with the sha256 of its content; stubs only need to exist. */
   outputs: Record<string, string>;
   stubs: string[];
+  /** The files outside the YAML that the outputs were built from (apps' HTML and scripts), with the sha256 of their content. */
+  inputs?: Record<string, string>;
 }
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
@@ -99,6 +102,8 @@ export function recordOf(input: {
   /** A tools.yaml's absolute folders (load/project-paths.ts's ProjectFolders). */
   folders: Record<'generated' | 'handlers' | 'resourceHandlers' | 'promptHandlers', string>;
   outputs: { path: string; once?: boolean }[];
+  /** Absolute paths of the files the outputs were built from besides the YAML. */
+  inputs?: readonly string[];
 }): RunRecord {
   const outputs: Record<string, string> = {};
   const stubs: string[] = [];
@@ -117,12 +122,13 @@ export function recordOf(input: {
     promptHandlers: path.relative(process.cwd(), input.folders.promptHandlers),
     outputs,
     stubs,
+    ...(input.inputs?.length && { inputs: Object.fromEntries(input.inputs.map((f) => [path.relative(process.cwd(), f), sha256(readFileSync(f))])) }),
   };
 }
 
-/** True when the disk holds exactly the recorded outputs: same content, no other generated file, every handler there. */
+/** True when the disk holds exactly the recorded outputs: same content, no other generated file, every handler there, every input as it was. */
 export function stillOnDisk(record: RunRecord): boolean {
-  for (const [file, hash] of Object.entries(record.outputs)) {
+  for (const [file, hash] of Object.entries({ ...record.outputs, ...record.inputs })) {
     try {
       if (sha256(readFileSync(file)) !== hash) return false;
     } catch {

@@ -16,7 +16,7 @@ import path from 'node:path';
 import type { Model } from '../load/model.ts';
 import type { OutputFile } from '../emit/output.ts';
 import { breakingChanges } from './breaks.ts';
-import { promptBreaks, promptContracts, resourceBreaks, resourceContracts } from './resources-prompts.ts';
+import { appBreaks, appContracts, promptBreaks, promptContracts, resourceBreaks, resourceContracts } from './resources-prompts.ts';
 import { contractOf, parseContract, renderContract, toolContract, type Break, type Contract } from './snapshot.ts';
 import { canonical } from './json.ts';
 import { acceptsBreakingChanges, nextBreakingVersion } from './versions.ts';
@@ -96,6 +96,7 @@ function currentContract(model: Model): Contract {
     ...contract,
     ...(model.resources.length && { resources: resourceContracts(model.resources) }),
     ...(model.prompts.length && { prompts: promptContracts(model.prompts) }),
+    ...(model.apps.length && { apps: appContracts(model.apps) }),
   };
   contracts.set(model, published);
   return published;
@@ -126,6 +127,7 @@ export function checkContract(model: Model): Break[] {
     ...breakingChanges(released, current),
     ...resourceBreaks(published.resources, current.resources),
     ...promptBreaks(published.prompts, current.prompts),
+    ...appBreaks(published.apps, current.apps),
   ];
   if (breaks.length && !acceptsBreakingChanges(published.version, current.version)) throw new BreakingChangeError(breaks, display, published.version);
   return breaks;

@@ -1,13 +1,14 @@
 /**
- * The resources and prompts part of the published contract: what a client that reads a resource
- * or gets a prompt relies on. A resource's URI (or template), its MIME type and its scopes; a
- * prompt's arguments (which are required) and scopes. Titles and descriptions are annotations.
+ * The resources, prompts and apps part of the published contract: what a client that reads a
+ * resource or gets a prompt relies on. A resource's URI (or template), its MIME type and its scopes; a
+ * prompt's arguments (which are required) and scopes; an app's URI (a host that rendered a result
+ * reads it again). Titles and descriptions are annotations.
  */
-import type { PromptModel, ResourceModel } from '../load/model.ts';
+import type { AppModel, PromptModel, ResourceModel } from '../load/model.ts';
 import { own } from './json.ts';
-import { compareText, sortedUnique, type Break, type PromptContract, type ResourceContract } from './snapshot.ts';
+import { compareText, sortedUnique, type AppContract, type Break, type PromptContract, type ResourceContract } from './snapshot.ts';
 
-export type { PromptContract, ResourceContract };
+export type { AppContract, PromptContract, ResourceContract };
 
 const byName = <T extends { name: string }>(items: readonly T[]) => [...items].sort((a, b) => compareText(a.name, b.name));
 
@@ -27,6 +28,10 @@ export function promptContracts(prompts: readonly PromptModel[]): Record<string,
       { arguments: Object.fromEntries(p.arguments.map((a) => [a.name, { required: a.required }])), scopes: sortedUnique(p.scopes) },
     ]),
   );
+}
+
+export function appContracts(apps: readonly AppModel[]): Record<string, AppContract> {
+  return Object.fromEntries(byName(apps).map((a) => [a.name, { uri: a.uri }]));
 }
 
 function scopeBreaks(where: string, was: string[], now: string[], what: string): Break[] {
@@ -57,6 +62,17 @@ export function resourceBreaks(published: Record<string, ResourceContract> = {},
 }
 
 const sorted = (breaks: Break[]) => breaks.sort((a, b) => compareText(a.where, b.where));
+
+export function appBreaks(published: Record<string, AppContract> = {}, current: Record<string, AppContract> = {}): Break[] {
+  const breaks: Break[] = [];
+  for (const [name, was] of Object.entries(published)) {
+    const now = own(current, name);
+    if (!now) breaks.push({ where: `app ${name}`, message: `app removed; hosts that rendered a result in ${was.uri} get resource-not-found` });
+    else if (now.uri !== was.uri)
+      breaks.push({ where: `app ${name}`, message: `URI changed from ${was.uri} to ${now.uri}; hosts that kept the old one get resource-not-found` });
+  }
+  return sorted(breaks);
+}
 
 export function promptBreaks(published: Record<string, PromptContract> = {}, current: Record<string, PromptContract> = {}): Break[] {
   const breaks: Break[] = [];

@@ -53,6 +53,13 @@ export interface Contract {
   /** Present when the server declares any (snapshots written before resources and prompts lack them). */
   resources?: Record<string, ResourceContract>;
   prompts?: Record<string, PromptContract>;
+  /** MCP Apps, when the server declares any: hosts keep an app's URI (a rendered result reads it again). */
+  apps?: Record<string, AppContract>;
+}
+
+/** An app as hosts rely on it: where it is (compared in resources-prompts.ts). */
+export interface AppContract {
+  uri: string;
 }
 
 /** A resource as clients rely on it (compared in resources-prompts.ts). */
@@ -207,7 +214,7 @@ function shapeProblems(data: unknown): string[] {
         if (tool.since !== undefined && typeof tool.since !== 'string') problems.push(`tools.${name}.since must be a version string`);
       }
     }
-  for (const key of ['resources', 'prompts'] as const)
+  for (const key of ['resources', 'prompts', 'apps'] as const)
     if (data[key] !== undefined && !isPlainObject(data[key])) problems.push(`${key} must be an object of name -> ${key.slice(0, -1)}`);
   if (!isPlainObject(data.errors)) problems.push('errors must be an object of error code -> error');
   else

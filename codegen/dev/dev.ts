@@ -1,7 +1,8 @@
 /**
  * `npm run dev [-- ENTRY [ARGS...]]`: the add-a-tool loop. Generates from every tools.yaml listed
  * under "toolsYaml" in package.json, starts the server (`app/main.ts`, or ENTRY) as a child process,
- * and on every saved change regenerates (when a tools.yaml changed) and restarts it.
+ * and on every saved change regenerates (when a tools.yaml changed, or a file one of its apps is built
+ * from: its HTML, a script it bundles) and restarts it.
  *
  * While a tools.yaml has problems they are printed with their lines, and the server keeps running the
  * last good version (generation writes nothing until the file is valid); the next good save
@@ -60,6 +61,9 @@ const handlerCheck = new HandlerCheck({ root, yamlFiles });
 /** Errors that mean a bug in the generator rather than a problem in the file: printed with their stack. */
 const BUG_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'ReferenceError', 'SyntaxError', 'AggregateError']);
 
+/** The files each tools.yaml's apps were built from (their HTML, their scripts), with that tools.yaml: saving one regenerates it. */
+const appInputs = new Map<string, string>();
+
 /** Runs the generator for these tools.yaml files; prints any file's problems. */
 async function regenerate(files: string[]): Promise<{ ok: boolean; files: number; ms: number }> {
   const started = performance.now();
@@ -72,6 +76,10 @@ async function regenerate(files: string[]): Promise<{ ok: boolean; files: number
       count += result.changed.length + result.removed.length;
       for (const dir of [result.model.paths.handlers, result.model.paths.resourceHandlers, result.model.paths.promptHandlers]) handlerDirs.add(dir);
       folders.set(file, result.model.paths);
+      for (const input of result.model.apps.flatMap((a) => a.inputs)) {
+        appInputs.set(input, file);
+        watchDir(path.dirname(input), false);
+      }
       for (const w of result.warnings) say(w);
       for (const r of result.renamed) say(renamedLine(r, file));
     } catch (err) {
@@ -268,6 +276,8 @@ let debounce: NodeJS.Timeout | undefined;
 let serverEnv: NodeJS.ProcessEnv = process.env;
 
 const isYaml = (p: string) => yamlFiles.includes(p);
+/** A tools.yaml, or a file one of its apps is built from: a change to either is the generator's. */
+const isGeneratorInput = (p: string) => isYaml(p) || appInputs.has(p);
 const inside = (p: string, dir: string) => p === dir || p.startsWith(dir + path.sep);
 
 /** One cycle over the changes seen so far; cycles never overlap, so there is never more than one server. */
@@ -283,13 +293,13 @@ async function cycle(first: boolean): Promise<void> {
 
   // The tools.yaml files that changed; all of them at the start or when a handler file disappeared (its stub is written again).
   const handlerGone = serverPaths.some((p) => [...handlerDirs].some((d) => inside(p, d)) && !existsSync(p));
-  const regen = first || handlerGone ? yamlFiles : serverPaths.filter(isYaml);
+  const regen = first || handlerGone ? yamlFiles : [...new Set(serverPaths.flatMap((p) => (isYaml(p) ? [p] : appInputs.has(p) ? [appInputs.get(p)!] : [])))];
   let generated: Awaited<ReturnType<typeof regenerate>> | undefined;
   if (regen.length) {
     generated = await regenerate(regen);
     watchHandlerDirs();
     // Only the YAML changed and it is invalid: nothing new to run.
-    if (!generated.ok && !first && serverPaths.every(isYaml)) return;
+    if (!generated.ok && !first && serverPaths.every(isGeneratorInput)) return;
   }
   if (shuttingDown) return;
 
@@ -362,7 +372,7 @@ const watchers = new Map<string, FSWatcher | TreeWatch>();
 function onEvent(dir: string, name: string | null): void {
   if (!name || shuttingDown) return;
   const full = path.join(dir, name);
-  if (!isYaml(full)) {
+  if (!isGeneratorInput(full)) {
     if (!WATCHED_FILE.test(name)) return;
     if (full.split(path.sep).some((s) => IGNORED_SEGMENTS.has(s)) || inside(full, dataDir)) return;
   }

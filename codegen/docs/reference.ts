@@ -10,6 +10,7 @@ import type { ErrorModel, Model, ToolExample, ToolModel } from '../load/model.ts
 import { directDefs } from '../load/defs.ts';
 import type { Block } from './blocks.ts';
 import { promptBlocks, resourceBlocks } from './resources-prompts.ts';
+import { appsBlocks, toolAppLines } from './apps.ts';
 import { fieldRows, isObjectDef, objectBranches, rulesOf, type Defs, type FieldRow, typeOf, detailsOf } from './fields.ts';
 import { code, link, toolAnchor, typeAnchor, type Inline } from './inline.ts';
 
@@ -107,6 +108,7 @@ function toolBlocks(model: Model, tool: ToolModel, defs: Defs): Block[] {
         ...(tool.clientCapabilities
           ? [`Needs a client that declares ${tool.clientCapabilities.map(code).join(' and ')}: at 2026-07-28 another gets error -32021.`]
           : []),
+        ...toolAppLines(tool),
       ],
     },
     { kind: 'heading', level: 4, text: 'Arguments' },
@@ -180,6 +182,7 @@ function tailBlocks(model: Model, defs: Defs): Block[] {
       : []),
     ...resourceBlocks(model),
     ...promptBlocks(model),
+    ...appsBlocks(model),
     { kind: 'heading', level: 2, id: 'scopes', text: 'Scopes' },
     { kind: 'paragraph', text: 'A token carries some of these; a tool needs all of its scopes. Pre-selected scopes are checked on the consent screen.' },
     { kind: 'table', head: ['Scope', 'Pre-selected', 'Meaning'], rows: model.scopes.map((s) => [code(s.name), s.default ? 'yes' : 'no', s.description]) },

@@ -63,7 +63,7 @@ export function emitClient(model: Model): OutputFile {
   const error = `${server}Error`;
   const templates = model.resources.filter((r) => r.uriTemplate !== undefined);
   const imports = [
-    `import { McpClient, type CallOptions, type ConnectOptions, type ToolCallError } from '${model.paths.clientImport}';`,
+    `import { McpClient, ${model.apps.length ? 'type AppResource, ' : ''}type CallOptions, type ConnectOptions, type ToolCallError } from '${model.paths.clientImport}';`,
     `import type { ErrorCode, ErrorParams } from './errors.gen.ts';`,
     ...model.tools.map((t) => typeImport([`${t.typeName}Arguments`, `${t.typeName}Result`], `./tools/${t.name}.gen.ts`)),
     ...(templates.length
@@ -111,6 +111,7 @@ export function emitClient(model: Model): OutputFile {
       `this.prompt(${quote(p.name)}, args, options)`,
     ),
   );
+  const apps = model.apps.map((a) => member(camel(a.typeName), ['options?: CallOptions'], 'AppResource', `this.readApp(${quote(a.uri)}, options)`));
   const group = (name: string, doc: string, members: string[]) =>
     members.length ? `\n  /** ${doc} */\n  readonly ${name} = {\n${members.join('')}  };\n` : '';
   const sdkTypes = [...(templates.length ? ['ReadResourceResult'] : []), ...(model.prompts.length ? ['GetPromptResult'] : [])];
@@ -130,6 +131,7 @@ export function emitClient(model: Model): OutputFile {
     group('tools', `Each tool: its arguments in, its structured result out; a catalog error is thrown as ${error}.`, tools) +
     group('resources', `Each resource template: its variables in, the resource read.`, resources) +
     group('prompts', `Each prompt: its arguments in, its messages out.`, prompts) +
+    group('apps', `Each app (MCP Apps): its HTML document and the \`_meta.ui\` a host renders it with.`, apps) +
     '}\n';
   return { path: file, content, formatted: true };
 }

@@ -7,6 +7,7 @@ import { validatorName } from '../load/schemas.ts';
 import { toolValidators } from './validators.ts';
 import { headerUses } from '../load/mcp-header.ts';
 import { localDefNames } from '../load/defs.ts';
+import { appConst } from './apps.ts';
 
 /** The tool's x-mcp-header arguments (the loader has checked them): header name and property path. */
 function headerParams(model: Model, tool: ToolModel): { header: string; path: string[] }[] {
@@ -46,6 +47,7 @@ export function emitServer(model: Model): OutputFile {
     `  tools: {\n${tools}\n  },`,
     ...(model.resources.length ? ['  resources,', '  resourcesList,', '  resourceTemplatesList,'] : []),
     ...(model.prompts.length ? ['  prompts,', '  promptsList,'] : []),
+    ...(model.apps.length ? [`  apps: { ${model.apps.map((a) => `${literal(a.name)}: ${appConst(a)}`).join(', ')} },`] : []),
     '}',
   ].join('\n');
   const content = renderSource([
@@ -68,6 +70,7 @@ export function emitServer(model: Model): OutputFile {
         ]
       : []),
     ...(model.prompts.length ? [{ kind: 'import' as const, moduleSpecifier: './prompts.gen.ts', namedImports: ['prompts', 'promptsList'] }] : []),
+    ...model.apps.map((a) => ({ kind: 'import' as const, moduleSpecifier: `./apps/${a.name}.gen.ts`, namedImports: [appConst(a)] })),
     ...model.tools.map((t) => ({
       kind: 'import' as const,
       moduleSpecifier: `./validators/${t.name}.gen.js`,

@@ -10,6 +10,7 @@ import { localDefNames, refName, usedDefs } from '../load/defs.ts';
 import type { OutputFile } from './output.ts';
 import { brokenArray, INDENT, jsonLiteral, printLiteral, type Literal } from './ts-literal.ts';
 import { renderSource } from './ts-source.ts';
+import { toolUiMeta } from '../../core/apps.ts';
 
 /** A tool's tools/list entry, with the schemas as clients get them. */
 export function toolListing(tool: ToolModel) {
@@ -20,6 +21,12 @@ export function toolListing(tool: ToolModel) {
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema && { outputSchema: tool.outputSchema }),
     ...(tool.annotations && { annotations: { ...(tool.title !== undefined && { title: tool.title }), ...tool.annotations } }),
+    ...(tool.ui && {
+      _meta: toolUiMeta({
+        ...(tool.ui.resourceUri !== undefined && { resourceUri: tool.ui.resourceUri }),
+        ...(tool.ui.visibility && { visibility: tool.ui.visibility }),
+      }),
+    }),
   };
 }
 

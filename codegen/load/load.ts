@@ -10,6 +10,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import type { Defs } from './defs.ts';
 import { hint } from './did-you-mean.ts';
 import { loadPrompts, loadResources } from './resources-prompts.ts';
+import { linkTools, loadApps } from './apps-load.ts';
 import { byCodePoint, section, strings } from './raw-values.ts';
 import { checkDefs, compileShared, unescapePointer } from './schema-checks.ts';
 import { SchemaCompiler } from './schemas.ts';
@@ -159,6 +160,8 @@ export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions 
   const featureScope = { scopeNames, errorByCode, typeNames: taken, pascalCase, atPath };
   const resources = loadResources(top.resources, featureScope);
   const prompts = loadPrompts(top.prompts, featureScope);
+  const apps = loadApps(top.ui, { file: path.resolve(file), resources, pascalCase, atPath });
+  linkTools(tools, data.tools, apps, atPath, warnAt);
   if (problems.length) throw new ToolsYamlError(display, problems, parsed.text);
   parsed.savePositions?.();
 
@@ -190,6 +193,7 @@ export function validateToolsYaml(parsed: ParsedToolsYaml, options: LoadOptions 
     tools: tools.sort((a, b) => byCodePoint(a.name, b.name)),
     resources,
     prompts,
+    apps,
     validators,
     parts: new ToolParts(options.cache ? file : undefined, { defs: sortedDefs, errors: sortedErrors }),
     warnings: lintDescriptions ? warnings.sort((a, b) => a.line - b.line || a.col - b.col) : [],

@@ -3,7 +3,7 @@ import type { JSONSchema } from './json-schema.ts';
 import type { Problem } from './problems.ts';
 import type { ToolParts } from '../cache/tool-parts.ts';
 import type { ValidatorModules } from './validator-modules.ts';
-import type { AuthDefinition, ErrorSurface } from '../../core/definition.ts';
+import type { AuthDefinition, ErrorSurface, UiResourceMeta, UiVisibility } from '../../core/definition.ts';
 import type { ParamType } from '../../core/framework-errors.ts';
 
 export type { ErrorSurface, ParamType };
@@ -63,6 +63,26 @@ export interface ToolModel {
   outputSchema?: JSONSchema;
   errors: string[];
   examples: ToolExample[];
+  /** MCP Apps: the app it opens (by name, and its URI once resolved) and who may call it; absent when tools.yaml says nothing. */
+  ui?: { app?: string; resourceUri?: string; visibility?: UiVisibility[] };
+}
+
+/** An MCP App: a `ui://` HTML document hosts render for the tools that open it. */
+export interface AppModel {
+  name: string;
+  /** PascalCase base for names: notes_board -> NotesBoard (the client's `apps.notesBoard`). */
+  typeName: string;
+  uri: string;
+  title?: string;
+  description: string;
+  /** The HTML file as declared, absolute. */
+  htmlFile: string;
+  /** The document as served: its relative scripts bundled and inlined (app-html.ts). */
+  html: string;
+  /** Every file the document was built from (outside node_modules), absolute: a change to one makes the outputs stale. */
+  inputs: string[];
+  /** The resource's `_meta.ui`, as clients get it. */
+  ui: UiResourceMeta;
 }
 
 /** A prompt argument or a template variable: a string the client gives. */
@@ -167,6 +187,8 @@ export interface Model {
   /** Sorted by name. */
   resources: ResourceModel[];
   prompts: PromptModel[];
+  /** Sorted by name. */
+  apps: AppModel[];
   /** The validator modules, as the loader compiled them (or found them in the cache); the validators emitter writes them. */
   validators: ValidatorModules;
   /** Each tool's part of the other outputs, kept between runs when the loader was asked to cache (tool-parts.ts). */

@@ -12,6 +12,7 @@ import type { CompiledPart, ValidatorModules } from './validator-modules.ts';
 import type { ErrorModel, ToolModel } from './model.ts';
 import type { JSONSchema } from './json-schema.ts';
 import { warnUndescribed } from './undescribed.ts';
+import type { RawToolUi } from './apps-load.ts';
 
 type Path = (string | number)[];
 type Report = (p: Path, message: string, key?: boolean) => void;
@@ -27,6 +28,8 @@ export interface RawTool {
   output?: JSONSchema;
   errors?: string[];
   examples?: ToolModel['examples'];
+  /** MCP Apps: resolved against the file's apps by apps-load.ts. */
+  ui?: RawToolUi;
 }
 
 /** snake_case / kebab-case / dotted tool name to a PascalCase type name. */

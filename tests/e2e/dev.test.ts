@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -151,6 +151,32 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
     assert.ok(existsSync(path.join(copy.dir, 'app/tools/whoami.ts')), 'the stub is written');
     assert.ok(existsSync(path.join(copy.dir, 'generated/tools/whoami.gen.ts')));
     assert.ok((await toolNames()).includes('whoami'));
+  });
+
+  test("an app's script saved regenerates its app (as a tools.yaml saved does) and restarts the server", async () => {
+    mkdirSync(path.join(copy.dir, 'ui'), { recursive: true });
+    writeFileSync(path.join(copy.dir, 'ui/dev-board.html'), '<!doctype html>\n<p id="out"></p><script type="module" src="./dev-board.ts"></script>\n');
+    writeFileSync(path.join(copy.dir, 'ui/dev-board.ts'), "export const shown = 'first';\n");
+    let from = output.length;
+    const text = readFileSync(yamlPath, 'utf8');
+    const { offset } = firstToolLine(text);
+    const at = /^tools:\n/m.exec(text)!.index;
+    writeFileSync(
+      yamlPath,
+      text.slice(0, at) +
+        'ui:\n  dev_board: { uri: ui://outreach/dev-board, description: A board., html: ui/dev-board.html }\n\n' +
+        text.slice(at, offset) +
+        '    ui: { app: dev_board }\n' +
+        text.slice(offset),
+    );
+    await waitFor(/\[dev\] tools\.yaml changed: regenerated \(\d+ files?, \d+ ms\) and restarted/, from);
+    const app = path.join(copy.dir, 'generated/apps/dev_board.gen.ts');
+    assert.match(readFileSync(app, 'utf8'), /"first"/);
+
+    from = output.length;
+    writeFileSync(path.join(copy.dir, 'ui/dev-board.ts'), "export const shown = 'second';\n");
+    await waitFor(/\[dev\] ui\/dev-board\.ts changed: regenerated \(1 file, \d+ ms\) and restarted/, from);
+    assert.match(readFileSync(app, 'utf8'), /"second"/);
   });
 
   test('a handler saved by renaming a new file over it (vim, JetBrains, sed -i), three times: three restarts', async () => {

@@ -89,6 +89,35 @@ describe('npm run gen: the run cache', { timeout: 120_000 }, () => {
     assert.match((await gen()).stdout, /^wrote expected\/reference\.md$/m);
     assert.equal((await gen('--check')).code, 0);
   });
+  test('a change to a file an app is built from (its HTML, a script it bundles) is found by --check, and gen rebuilds the app', async () => {
+    mkdirSync(path.join(work, 'ui'));
+    writeFileSync(path.join(work, 'ui/echo.html'), '<!doctype html>\n<p id="out"></p><script type="module" src="./echo.ts"></script>\n');
+    writeFileSync(path.join(work, 'ui/echo.ts'), "export const shown = 'first';\n");
+    const yaml = path.join(work, 'tools.yaml');
+    writeFileSync(
+      yaml,
+      readFileSync(yaml, 'utf8')
+        .replace('\ntools:\n', '\nui:\n  echo_view: { uri: ui://golden/echo, description: Shows the echo., html: ui/echo.html }\n\ntools:\n')
+        .replace('    scopes: [tools:call]\n', '    scopes: [tools:call]\n    ui: { app: echo_view }\n'),
+    );
+    assert.match((await gen()).stdout, /^wrote expected\/generated\/apps\/echo_view\.gen\.ts$/m);
+    assert.equal((await gen('--check')).code, 0);
+    const app = path.join(work, 'expected/generated/apps/echo_view.gen.ts');
+    assert.match(readFileSync(app, 'utf8'), /first/);
+
+    for (const [file, text] of [
+      ['ui/echo.ts', "export const shown = 'second';\n"],
+      ['ui/echo.html', '<!doctype html>\n<p id="shown"></p><script type="module" src="./echo.ts"></script>\n'],
+    ] as const) {
+      writeFileSync(path.join(work, file), text);
+      const res = await gen('--check');
+      assert.equal(res.code, 1, `${file} changed: ${res.stdout}${res.stderr}`);
+      assert.match(res.stderr, /stale: expected\/generated\/apps\/echo_view\.gen\.ts/);
+      assert.match((await gen()).stdout, /^wrote expected\/generated\/apps\/echo_view\.gen\.ts$/m);
+      assert.equal((await gen('--check')).code, 0);
+    }
+    assert.match(readFileSync(app, 'utf8'), /<p id="shown"><\/p><script type="module">[^<]*"second"/);
+  });
 });
 
 describe('npm run gen: the per-tool caches belong to one generator', { timeout: 180_000 }, () => {

@@ -24,6 +24,12 @@ type Edit = [find: string | RegExp, replace: string];
 /** Each kind of break, and the line gen prints for it. */
 const BREAKS: { kind: string; edits: Edit[]; reported: RegExp }[] = [
   {
+    kind: 'a moved app',
+    edits: [['    uri: ui://golden-full/items-board\n', '    uri: ui://golden-full/board\n']],
+    reported:
+      /- app items_board: URI changed from ui:\/\/golden-full\/items-board to ui:\/\/golden-full\/board; hosts that kept the old one get resource-not-found/,
+  },
+  {
     kind: 'a removed tool',
     edits: [[/ {2}sync-tags\.v2:\n[^]*$/, '']],
     reported: /- tool sync-tags\.v2: tool removed; clients that call it get an unknown-tool error/,

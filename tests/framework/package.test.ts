@@ -3,7 +3,8 @@
  * then the command it prints, run in a temporary folder outside the repository; in the new project
  * `npm install`, `npm run gen`, `npm start`. The example tool answers over HTTP and over stdio (the
  * official SDK clients, at 2025-11-25 and 2026-07-28); a second tool added to its tools.yaml,
- * generated and filled in, answers too; a malformed tools.yaml gets the same problems as this
+ * generated and filled in, answers too, and so is an app (MCP Apps) declared under its ui:, its
+ * script bundled into its HTML by the package's generator; a malformed tools.yaml gets the same problems as this
  * repository's generator gives; the project's own `npm test` passes; nothing in it points back here.
  *
  * npm runs with a cache of its own: npx would otherwise reuse an install of an earlier tarball at
@@ -11,7 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -168,9 +169,11 @@ describe('a new project from the framework package', () => {
     assert.match(stdout, /^(#|ℹ) fail 0$/m);
   });
 
-  test('a second tool: declared, generated (a stub), filled in, served', async () => {
+  // One gen and one start for both (each costs seconds in a new project).
+  test('a second tool, and an app (MCP Apps) that hello opens: declared, generated, filled in, served at both protocol versions', async () => {
+    const yamlFile = path.join(project, 'tools.yaml');
     appendFileSync(
-      path.join(project, 'tools.yaml'),
+      yamlFile,
       [
         '  add:',
         '    description: Adds two numbers.',
@@ -191,16 +194,49 @@ describe('a new project from the framework package', () => {
         '',
       ].join('\n'),
     );
-    assert.match(run('npm', ['run', 'gen'], project).stdout, /created tools\/add\.ts: a stub handler to fill in/);
+    // The app: an HTML file whose script gen bundles into it, and hello's link to it.
+    mkdirSync(path.join(project, 'ui'));
+    writeFileSync(
+      path.join(project, 'ui/greeting.html'),
+      '<!doctype html>\n<title>Greeting</title><p id="out"></p><script type="module" src="./greeting.ts"></script>\n',
+    );
+    writeFileSync(path.join(project, 'ui/greeting.ts'), "declare const document: any;\ndocument.getElementById('out').textContent = 'Hello from the app';\n");
+    writeFileSync(
+      yamlFile,
+      readFileSync(yamlFile, 'utf8')
+        .replace('\ntools:\n', '\nui:\n  greeting: { uri: ui://new-project/greeting, description: Shows the greeting., html: ui/greeting.html }\n\ntools:\n')
+        .replace('    errors: [NAME_NOT_ALLOWED]\n', '    errors: [NAME_NOT_ALLOWED]\n    ui: { app: greeting }\n'),
+    );
+    const generated = run('npm', ['run', 'gen'], project).stdout;
+    assert.match(generated, /created tools\/add\.ts: a stub handler to fill in/);
+    assert.match(generated, /wrote generated\/apps\/greeting\.gen\.ts/);
     writeFileSync(
       path.join(project, 'tools/add.ts'),
       "import type { AddHandler } from '../generated/tools/add.gen.ts';\n\nexport const handler: AddHandler = async (args) => ({ sum: args.a + args.b });\n",
     );
     run('npm', ['run', 'gen'], project);
     const server = await npmStart();
+    const v1 = new ClientV1(CLIENT_INFO);
+    const v2 = new ClientV2(CLIENT_INFO, { versionNegotiation: { mode: { pin: STATELESS } } });
     try {
       assert.deepEqual(await callOverHttp(server.url, 'add', { a: 2, b: 40 }), [{ sum: 42 }, { sum: 42 }]);
+      await v1.connect(new HttpV1(new URL(server.url)));
+      await v2.connect(new HttpV2(new URL(server.url)));
+      for (const client of [v1, v2]) {
+        assert.deepEqual((client.getServerCapabilities() as { extensions?: object } | undefined)?.extensions, { 'io.modelcontextprotocol/ui': {} });
+        const hello = (await client.listTools()).tools.find((t) => t.name === 'hello');
+        assert.deepEqual(hello?._meta?.ui, { resourceUri: 'ui://new-project/greeting' });
+        assert.ok((await client.listResources()).resources.some((r) => r.uri === 'ui://new-project/greeting' && r.mimeType === 'text/html;profile=mcp-app'));
+        const [content] = (await client.readResource({ uri: 'ui://new-project/greeting' })).contents as { mimeType?: string; text?: string }[];
+        assert.equal(content?.mimeType, 'text/html;profile=mcp-app');
+        assert.match(
+          content?.text ?? '',
+          /^<!doctype html>\n<title>Greeting<\/title><p id="out"><\/p><script type="module">.*Hello from the app.*<\/script>\n$/s,
+        );
+      }
     } finally {
+      await v1.close();
+      await v2.close();
       await server.stop();
     }
   });

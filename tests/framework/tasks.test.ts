@@ -42,7 +42,8 @@ const importNotes = (n: number, tag: string) => ({ name: 'import_notes', argumen
 
 test('server/discover offers the extension; a client that declares it gets a task and polls it to the result', async () => {
   const discover = await modern('server/discover', {}, '');
-  assert.deepEqual(discover.json.result.capabilities.extensions, { 'io.modelcontextprotocol/tasks': {} });
+  // Beside the fixture's other extension (its app: io.modelcontextprotocol/ui).
+  assert.deepEqual(discover.json.result.capabilities.extensions?.['io.modelcontextprotocol/tasks'], {});
 
   const created = await modern('tools/call', importNotes(40, 'task'), 'import_notes');
   assert.equal(created.status, 200, created.text);

@@ -173,6 +173,8 @@ describe('sync (write and --check) in a scratch copy of the full fixture', () =>
     work = mkdtempSync(path.join(tmpdir(), 'golden-sync-'));
     yamlFile = path.join(work, 'tools.yaml');
     cpSync(path.join(FIXTURES, 'full', 'tools.yaml'), yamlFile);
+    // The files its app is built from (tools.yaml's ui:).
+    cpSync(path.join(FIXTURES, 'full', 'ui'), path.join(work, 'ui'), { recursive: true });
   });
   after(() => rmSync(work, { recursive: true, force: true }));
 

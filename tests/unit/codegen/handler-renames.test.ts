@@ -86,6 +86,8 @@ describe('which handlers follow a rename, in a scratch copy of the full fixture'
     work = mkdtempSync(path.join(tmpdir(), 'handler-renames-'));
     yamlFile = path.join(work, 'tools.yaml');
     cpSync(path.join(import.meta.dirname, '../../golden/fixtures/full/tools.yaml'), yamlFile);
+    // The files its app is built from (tools.yaml's ui:).
+    cpSync(path.join(import.meta.dirname, '../../golden/fixtures/full/ui'), path.join(work, 'ui'), { recursive: true });
     const model = loadToolsYaml(yamlFile);
     // Every file as `npm run gen` writes it, the contract (the record of this run) among them.
     sync(model, await render(model), false);

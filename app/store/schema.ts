@@ -132,6 +132,18 @@ export interface McpTasksTable {
   expires_at: string;
 }
 
+/** A handshake-era question waiting for its answer, which any instance may receive (app/input-relay.ts). */
+export interface McpInputWaitsTable {
+  /** The question's JSON-RPC id (srv-<uuid>). */
+  id: string;
+  /** Who may answer (callerOf: the subject and the account). */
+  caller: string;
+  /** The answer (the JSON-RPC response's result or error, as JSON), once another instance received it. */
+  answer: string | null;
+  /** When housekeeping may delete it (the asking instance removes it when its call ends). */
+  expires_at: string;
+}
+
 export interface ToolCallsTable {
   id: string;
   account_id: string;
@@ -326,5 +338,6 @@ export interface Database {
   rate_limits: RateLimitsTable;
   tool_calls: ToolCallsTable;
   mcp_tasks: McpTasksTable;
+  mcp_input_waits: McpInputWaitsTable;
   suppressions: SuppressionsTable;
 }

@@ -111,7 +111,7 @@ export type {
 export type { ToolCallEvent, ToolCallObserver } from './tool-runner.ts';
 
 // The tasks extension: where tasks are kept.
-export { memoryTaskStore, TASKS_EXTENSION, type TaskRecord, type TaskStatus, type TaskStore } from './tasks.ts';
+export { memoryTaskStore, TASKS_EXTENSION, UNDER_WAY, type TaskRecord, type TaskStatus, type TaskStore } from './tasks.ts';
 
 // Asking the client for input during a call.
 export { InputRequestFailedError, InputUnavailableError, type InputAnswer, type InputRelay } from './input-requests.ts';

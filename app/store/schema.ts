@@ -130,6 +130,8 @@ export interface McpTasksTable {
   ttl_ms: number;
   /** created_at + ttl_ms: when housekeeping may delete it. */
   expires_at: string;
+  /** Until when the instance running it answers for it (renewed while it runs); null for tasks made before leases. */
+  lease_expires_at: string | null;
 }
 
 /** A handshake-era question waiting for its answer, which any instance may receive (app/input-relay.ts). */

@@ -391,6 +391,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('mcp_input_waits_expires').on('mcp_input_waits').column('expires_at').execute();
     },
   },
+  '0012_mcp_task_leases': {
+    async up(db: Kysely<unknown>) {
+      // The instance running a task renews a lease on it; a task whose lease ended (its instance
+      // died) is failed by the next instance that reads it (runtime/tasks.ts).
+      await db.schema.alterTable('mcp_tasks').addColumn('lease_expires_at', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -14,14 +14,15 @@ import { startCluster, type Cluster, type ClusterOptions } from '../../scripts/c
 import type { ClusterInstance } from '../../scripts/cluster/instance.ts';
 import { postgresBackend } from './databases.ts';
 import { freshRedisPrefix } from './redis.ts';
-import { ALL_SCOPES, TEST_PASSWORD, type AdminHandle } from './server.ts';
+import { accountsOn, type AdminHandle, type TestServer } from './server.ts';
 import { serverEnvironment } from './server-process.ts';
 
-export interface TestCluster extends Cluster {
-  admin: AdminHandle;
-  /** An account (one user, `profiles` email profiles) made through the admin handle. */
-  createAccount(options?: { profiles?: number }): Promise<{ accountId: string; userId: string; profileIds: string[]; email: string; password: string }>;
-  token(user: { userId: string; accountId: string }, scope?: string): Promise<string>;
+/**
+ * A cluster as the end-to-end tests use a server (TestServer's baseUrl, mcpUrl, admin,
+ * createAccount and token, the same accounts and tokens), so that a test written for one server
+ * runs through the balancer too.
+ */
+export interface TestCluster extends Cluster, Pick<TestServer, 'baseUrl' | 'mcpUrl' | 'admin' | 'createAccount' | 'token'> {
   /** Stops the cluster and closes the admin handle. */
   close(): Promise<void>;
 }
@@ -40,8 +41,6 @@ export async function clusterSkip(): Promise<string | undefined> {
   console.log(`# skipping the cluster tests: ${reason}`);
   return reason;
 }
-
-let accounts = 0;
 
 /** A cluster of `instances` (default 2: the machine has 2 cores), with `settings` for every instance. */
 export async function startTestCluster(options: Pick<ClusterOptions, 'instances' | 'settings'> = {}): Promise<TestCluster> {
@@ -63,26 +62,19 @@ export async function startTestCluster(options: Pick<ClusterOptions, 'instances'
   }
   return {
     ...cluster,
+    baseUrl: cluster.url,
     admin,
-    async createAccount({ profiles = 1 } = {}) {
-      const n = ++accounts;
-      const email = `cluster${n}.${process.pid}@example.com`;
-      const created = await admin.accounts.createAccount({
-        name: `Cluster account ${n}`,
-        email,
-        password: TEST_PASSWORD,
-        profiles: Array.from({ length: profiles }, (_, i) => ({ name: `Profile ${i + 1}`, channel: 'email' as const, timezone: 'UTC', daily_limit: 1000 })),
-      });
-      return { ...created, email, password: TEST_PASSWORD };
-    },
-    async token(user, scope = ALL_SCOPES) {
-      return (await admin.issueToken({ userId: user.userId, accountId: user.accountId, scope })).token;
-    },
+    ...accountsOn(admin),
     async close() {
       await admin.db.destroy().catch(() => undefined);
       await cluster.stop();
     },
   };
+}
+
+/** A cluster as a back-end of the end-to-end tests that loop over serverBackends() (the workflow). */
+export async function clusterBackend(): Promise<{ kind: string; skip: string | undefined; start(): Promise<TestCluster> }> {
+  return { kind: 'a cluster (2 instances behind HAProxy, PostgreSQL, Redis)', skip: await clusterSkip(), start: () => startTestCluster() };
 }
 
 /** A request an instance logged (LOG_REQUESTS=1). */

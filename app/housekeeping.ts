@@ -1,12 +1,13 @@
 /**
  * Deletes what has expired and nobody will read again: OAuth codes, interactions and tokens, web
- * sessions, rate-limit windows, MCP tasks past their life. Expired rows are already ignored by every read; this only keeps
+ * sessions, rate-limit windows, MCP tasks past their life, waits for answers of instances that died. Expired rows are already ignored by every read; this only keeps
  * the tables small. Any instance may run it; the deletes are idempotent.
  */
 import { sweepExpiredOAuthModels } from './oauth/sweep.ts';
 import type { Db } from './store/db/database.ts';
 import { sweepExpiredRateLimits } from './store/rate-limits.ts';
 import { SqlTaskStore } from './store/tasks.ts';
+import { sweepExpiredInputWaits } from './store/input-waits.ts';
 import { sweepExpiredSessions } from './web/session-store.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
@@ -34,6 +35,7 @@ export class Housekeeping {
       await sweepExpiredSessions(this.db);
       await sweepExpiredRateLimits(this.db);
       await new SqlTaskStore(this.db).deleteExpired(new Date());
+      await sweepExpiredInputWaits(this.db, new Date());
     } catch (err) {
       this.logger.warn({ err }, 'housekeeping failed; it runs again in 10 minutes');
     }

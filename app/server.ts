@@ -55,6 +55,7 @@ import { requestLog } from './ops/request-log.ts';
 import { deferredChildLogger } from './ops/deferred-logger.ts';
 import { lazySchemaCompilers } from './ops/lazy-schema-compilers.ts';
 import { connectRedis } from './ops/redis.ts';
+import { StoreInputRelay } from './input-relay.ts';
 
 export interface BuildOptions {
   logger?: boolean;
@@ -199,6 +200,8 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     onRevoked: (grantId) => authenticator.invalidateGrant(grantId),
     logger: app.log,
   });
+  // A handshake-era answer may reach any instance: the relay hands it to the one whose call waits.
+  const inputRelay = new StoreInputRelay({ db, kind, ...(config.databaseUrl && { databaseUrl: config.databaseUrl }), logger: app.log });
   const activity = new ActivityRecorder(new ActivityStore(db), { logger: app.log });
   const metrics = new Metrics(db, pool);
   metrics.attach(app, config.metricsToken);
@@ -259,6 +262,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     allowedOrigins: config.allowedOrigins,
     allowedHosts: config.allowedHosts,
     telemetry,
+    inputRelay,
     authFailureLimit: perMinute(config.authFailuresPerMinute),
     requestLimits: { perToken: perMinute(config.requestsPerMinutePerToken), perAddress: perMinute(config.requestsPerMinutePerAddress) },
     ...(redis && { rateLimitRedis: redis }),
@@ -338,12 +342,13 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     mailboxReaders.start();
     keys.startRefreshing(undefined, (err) => app.log.warn({ err }, 'could not read the signing keys; trying again'));
     await revocations.start();
+    await inputRelay.start();
   });
   app.addHook('onClose', async () => {
     housekeeping.stop();
     keys.stopRefreshing();
     await sequencer.stop();
-    await Promise.all([outbox.stop(), activity.stop(), revocations.stop(), mailboxReaders.stop()]);
+    await Promise.all([outbox.stop(), activity.stop(), revocations.stop(), inputRelay.stop(), mailboxReaders.stop()]);
     // After the outbox stopped: no send is under way on the pooled SMTP connections.
     adapter.close();
     await redis?.quit();

@@ -12,7 +12,8 @@
  *       servers/real.ts under tsx with its buildServer()+listen(),
  *   (f) (run after (a)-(c)) npm start and the bench build answering tools/call profiles, get_campaign,
  *       list_leads and create_campaign on SQLite and PostgreSQL, against two floors (bench/tools.ts),
- *   (g) the sequencer (bench/tasks/sequencer.ts).
+ *   (g) the sequencer (bench/tasks/sequencer.ts),
+ *   (h) 1, 2 and 3 instances of npm start behind HAProxy on one PostgreSQL and Redis (bench/cluster.ts).
  * The floors and the SDK peer run on packages pinned for the bench (lib/floors.ts), and npm start is
  * measured against a recorded baseline commit on its own dependencies (lib/baseline.ts) in (b) and (f).
  * Prints a report and writes bench/results/latest.json. Not a test: targets are reported, not enforced;
@@ -23,7 +24,9 @@
  *
  * Environment: BENCH_SECONDS (5) measured seconds per run, BENCH_WARMUP_SECONDS (2),
  * BENCH_CONNECTIONS ("1,50"), BENCH_START_SAMPLES (3), BENCH_GEN_SAMPLES (5, the edit loop of (d): bench/gen-loop.ts),
- * BENCH_ONLY (servers,tools,sequencer,start,generator),
+ * BENCH_ONLY (servers,tools,sequencer,start,generator,cluster; or name the parts as arguments: `npm run bench -- cluster`),
+ * BENCH_CLUSTER_INSTANCES ("1,2,3"), BENCH_CLUSTER_SECONDS (5), BENCH_CLUSTER_WARMUP_SECONDS (2), BENCH_CLUSTER_CONNECTIONS (50),
+ * BENCH_CLUSTER_SEQ_LEADS (6000),
  * BENCH_TOOL_SECONDS (3), BENCH_TOOL_WARMUP_SECONDS (1), BENCH_TOOL_CONNECTIONS ("1,50"), BENCH_TOOLS,
  * BENCH_BACKENDS (sqlite,postgres), TEST_POSTGRES_URL (the PostgreSQL server (f) creates its database on),
  * BENCH_PROFILE=1 to CPU-profile npm start in (b) and (f), each in an extra run on a second npm start
@@ -63,6 +66,7 @@ import { createPostgresDatabase } from '../tests/helpers/databases.ts';
 import { FIXTURE_TOOL_COUNT, tools200Yaml } from './fixtures/tools-200.ts';
 import { summarizeProfile } from './profile-summary.ts';
 import { benchEditLoop } from './gen-loop.ts';
+import { benchClusterPart, reportCluster } from './cluster.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(BENCH_DIR);
@@ -81,8 +85,17 @@ const TOOL_PLAN: RunPlan = {
 const TOOLS = envSubset('BENCH_TOOLS', TOOL_NAMES);
 const BACKENDS = envSubset('BENCH_BACKENDS', BACKEND_KINDS);
 const PROFILE = process.env.BENCH_PROFILE === '1';
-const PARTS = ['servers', 'tools', 'sequencer', 'start', 'generator'] as const;
+const PARTS = ['servers', 'tools', 'sequencer', 'start', 'generator', 'cluster'] as const;
+// `npm run bench -- cluster tools` names the parts as BENCH_ONLY does.
+if (process.argv.length > 2) process.env.BENCH_ONLY = process.argv.slice(2).join(',');
 const ONLY = new Set(envSubset('BENCH_ONLY', PARTS));
+const CLUSTER_PLAN: RunPlan = {
+  connections: envConnections('BENCH_CLUSTER_CONNECTIONS', '50').slice(0, 1),
+  seconds: envNumber('BENCH_CLUSTER_SECONDS', 5),
+  warmupSeconds: envNumber('BENCH_CLUSTER_WARMUP_SECONDS', 2),
+};
+const CLUSTER_INSTANCES = envConnections('BENCH_CLUSTER_INSTANCES', '1,2,3');
+const CLUSTER_SEQ_LEADS = Math.round(envNumber('BENCH_CLUSTER_SEQ_LEADS', 6_000));
 const TARGETS = {
   bOverA: 0.85,
   bOverC: 10,
@@ -517,6 +530,9 @@ async function main(): Promise<void> {
     ? await benchTools({ tmp, plan: TOOL_PLAN, tools: TOOLS, backends: BACKENDS, ...(PROFILE && { profileDir: RESULTS_DIR }) })
     : undefined;
   const sequencer = ONLY.has('sequencer') ? await benchSequencer() : undefined;
+  const cluster = ONLY.has('cluster')
+    ? await benchClusterPart({ plan: CLUSTER_PLAN, instanceCounts: CLUSTER_INSTANCES, seqLeads: CLUSTER_SEQ_LEADS })
+    : undefined;
   const productionStart = ONLY.has('start') ? await benchProductionStart() : undefined;
   const start = ONLY.has('start') ? await benchStart() : undefined;
   const gen = ONLY.has('generator') ? await benchGenerator() : undefined;
@@ -618,6 +634,7 @@ async function main(): Promise<void> {
   }
 
   if (tools) json.tools = reportTools(tools);
+  if (cluster) json.cluster = reportCluster(cluster, CLUSTER_PLAN);
 
   if (sequencer) {
     log();

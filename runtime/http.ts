@@ -17,7 +17,7 @@ import { ToolRunner, type ToolCallObserver } from './tool-runner.ts';
 import { ResourceRunner } from './resource-runner.ts';
 import { PromptRunner } from './prompt-runner.ts';
 import { Completions } from './completion.ts';
-import { PendingInputs, RequestStateSeal } from './input-requests.ts';
+import { PendingInputs, RequestStateSeal, type InputRelay } from './input-requests.ts';
 import { memoryTaskStore, Tasks, type TaskStore } from './tasks.ts';
 import { Admission, requireAuthErrors } from './admission.ts';
 import { mcpTransport } from './transport.ts';
@@ -77,6 +77,12 @@ interface McpHttpCommonOptions<Services, Claims extends PrincipalClaims> {
   inputStateSecret?: string | Buffer;
   /** How long a handshake-era call waits for the client's answer to its question (default 10 minutes). */
   inputTimeoutMs?: number;
+  /**
+   * Carries a handshake-era answer to the instance whose call waits for it, when the client's POST
+   * reaches another (several instances behind a load balancer without stickiness). Give every
+   * instance the same relay; without one an answer is taken only by the instance it reaches.
+   */
+  inputRelay?: InputRelay;
   /**
    * Where tasks (tools declared `task:`) are kept. Give every instance the same store (the app's
    * database) so any of them answers tasks/get; default: this process's memory.
@@ -232,6 +238,7 @@ export type McpServerOptions<Services = unknown, Claims extends PrincipalClaims 
   | 'describeOutage'
   | 'inputStateSecret'
   | 'inputTimeoutMs'
+  | 'inputRelay'
   | 'taskStore'
   | 'taskTtlMs'
   | 'taskPollIntervalMs'
@@ -262,7 +269,7 @@ export function buildProtocol<Services, Claims extends PrincipalClaims>(
   const prompts = new PromptRunner(definition, (options.promptHandlers ?? {}) as Record<string, AnyFeatureHandler<Services>>, services, errors, failures);
   const completions = new Completions(resources, prompts, services, errors, failures);
   const features = { resources, prompts, completions } as FeatureRunners;
-  const inputs = { seal: new RequestStateSeal(options.inputStateSecret), pending: new PendingInputs(options.inputTimeoutMs) };
+  const inputs = { seal: new RequestStateSeal(options.inputStateSecret), pending: new PendingInputs(options.inputTimeoutMs, options.inputRelay) };
   const hasTaskTools = Object.values(definition.tools).some((t) => t.task !== undefined);
   const tasks = hasTaskTools
     ? new Tasks(options.taskStore ?? memoryTaskStore(), {

@@ -118,10 +118,10 @@ export type { ToolCallEvent, ToolCallObserver } from './tool-runner.ts';
 export { UI_EXTENSION, UI_MIME_TYPE, LEGACY_RESOURCE_URI_KEY } from '../core/apps.ts';
 
 // The tasks extension: where tasks are kept.
-export { memoryTaskStore, TASKS_EXTENSION, type TaskRecord, type TaskStatus, type TaskStore } from './tasks.ts';
+export { memoryTaskStore, TASKS_EXTENSION, UNDER_WAY, type TaskRecord, type TaskStatus, type TaskStore } from './tasks.ts';
 
 // Asking the client for input during a call.
-export { InputRequestFailedError, InputUnavailableError } from './input-requests.ts';
+export { InputRequestFailedError, InputUnavailableError, type InputAnswer, type InputRelay } from './input-requests.ts';
 
 // Resource URI templates (RFC 6570 simple expressions).
 export { parseUriTemplate, uriTemplateProblem, type UriTemplate } from '../core/uri-template.ts';

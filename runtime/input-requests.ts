@@ -9,9 +9,9 @@
  *   and an edited one is refused.
  * - **2025-06-18 / 2025-11-25 (handshake):** the request goes to the client on the POST's event
  *   stream and the client answers with a later POST carrying a JSON-RPC response. That answer is
- *   handed to the waiting call here, by request id and only from the same caller. This needs the
- *   answering POST to reach the instance that waits (one instance, or routing by token); see
- *   docs/decisions.md for running several.
+ *   handed to the waiting call, by request id and only from the same caller: here when the call
+ *   waits in this process, else through the server's InputRelay to the instance whose call waits
+ *   (several instances behind a load balancer; docs/decisions.md).
  */
 import { createHmac, createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { JsonRpcResponse } from './jsonrpc.ts';
@@ -167,6 +167,29 @@ export function roundAsker(answers: Record<string, unknown>, declared: Readonly<
 
 // ---- 2025-06-18 / 2025-11-25: requests on the stream, answers by a later POST -------------------
 
+/** A client's answer to a question: the JSON-RPC response's result, or its error. */
+export type InputAnswer = Pick<JsonRpcResponse, 'result' | 'error'>;
+
+/**
+ * Carries handshake-era answers between the instances of one server, so that the POST carrying an
+ * answer may reach any of them (a load balancer without stickiness). Give every instance the same
+ * relay (the app's keeps the waits in its database); without one, an answer is taken only by the
+ * instance it reaches.
+ */
+export interface InputRelay {
+  /**
+   * Before a question goes out: a call of `caller` in this process waits for the answer to `id`,
+   * and `deliver` takes it should it reach another instance. Resolves once every instance can
+   * relay that answer; the function it resolves to ends the wait (answered, timed out, cancelled).
+   */
+  wait(id: string, caller: string, deliver: (answer: InputAnswer) => void): Promise<() => void>;
+  /** An answer that no call in this process waits for: handed to the call of `caller` waiting for `id` elsewhere; false when none does. */
+  relay(id: string, caller: string, answer: InputAnswer): Promise<boolean>;
+}
+
+/** The ids this server gives its questions: only answers to such ids are worth relaying. */
+const QUESTION_ID = /^srv-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 interface Waiting {
   caller: string;
   method: string;
@@ -177,19 +200,28 @@ interface Waiting {
 export class PendingInputs {
   private readonly waiting = new Map<string, Waiting>();
 
-  constructor(private readonly timeoutMs = 10 * 60_000) {}
+  constructor(
+    private readonly timeoutMs = 10 * 60_000,
+    private readonly relay?: InputRelay,
+  ) {}
 
   /**
    * Sends the request with `send` (false: the client cannot take a stream) and waits for the
-   * client's answer, which `deliver` hands over when it arrives.
+   * client's answer, which `deliver` hands over when it arrives here, or the relay when it
+   * arrives at another instance.
    */
   ask(principal: Principal, method: InputMethod, params: object, send: (message: string) => boolean, signal?: AbortSignal): Promise<unknown> {
     const id = `srv-${randomUUID()}`;
+    const caller = callerOf(principal);
     return new Promise((resolve, reject) => {
+      let ended = false;
+      let endRelayedWait: (() => void) | undefined;
       const done = () => {
+        ended = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         this.waiting.delete(id);
+        endRelayedWait?.();
       };
       const timer = setTimeout(() => {
         done();
@@ -201,25 +233,58 @@ export class PendingInputs {
         reject(new InputUnavailableError(`the call was cancelled while waiting for ${method}`));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.set(id, {
-        caller: callerOf(principal),
+      const waiting: Waiting = {
+        caller,
         method,
         resolve: (r) => (done(), resolve(r)),
         reject: (e) => (done(), reject(e)),
-      });
-      if (!send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))) {
-        done();
-        reject(new InputUnavailableError(`${method} needs the response as an event stream: send Accept: application/json, text/event-stream`));
-      }
+      };
+      this.waiting.set(id, waiting);
+      const sendQuestion = () => {
+        if (ended) return;
+        if (!send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))) {
+          done();
+          reject(new InputUnavailableError(`${method} needs the response as an event stream: send Accept: application/json, text/event-stream`));
+        }
+      };
+      if (!this.relay) return sendQuestion();
+      // The wait is known to every instance before the client can see the question.
+      this.relay
+        .wait(id, caller, (answer) => settle(waiting, answer))
+        .then(
+          (end) => {
+            if (ended) return end();
+            endRelayedWait = end;
+            sendQuestion();
+          },
+          (err: unknown) => {
+            if (ended) return;
+            done();
+            reject(err as Error);
+          },
+        );
     });
   }
 
-  /** Hands a client's answer to the call waiting for it; false when no call of this caller waits for that id. */
-  deliver(response: JsonRpcResponse, principal: Principal): boolean {
-    const waiting = typeof response.id === 'string' ? this.waiting.get(response.id) : undefined;
-    if (!waiting || waiting.caller !== callerOf(principal)) return false;
-    if (response.error) waiting.reject(new InputRequestFailedError(waiting.method, response.error));
-    else waiting.resolve(response.result);
-    return true;
+  /**
+   * Hands a client's answer to the call waiting for it: in this process, or through the relay to
+   * another instance. False when no call of this caller waits for that id (the answer is dropped).
+   */
+  async deliver(response: JsonRpcResponse, principal: Principal): Promise<boolean> {
+    if (typeof response.id !== 'string') return false;
+    const caller = callerOf(principal);
+    const waiting = this.waiting.get(response.id);
+    if (waiting) {
+      if (waiting.caller !== caller) return false;
+      settle(waiting, response);
+      return true;
+    }
+    if (!this.relay || !QUESTION_ID.test(response.id)) return false;
+    return this.relay.relay(response.id, caller, response.error ? { error: response.error } : { result: response.result });
   }
+}
+
+function settle(waiting: Waiting, answer: InputAnswer): void {
+  if (answer.error) waiting.reject(new InputRequestFailedError(waiting.method, answer.error));
+  else waiting.resolve(answer.result);
 }

@@ -82,8 +82,8 @@ export class InputRounds {
     };
   }
 
-  /** A client's answer to a question a handler put to it (handshake era); unknown ids are dropped. */
-  deliver(response: JsonRpcResponse, principal: Principal): boolean {
+  /** A client's answer to a question a handler put to it (handshake era), here or relayed; unknown ids are dropped. */
+  deliver(response: JsonRpcResponse, principal: Principal): Promise<boolean> {
     return this.pending.deliver(response, principal);
   }
 }

@@ -335,8 +335,8 @@ export class McpProtocol {
     );
   }
 
-  /** A client's answer to a question a handler put to it (handshake era); unknown ids are dropped. */
-  deliverInput(response: JsonRpcResponse, principal: Principal): boolean {
+  /** A client's answer to a question a handler put to it (handshake era), here or relayed to another instance; unknown ids are dropped. */
+  deliverInput(response: JsonRpcResponse, principal: Principal): Promise<boolean> {
     return this.rounds.deliver(response, principal);
   }
 

@@ -106,7 +106,7 @@ class StdioConnection {
         return this.send(errorMessage(message.id, rpcError(this.errors.create('INVALID_REQUEST', { detail: message.detail }))));
       case 'response':
         // A client's answer to a question a handler asked it (elicitation, sampling, roots).
-        this.protocol.deliverInput(message.message, this.principal);
+        this.protocol.deliverInput(message.message, this.principal).catch((err: unknown) => this.logger.error({ err }, 'could not hand over an answer'));
         return;
       case 'notification':
         if (message.message.method === 'notifications/cancelled') this.running.get(message.message.params?.requestId as RequestId)?.abort.abort();

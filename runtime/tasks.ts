@@ -5,9 +5,11 @@
  * with `tasks/update` and may `tasks/cancel`. Task state lives in a TaskStore (the app's is its
  * database), so any instance answers `tasks/get`, `tasks/update` and `tasks/cancel`; the work
  * runs on the instance that created the task, which reads answers and cancellation from the store.
+ * That instance holds a lease on the task, renewed while the work runs: a task whose lease ended
+ * (its instance died, or stalled past the lease) is failed by whichever instance reads it next.
  */
 import { randomUUID } from 'node:crypto';
-import { taskError } from './error-mapping.ts';
+import { INTERNAL_RPC_ERROR, taskError } from './error-mapping.ts';
 import type { InputMethod } from './input-requests.ts';
 import { INPUT_METHODS, InputUnavailableError } from './input-requests.ts';
 
@@ -15,6 +17,7 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
+const INTERNAL_ERROR = INTERNAL_RPC_ERROR.code;
 
 /** A task as stored: the protocol's Task plus who owns it and what is outstanding. */
 export interface TaskRecord {
@@ -35,14 +38,23 @@ export interface TaskRecord {
   createdAt: string;
   lastUpdatedAt: string;
   ttlMs: number;
+  /** Until when the instance running the task answers for it (renewed while the work runs); past it, the task is failed. */
+  leaseExpiresAt?: string;
 }
 
-/** Where tasks are kept. `update` writes only the fields it is given. */
+/**
+ * Where tasks are kept. A task is written only while it is under way: `update` writes the fields it
+ * is given only while the task is `working` or `input_required` (it may have ended meanwhile on
+ * another instance: cancelled, or failed for its lease), and says whether it wrote.
+ */
 export interface TaskStore {
   create(task: TaskRecord): Promise<void>;
   get(id: string): Promise<TaskRecord | undefined>;
-  update(id: string, patch: Partial<Omit<TaskRecord, 'id' | 'caller' | 'tool' | 'createdAt'>>): Promise<void>;
+  update(id: string, patch: Partial<Omit<TaskRecord, 'id' | 'caller' | 'tool' | 'createdAt'>>): Promise<boolean>;
 }
+
+/** The statuses of a task under way: the only ones a write may find. */
+export const UNDER_WAY: ReadonlySet<TaskStatus> = new Set(['working', 'input_required']);
 
 /** Tasks in this process's memory: for a single instance (the conformance fixture, tests). */
 export function memoryTaskStore(): TaskStore {
@@ -57,7 +69,9 @@ export function memoryTaskStore(): TaskStore {
     },
     async update(id, patch) {
       const task = tasks.get(id);
-      if (task) Object.assign(task, structuredClone(patch));
+      if (!task || !UNDER_WAY.has(task.status)) return false;
+      Object.assign(task, structuredClone(patch));
+      return true;
     },
   };
 }
@@ -67,9 +81,16 @@ export interface TaskOptions {
   ttlMs: number;
   /** The poll interval suggested to clients, and how often a task waiting for input looks for answers. */
   pollIntervalMs: number;
+  /**
+   * How long the instance running a task answers for it without renewing (default 10 s; renewed
+   * every quarter of it): a task whose instance died is failed within this time of its last renewal.
+   */
+  leaseMs?: number;
   logger: { error(obj: object, msg: string): void };
   now?: () => number;
 }
+
+const DEFAULT_LEASE_MS = 10_000;
 
 /** What the task's work gets: a way to ask the client, and the signal of its cancellation. */
 export interface TaskWork {
@@ -93,8 +114,10 @@ export class TaskParamsError extends Error {
 }
 
 export class Tasks {
-  /** The work of tasks running in this process, to stop at once when cancelled here. */
+  /** The work of tasks running in this process, to stop at once when cancelled here or when their lease is lost. */
   private readonly running = new Map<string, AbortController>();
+  /** Renews the leases of the tasks running here, while there are any. */
+  private renewal?: NodeJS.Timeout;
 
   constructor(
     private readonly store: TaskStore,
@@ -102,7 +125,19 @@ export class Tasks {
   ) {}
 
   private now(): string {
-    return new Date((this.options.now ?? Date.now)()).toISOString();
+    return new Date(this.clock()).toISOString();
+  }
+
+  private clock(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  private leaseEnd(): string {
+    return new Date(this.clock() + this.leaseMs).toISOString();
   }
 
   /**
@@ -112,24 +147,58 @@ export class Tasks {
    */
   async start(caller: string, tool: string, work: (task: TaskWork) => Promise<string>): Promise<string> {
     const at = this.now();
-    const task: TaskRecord = { id: randomUUID(), caller, tool, status: 'working', createdAt: at, lastUpdatedAt: at, ttlMs: this.options.ttlMs };
+    const task: TaskRecord = {
+      id: randomUUID(),
+      caller,
+      tool,
+      status: 'working',
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttlMs: this.options.ttlMs,
+      leaseExpiresAt: this.leaseEnd(),
+    };
     await this.store.create(task);
     const controller = new AbortController();
     this.running.set(task.id, controller);
+    this.renewLeases();
     void this.run(task, work, controller).finally(() => this.running.delete(task.id));
     return JSON.stringify({ resultType: 'task', ...this.view(task) });
+  }
+
+  /**
+   * While tasks run here, extends their leases every quarter of the lease. A task that can no
+   * longer be written has ended elsewhere (cancelled, or failed because this process stalled past
+   * its lease): its work stops.
+   */
+  private renewLeases(): void {
+    if (this.renewal) return;
+    this.renewal = setInterval(() => {
+      if (!this.running.size) {
+        clearInterval(this.renewal);
+        this.renewal = undefined;
+        return;
+      }
+      for (const [id, controller] of this.running)
+        this.store.update(id, { leaseExpiresAt: this.leaseEnd() }).then(
+          (held) => held || controller.abort(),
+          (err: unknown) => this.options.logger.error({ err, task: id }, 'could not renew the lease of a task; trying again'),
+        );
+    }, this.leaseMs / 4);
+    this.renewal.unref();
   }
 
   private async run(task: TaskRecord, work: (task: TaskWork) => Promise<string>, controller: AbortController): Promise<void> {
     let asked = 0;
     // The questions outstanding, kept here and written whole: several may be asked at once.
     const outstanding: NonNullable<TaskRecord['inputRequests']> = {};
-    const publish = () =>
-      this.store.update(task.id, {
+    const publish = async () => {
+      const written = await this.store.update(task.id, {
         status: Object.keys(outstanding).length ? 'input_required' : 'working',
         inputRequests: { ...outstanding },
         lastUpdatedAt: this.now(),
       });
+      if (!written) throw new InputUnavailableError('the task ended while it asked for input');
+    };
     const ask = async (method: InputMethod, params: object, name?: string) => {
       if (!INPUT_METHODS[method]) throw new InputUnavailableError(`${method} cannot be asked`);
       const key = name ?? `input-${++asked}`;
@@ -149,10 +218,8 @@ export class Tasks {
     }
   }
 
-  /** Writes a terminal state, unless the task was cancelled meanwhile (perhaps by another instance). */
+  /** Writes a terminal state, unless the task ended meanwhile (cancelled, perhaps by another instance, or failed for its lease). */
   private async finish(id: string, patch: { status: TaskStatus; result?: object; error?: object }): Promise<void> {
-    const current = await this.store.get(id);
-    if (!current || TERMINAL.has(current.status)) return;
     await this.store.update(id, { ...patch, inputRequests: {}, lastUpdatedAt: this.now() });
   }
 
@@ -175,10 +242,31 @@ export class Tasks {
    */
   private async own(id: unknown, caller: string, allow: TaskAccess): Promise<TaskRecord> {
     const task = typeof id === 'string' ? await this.store.get(id) : undefined;
-    const expired = task && Date.parse(task.createdAt) + task.ttlMs < (this.options.now ?? Date.now)();
+    const expired = task && Date.parse(task.createdAt) + task.ttlMs < this.clock();
     if (!task || task.caller !== caller || expired) throw new TaskNotFoundError(`Task not found: ${typeof id === 'string' ? id : JSON.stringify(id)}`);
     allow(task.tool);
-    return task;
+    return this.abandoned(task) ? this.failAbandoned(task) : task;
+  }
+
+  /** Whether the task is under way on an instance that stopped renewing its lease (it died, or stalled past the lease). */
+  private abandoned(task: TaskRecord): boolean {
+    return UNDER_WAY.has(task.status) && task.leaseExpiresAt !== undefined && Date.parse(task.leaseExpiresAt) < this.clock();
+  }
+
+  /** Fails a task whose lease ended, and returns it as it is now (it may have ended otherwise meanwhile). */
+  private async failAbandoned(task: TaskRecord): Promise<TaskRecord> {
+    const failed = {
+      status: 'failed' as const,
+      statusMessage: 'The server instance running this task stopped before it finished',
+      error: {
+        code: INTERNAL_ERROR,
+        message: `Task ${task.id} failed: the server instance running ${task.tool} stopped before it finished; call ${task.tool} again`,
+      },
+      inputRequests: {},
+      lastUpdatedAt: this.now(),
+    };
+    if (await this.store.update(task.id, failed)) return { ...task, ...failed };
+    return (await this.store.get(task.id)) ?? task;
   }
 
   /** tasks/get: the task with its status's payload (result, error or questions). */
@@ -215,10 +303,11 @@ export class Tasks {
   /** tasks/cancel: a task not yet ended is cancelled, and its work stopped if it runs here. */
   async cancel(id: unknown, caller: string, allow: TaskAccess): Promise<string> {
     const task = await this.own(id, caller, allow);
-    if (!TERMINAL.has(task.status)) {
-      await this.store.update(task.id, { status: 'cancelled', statusMessage: 'Cancelled by the client', inputRequests: {}, lastUpdatedAt: this.now() });
+    if (
+      !TERMINAL.has(task.status) &&
+      (await this.store.update(task.id, { status: 'cancelled', statusMessage: 'Cancelled by the client', inputRequests: {}, lastUpdatedAt: this.now() }))
+    )
       this.running.get(task.id)?.abort();
-    }
     return '{}';
   }
 

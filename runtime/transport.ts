@@ -115,8 +115,9 @@ export function mcpTransport(
     if (body === PARSE_FAILED) return sendError(reply, errors.create('PARSE_ERROR'));
     const message = classifyMessage(body);
     if (message.kind === 'invalid') return sendError(reply, errors.create('INVALID_REQUEST', { detail: message.detail }), message.id);
-    // A client's answer to a question a handler asked it (handshake era): handed to the waiting call.
-    if (message.kind === 'response') protocol.deliverInput(message.message, principal);
+    // A client's answer to a question a handler asked it (handshake era): handed to the waiting call,
+    // here or on another instance (a relay that fails, its database down, answers 503 and the client may send it again).
+    if (message.kind === 'response') await protocol.deliverInput(message.message, principal);
     if (message.kind !== 'request') return reply.code(202).send();
 
     const request = message.message;

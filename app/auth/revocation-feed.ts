@@ -7,7 +7,7 @@
  * Polls look back a while rather than from the last poll, so clocks a little apart lose nothing;
  * ids already delivered are not delivered again.
  */
-import type pg from 'pg';
+import { PgListener } from '../store/db/pg-listener.ts';
 import { REVOCATION_CHANNEL, type GrantStore } from '../store/grants.ts';
 
 export interface RevocationFeedOptions {
@@ -21,33 +21,36 @@ export interface RevocationFeedOptions {
 }
 
 const LOOKBACK_MS = 30_000;
-const RECONNECT_MS = 1_000;
 
 export class RevocationFeed {
   private readonly delivered = new Map<string, number>();
   private timer?: NodeJS.Timeout;
-  private listener?: pg.Client;
-  private reconnectTimer?: NodeJS.Timeout;
-  private stopped = false;
+  private readonly listener?: PgListener;
   private polling = false;
 
-  constructor(private readonly options: RevocationFeedOptions) {}
+  constructor(private readonly options: RevocationFeedOptions) {
+    if (options.databaseUrl)
+      this.listener = new PgListener({
+        databaseUrl: options.databaseUrl,
+        channel: REVOCATION_CHANNEL,
+        onNotification: (grantId) => this.deliver(grantId),
+        // Anything revoked while there was no connection.
+        onListening: () => this.poll(),
+        logger: options.logger,
+        what: 'the revocation listener',
+      });
+  }
 
   async start(): Promise<void> {
-    this.stopped = false;
-    if (this.options.databaseUrl) await this.listen();
+    await this.listener?.start();
     const period = this.options.pollMs ?? (this.options.databaseUrl ? 5_000 : 250);
     this.timer = setInterval(() => void this.poll(), period);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     clearInterval(this.timer);
-    clearTimeout(this.reconnectTimer);
-    const client = this.listener;
-    this.listener = undefined;
-    await client?.end().catch(() => undefined);
+    await this.listener?.stop();
   }
 
   private deliver(grantId: string): void {
@@ -69,46 +72,5 @@ export class RevocationFeed {
     } finally {
       this.polling = false;
     }
-  }
-
-  /**
-   * Opens the LISTEN connection. When it fails or is lost, it is opened again a second later, and
-   * again, until it works (each attempt with a handler of its own); what was revoked meanwhile is
-   * caught up by a poll.
-   */
-  private async listen(): Promise<void> {
-    // Loaded here: a server on SQLite never needs the PostgreSQL driver.
-    const { default: pgModule } = await import('pg');
-    const client = new pgModule.Client({ connectionString: this.options.databaseUrl });
-    let failed = false;
-    const retry = (err: unknown) => {
-      if (failed || this.stopped) return;
-      failed = true;
-      if (this.listener === client) this.listener = undefined;
-      this.options.logger.warn({ err }, 'the revocation listener lost its database connection; reconnecting');
-      void client.end().catch(() => undefined);
-      clearTimeout(this.reconnectTimer);
-      this.reconnectTimer = setTimeout(() => void this.listen(), RECONNECT_MS);
-      this.reconnectTimer.unref();
-    };
-    client.on('error', retry);
-    client.on('end', () => retry(new Error('connection ended')));
-    client.on('notification', (message) => {
-      if (message.channel === REVOCATION_CHANNEL && message.payload) this.deliver(message.payload);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${REVOCATION_CHANNEL}`);
-    } catch (err) {
-      retry(err);
-      return;
-    }
-    if (this.stopped || failed) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    this.listener = client;
-    // Anything revoked while there was no connection.
-    await this.poll();
   }
 }

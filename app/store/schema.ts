@@ -130,6 +130,20 @@ export interface McpTasksTable {
   ttl_ms: number;
   /** created_at + ttl_ms: when housekeeping may delete it. */
   expires_at: string;
+  /** Until when the instance running it answers for it (renewed while it runs); null for tasks made before leases. */
+  lease_expires_at: string | null;
+}
+
+/** A handshake-era question waiting for its answer, which any instance may receive (app/input-relay.ts). */
+export interface McpInputWaitsTable {
+  /** The question's JSON-RPC id (srv-<uuid>). */
+  id: string;
+  /** Who may answer (callerOf: the subject and the account). */
+  caller: string;
+  /** The answer (the JSON-RPC response's result or error, as JSON), once another instance received it. */
+  answer: string | null;
+  /** When housekeeping may delete it (the asking instance removes it when its call ends). */
+  expires_at: string;
 }
 
 export interface ToolCallsTable {
@@ -326,5 +340,6 @@ export interface Database {
   rate_limits: RateLimitsTable;
   tool_calls: ToolCallsTable;
   mcp_tasks: McpTasksTable;
+  mcp_input_waits: McpInputWaitsTable;
   suppressions: SuppressionsTable;
 }

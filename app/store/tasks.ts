@@ -3,7 +3,7 @@
  * extension outlive the request that created them and are read by whichever instance the client
  * polls. JSON fields are stored as text. Expired tasks are deleted by housekeeping (deleteExpired).
  */
-import type { TaskRecord, TaskStore } from 'mcpyard';
+import { UNDER_WAY, type TaskRecord, type TaskStore } from 'mcpyard';
 import type { Db } from './db/database.ts';
 import type { McpTasksTable } from './schema.ts';
 
@@ -24,6 +24,7 @@ function toRecord(row: McpTasksTable): TaskRecord {
     createdAt: row.created_at,
     lastUpdatedAt: row.last_updated_at,
     ttlMs: row.ttl_ms,
+    ...(row.lease_expires_at !== null && { leaseExpiresAt: row.lease_expires_at }),
   };
 }
 
@@ -47,6 +48,7 @@ export class SqlTaskStore implements TaskStore {
         last_updated_at: task.lastUpdatedAt,
         ttl_ms: task.ttlMs,
         expires_at: new Date(Date.parse(task.createdAt) + task.ttlMs).toISOString(),
+        lease_expires_at: task.leaseExpiresAt ?? null,
       })
       .execute();
   }
@@ -56,7 +58,7 @@ export class SqlTaskStore implements TaskStore {
     return row && toRecord(row);
   }
 
-  async update(id: string, patch: Parameters<TaskStore['update']>[1]): Promise<void> {
+  async update(id: string, patch: Parameters<TaskStore['update']>[1]): Promise<boolean> {
     const set: Partial<McpTasksTable> = {};
     if (patch.status !== undefined) set.status = patch.status;
     if ('statusMessage' in patch) set.status_message = patch.statusMessage ?? null;
@@ -66,7 +68,15 @@ export class SqlTaskStore implements TaskStore {
     if ('error' in patch) set.error = json(patch.error);
     if (patch.lastUpdatedAt !== undefined) set.last_updated_at = patch.lastUpdatedAt;
     if (patch.ttlMs !== undefined) set.ttl_ms = patch.ttlMs;
-    if (Object.keys(set).length) await this.db.updateTable('mcp_tasks').set(set).where('id', '=', id).execute();
+    if (patch.leaseExpiresAt !== undefined) set.lease_expires_at = patch.leaseExpiresAt;
+    // Only while the task is under way: one that ended on another instance stays as it ended.
+    const written = await this.db
+      .updateTable('mcp_tasks')
+      .set(set)
+      .where('id', '=', id)
+      .where('status', 'in', [...UNDER_WAY])
+      .executeTakeFirst();
+    return Number(written.numUpdatedRows) > 0;
   }
 
   /** Deletes tasks past their life; returns how many. */

@@ -78,7 +78,10 @@ export async function loadRuns(spec: {
   verifyBody?: (body: string) => boolean;
   /** Processes of the database server, whose CPU is reported apart (see LoadSpec). */
   databasePids?: () => number[];
-  child: Child;
+  /** The server's process; or `serverPids`, several (a cluster's instances), and `helperPids` (its load balancer; see LoadSpec). */
+  child?: Child;
+  serverPids?: number[];
+  helperPids?: number[];
   label: string;
   plan: RunPlan;
 }): Promise<LoadResult[]> {
@@ -95,7 +98,9 @@ export async function loadRuns(spec: {
       ...(spec.expectBody !== undefined && { expectBody: spec.expectBody }),
       ...(spec.verifyBody && { verifyBody: spec.verifyBody }),
       ...(spec.databasePids && { databasePids: spec.databasePids }),
-      serverPid: spec.child.proc.pid!,
+      ...(spec.child && { serverPid: spec.child.proc.pid! }),
+      ...(spec.serverPids && { serverPids: spec.serverPids }),
+      ...(spec.helperPids && { helperPids: spec.helperPids }),
     });
     if (r.otherCpu !== null && r.otherCpu > OTHER_CPU_LIMIT)
       warnings.push(

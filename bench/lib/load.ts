@@ -27,6 +27,10 @@ export interface LoadSpec {
   verifyBody?: (body: string) => boolean;
   /** Server process id, to read its CPU time (Linux /proc). */
   serverPid?: number;
+  /** Or the ids of several server processes (the instances of a cluster), whose CPU times add up. */
+  serverPids?: number[];
+  /** Processes that pass the requests on to the server (a load balancer): their CPU is reported as helperCpu, not as noise in otherCpu. */
+  helperPids?: number[];
   /**
    * Processes that work for the server (the PostgreSQL server's), read before and after the run:
    * their CPU is reported as dbCpu instead of as noise in otherCpu.
@@ -57,6 +61,10 @@ export interface LoadResult {
   dbCpu: number | null;
   /** Their CPU microseconds per request. */
   dbCpuUsPerReq: number | null;
+  /** CPU of the helperPids processes meanwhile, as a share of one core; null without them. */
+  helperCpu: number | null;
+  /** Their CPU microseconds per request. */
+  helperCpuUsPerReq: number | null;
   /** CPU used by every other process on the machine meanwhile, in cores (noise); null off Linux. */
   otherCpu: number | null;
   ok: boolean;
@@ -65,7 +73,7 @@ export interface LoadResult {
 const CLK_TCK = 100;
 
 /** utime+stime of a process in seconds, from /proc/<pid>/stat; null when unavailable. */
-function processCpuSeconds(pid: number | undefined): number | null {
+export function processCpuSeconds(pid: number | undefined): number | null {
   if (pid === undefined) return null;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -116,6 +124,18 @@ function cpuByPid(pids: number[]): Map<number, number> {
   return m;
 }
 
+/** The CPU seconds of every process added up; null when there are none, or one cannot be read. */
+function totalCpuSeconds(pids: readonly number[]): number | null {
+  if (!pids.length) return null;
+  let total = 0;
+  for (const pid of pids) {
+    const cpu = processCpuSeconds(pid);
+    if (cpu === null) return null;
+    total += cpu;
+  }
+  return total;
+}
+
 function percentile(sorted: Float64Array, p: number): number {
   if (!sorted.length) return NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
@@ -158,14 +178,18 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
     latencies[n++] = ms;
   };
   const dbBefore = spec.databasePids ? cpuByPid(spec.databasePids()) : undefined;
-  const serverBefore = processCpuSeconds(spec.serverPid);
+  const serverPids = spec.serverPids ?? (spec.serverPid === undefined ? [] : [spec.serverPid]);
+  const helperPids = spec.helperPids ?? [];
+  const serverBefore = totalCpuSeconds(serverPids);
+  const helperBefore = totalCpuSeconds(helperPids);
   const machineBefore = machineBusySeconds();
   const selfBefore = process.cpuUsage();
   const wallBefore = performance.now();
   const r = await run(spec, spec.seconds, record);
   const wall = (performance.now() - wallBefore) / 1000;
   const self = process.cpuUsage(selfBefore);
-  const serverAfter = processCpuSeconds(spec.serverPid);
+  const serverAfter = totalCpuSeconds(serverPids);
+  const helperAfter = totalCpuSeconds(helperPids);
   const machineAfter = machineBusySeconds();
   // Processes started during the run (new pool connections) count from zero; ones that ended are lost.
   let dbSeconds: number | null = null;
@@ -178,6 +202,7 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
   let sum = 0;
   for (let i = 0; i < n; i++) sum += sorted[i]!;
   const serverCpuSeconds = serverBefore !== null && serverAfter !== null ? serverAfter - serverBefore : null;
+  const helperSeconds = helperBefore !== null && helperAfter !== null ? helperAfter - helperBefore : null;
   const requests = r.requests.total;
   const result: LoadResult = {
     connections: spec.connections,
@@ -202,10 +227,12 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
     loadgenCpu: (self.user + self.system) / 1e6 / wall,
     dbCpu: dbSeconds === null ? null : dbSeconds / wall,
     dbCpuUsPerReq: dbSeconds === null || !requests ? null : (dbSeconds * 1e6) / requests,
+    helperCpu: helperSeconds === null ? null : helperSeconds / wall,
+    helperCpuUsPerReq: helperSeconds === null || !requests ? null : (helperSeconds * 1e6) / requests,
     otherCpu:
       machineBefore === null || machineAfter === null || serverCpuSeconds === null
         ? null
-        : Math.max(0, (machineAfter - machineBefore - serverCpuSeconds - (dbSeconds ?? 0) - (self.user + self.system) / 1e6) / wall),
+        : Math.max(0, (machineAfter - machineBefore - serverCpuSeconds - (dbSeconds ?? 0) - (helperSeconds ?? 0) - (self.user + self.system) / 1e6) / wall),
     ok: false,
   };
   result.ok = requests > 0 && result.errors === 0 && result.timeouts === 0 && result.non2xx === 0 && result.mismatches === 0;

@@ -4,7 +4,9 @@
  * store back-end: pick a profile, build a campaign, add leads, run its lifecycle, preview and send
  * messages, read conversations and statistics, manage leads, archive. Arguments and results are
  * typed from tools.yaml, so a tool whose schema drifts from what the workflow does fails to compile;
- * a catalog error comes back as a ToolCallError with its code and parameters.
+ * a catalog error comes back as a ToolCallError with its code and parameters. The same workflow
+ * runs through a load balancer in front of two instances too (tests/helpers/cluster.ts), where
+ * consecutive calls land on different instances: each reads what the one before wrote.
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
@@ -12,6 +14,7 @@ import { toolsList } from '../../generated/tools-list.gen.ts';
 import type { LeadInput, StepInput } from '../../generated/types.gen.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { connectAssistant, serverBackends, toolError } from '../helpers/outreach.ts';
+import { clusterBackend } from '../helpers/cluster.ts';
 import { closedSchedule } from '../helpers/mcp-calls.ts';
 
 const STEPS: StepInput[] = [
@@ -41,9 +44,9 @@ const LEADS: LeadInput[] = [
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
-for (const backend of await serverBackends()) {
+for (const backend of [...(await serverBackends()), await clusterBackend()]) {
   describe(`the assistant workflow on ${backend.kind}`, { skip: backend.skip }, () => {
-    let server: TestServer | undefined;
+    let server: Pick<TestServer, 'mcpUrl' | 'createAccount' | 'token' | 'close'> | undefined;
     after(async () => {
       await server?.close();
     });

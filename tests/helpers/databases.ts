@@ -9,8 +9,9 @@ import path from 'node:path';
 import pg from 'pg';
 import './test-passwords.ts';
 import { migrate, openDatabase, type Db, type DbKind } from '../../app/store/db/database.ts';
+import { createDatabase, dropDatabase, LOCAL_POSTGRES_ADMIN_URL } from '../../scripts/cluster/database.ts';
 
-export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? LOCAL_POSTGRES_ADMIN_URL;
 
 export interface TestDatabase {
   db: Db;
@@ -49,33 +50,7 @@ async function checkPostgres(): Promise<string | undefined> {
 /** A fresh empty PostgreSQL database; returns its URL and a function that drops it. */
 export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `outreach_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.href,
-    async drop() {
-      const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-      await c.connect();
-      try {
-        // Closed pools may still be saying goodbye; wait for them rather than kill them.
-        for (let attempt = 0; ; attempt++) {
-          try {
-            await c.query(`drop database if exists ${name}`);
-            break;
-          } catch (err) {
-            if (attempt >= 20) throw err;
-            await new Promise((r) => setTimeout(r, 100));
-          }
-        }
-      } finally {
-        await c.end();
-      }
-    },
-  };
+  return { url: await createDatabase(POSTGRES_ADMIN_URL, name), drop: () => dropDatabase(POSTGRES_ADMIN_URL, name) };
 }
 
 /**

@@ -51,6 +51,16 @@ export function modernRequest(method: string, params: Record<string, unknown> = 
   return { body, headers };
 }
 
+/** POSTs a 2026-07-28 request of `token` declaring `capabilities`, with the headers that mirror it (Mcp-Name: the tool or the task). */
+export function postModern(url: string, token: string, method: string, params: Record<string, unknown>, capabilities: object = {}): Promise<McpResponse> {
+  const body = request(method, { ...params, _meta: modernMeta(STATELESS, { 'io.modelcontextprotocol/clientCapabilities': capabilities }) });
+  const name = typeof params.taskId === 'string' ? params.taskId : String(params.name ?? '');
+  return postMcp(url, body, { ...bearer(token), 'mcp-protocol-version': STATELESS, 'mcp-method': method, 'mcp-name': name });
+}
+
+/** The client capabilities that declare the tasks extension. */
+export const TASKS_CAPABILITY = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+
 /**
  * Asserts an HTTP response whose body is a JSON-RPC error object: this status, this code (any
  * integer when undefined) and, if given, exactly this message.

@@ -79,6 +79,18 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     env: fullEnv,
     admin,
     process: proc,
+    ...accountsOn(admin),
+    async close() {
+      await proc.stop();
+      await admin.db.destroy();
+      if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** createAccount and token of a TestServer, on an admin handle: the same for one server and for a cluster (helpers/cluster.ts). */
+export function accountsOn(admin: AdminHandle): Pick<TestServer, 'createAccount' | 'token'> {
+  return {
     async createAccount(options = {}) {
       const n = ++accountCounter;
       const email = options.email ?? `user${n}.${process.pid}@example.com`;
@@ -99,11 +111,6 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
         ...(options.ttlSeconds !== undefined && { ttlSeconds: options.ttlSeconds }),
       });
       return token;
-    },
-    async close() {
-      await proc.stop();
-      await admin.db.destroy();
-      if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

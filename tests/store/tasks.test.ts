@@ -62,23 +62,18 @@ for (const backend of await backends()) {
     });
 
     test("cancelled through another instance: the status says so and the work's late result does not overwrite it", async () => {
-      // The runner's store, watched: when the late result has been handled (the runner read the
-      // task after the work ended, and finished any write it began), the status is final.
+      // The runner's store, watched: when the late result's write has been tried (it is refused:
+      // the task ended), the status is final.
       const store = new SqlTaskStore(database.db);
-      let readsAfterRelease = 0;
       let released = false;
-      const writes: Promise<void>[] = [];
+      const lateWrites: Promise<boolean>[] = [];
       const watched = new Tasks(
         {
           create: (task) => store.create(task),
-          get: async (id) => {
-            const task = await store.get(id);
-            if (released) readsAfterRelease++;
-            return task;
-          },
+          get: (id) => store.get(id),
           update: (id, patch) => {
             const write = store.update(id, patch);
-            writes.push(write);
+            if (released) lateWrites.push(write);
             return write;
           },
         },
@@ -95,11 +90,10 @@ for (const backend of await backends()) {
       released = true;
       release();
       await until(
-        async () => readsAfterRelease,
+        async () => lateWrites.length,
         (n) => n > 0,
       );
-      await new Promise((r) => setImmediate(r));
-      await Promise.all(writes);
+      assert.deepEqual(await Promise.all(lateWrites), [false], 'the late result is not written');
       assert.equal((await get(created.taskId)).status, 'cancelled');
     });
 
@@ -112,6 +106,66 @@ for (const backend of await backends()) {
       assert.deepEqual(failed.error, { code: -32602, message: 'bad' });
       await assert.rejects(other.get(created.taskId, 'usr_2|acc_2', anyTool), /Task not found/);
       await assert.rejects(other.get('no-such-task', CALLER, anyTool), /Task not found/);
+    });
+
+    test('a task whose instance stopped renewing its lease is failed by the next instance that reads it, and the late result is dropped', async () => {
+      const store = new SqlTaskStore(database.db);
+      // The instance running the task "dies": from then on none of its writes reaches the store.
+      let dead = false;
+      const dying = new Tasks(
+        { create: (task) => store.create(task), get: (id) => store.get(id), update: async (id, patch) => (dead ? true : store.update(id, patch)) },
+        { ttlMs: 60_000, pollIntervalMs: 20, leaseMs: 400, logger: quietLogger },
+      );
+      let finishWork!: () => void;
+      const created = JSON.parse(
+        await dying.start(CALLER, 'tool', async () => {
+          await new Promise<void>((resolve) => (finishWork = resolve));
+          return JSON.stringify({ content: [{ type: 'text', text: 'late' }] });
+        }),
+      );
+      // Alive: the lease is renewed, so the task stays under way past its first lease.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      assert.equal((await get(created.taskId)).status, 'working');
+      dead = true;
+      const diedAt = Date.now();
+      const failed = await until(
+        () => get(created.taskId),
+        (t) => t.status === 'failed',
+      );
+      const after = Date.now() - diedAt;
+      assert.ok(after < 1_000, `failed ${after} ms after its instance stopped; the lease is 400 ms`);
+      assert.deepEqual(failed.error, {
+        code: -32603,
+        message: `Task ${created.taskId} failed: the server instance running tool stopped before it finished; call tool again`,
+      });
+      assert.equal(failed.statusMessage, 'The server instance running this task stopped before it finished');
+      dead = false;
+      finishWork();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal((await get(created.taskId)).status, 'failed', 'a late result does not overwrite the failure');
+    });
+
+    test('an instance that stalled past its lease finds the task failed and stops its work', async () => {
+      const stalled = new Tasks(new SqlTaskStore(database.db), { ttlMs: 60_000, pollIntervalMs: 20, leaseMs: 10_000, logger: quietLogger });
+      let aborted = false;
+      const created = JSON.parse(
+        await stalled.start(CALLER, 'tool', async ({ signal }) => {
+          await new Promise<void>((resolve) => signal.addEventListener('abort', () => ((aborted = true), resolve())));
+          return '{"content":[]}';
+        }),
+      );
+      // Its lease, as if it had not been renewed for 10 s: another instance fails the task.
+      await database.db
+        .updateTable('mcp_tasks')
+        .set({ lease_expires_at: new Date(Date.now() - 1).toISOString() })
+        .where('id', '=', created.taskId)
+        .execute();
+      assert.equal((await get(created.taskId)).status, 'failed');
+      // Its next renewal (every 2.5 s) finds the task ended, and the work is stopped.
+      await until(
+        async () => aborted,
+        (a) => a,
+      );
     });
 
     test('expired tasks are not found and housekeeping deletes them', async () => {

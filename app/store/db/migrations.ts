@@ -377,6 +377,27 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('messages').addColumn('automatic', 'integer').execute();
     },
   },
+  '0011_mcp_input_waits': {
+    async up(db: Kysely<unknown>) {
+      // Handshake-era questions waiting for the client's answer, so that the answer may reach any
+      // instance and be handed to the one whose call waits (app/input-relay.ts).
+      await db.schema
+        .createTable('mcp_input_waits')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('caller', 'text', (c) => c.notNull())
+        .addColumn('answer', 'text')
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('mcp_input_waits_expires').on('mcp_input_waits').column('expires_at').execute();
+    },
+  },
+  '0012_mcp_task_leases': {
+    async up(db: Kysely<unknown>) {
+      // The instance running a task renews a lease on it; a task whose lease ended (its instance
+      // died) is failed by the next instance that reads it (runtime/tasks.ts).
+      await db.schema.alterTable('mcp_tasks').addColumn('lease_expires_at', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

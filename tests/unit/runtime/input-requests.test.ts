@@ -4,7 +4,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { InputRequired, InputUnavailableError, PendingInputs, RequestStateSeal, roundAsker } from '../../../runtime/input-requests.ts';
+import {
+  InputRequestFailedError,
+  InputRequired,
+  InputUnavailableError,
+  PendingInputs,
+  RequestStateSeal,
+  roundAsker,
+  type InputAnswer,
+  type InputRelay,
+} from '../../../runtime/input-requests.ts';
 import { ErrorFactory } from '../../../runtime/errors.ts';
 import { frameworkErrors, type FrameworkError, type Principal } from '../../../runtime/index.ts';
 import { checkParamHeaders } from '../../../runtime/era.ts';
@@ -49,10 +58,55 @@ describe('PendingInputs', () => {
     let sent: any;
     const waiting = pending.ask(principal('alice'), 'elicitation/create', { message: 'm' }, (message) => ((sent = JSON.parse(message)), true));
     assert.equal(sent.method, 'elicitation/create');
-    assert.equal(pending.deliver({ jsonrpc: '2.0', id: sent.id, result: { action: 'decline' } }, principal('mallory')), false);
-    assert.equal(pending.deliver({ jsonrpc: '2.0', id: sent.id, result: { action: 'accept' } }, principal('alice')), true);
+    assert.equal(await pending.deliver({ jsonrpc: '2.0', id: sent.id, result: { action: 'decline' } }, principal('mallory')), false);
+    assert.equal(await pending.deliver({ jsonrpc: '2.0', id: sent.id, result: { action: 'accept' } }, principal('alice')), true);
     assert.deepEqual(await waiting, { action: 'accept' });
-    assert.equal(pending.deliver({ jsonrpc: '2.0', id: sent.id, result: {} }, principal('alice')), false, 'answered once');
+    assert.equal(await pending.deliver({ jsonrpc: '2.0', id: sent.id, result: {} }, principal('alice')), false, 'answered once');
+  });
+
+  /** What the app keeps in its database, in memory: the waits of every instance sharing it. */
+  function sharedRelay(): InputRelay & { waits: Map<string, unknown> } {
+    const waits = new Map<string, { caller: string; deliver: (answer: InputAnswer) => void }>();
+    return {
+      waits,
+      async wait(id, caller, deliver) {
+        waits.set(id, { caller, deliver });
+        return () => void waits.delete(id);
+      },
+      async relay(id, caller, answer) {
+        const wait = waits.get(id);
+        if (!wait || wait.caller !== caller) return false;
+        wait.deliver(answer);
+        return true;
+      },
+    };
+  }
+
+  test('with a relay: an answer reaching another instance is handed to the waiting call, only from the same caller', async () => {
+    const relay = sharedRelay();
+    const [asking, other] = [new PendingInputs(60_000, relay), new PendingInputs(60_000, relay)];
+    const questions: any[] = [];
+    const waiting = asking.ask(principal('alice'), 'elicitation/create', { message: 'm' }, (message) => (questions.push(JSON.parse(message)), true));
+    assert.equal(questions.length, 0, 'the question goes out only once the wait is known to every instance');
+    await new Promise((resolve) => setImmediate(resolve));
+    const sent = questions[0];
+    assert.equal(relay.waits.size, 1);
+    assert.equal(await other.deliver({ jsonrpc: '2.0', id: sent.id, result: { action: 'decline' } }, principal('mallory')), false);
+    assert.equal(await other.deliver({ jsonrpc: '2.0', id: 'srv-not-ours', result: {} }, principal('alice')), false);
+    assert.equal(await other.deliver({ jsonrpc: '2.0', id: sent.id, error: { code: -1, message: 'no' } }, principal('alice')), true);
+    await assert.rejects(waiting, (err) => err instanceof InputRequestFailedError && err.error.message === 'no');
+    assert.equal(relay.waits.size, 0, 'the wait ends with the call');
+  });
+
+  test('with a relay: an answer reaching the asking instance is taken there, and the wait ends', async () => {
+    const relay = sharedRelay();
+    const asking = new PendingInputs(60_000, relay);
+    let sent: any;
+    const waiting = asking.ask(principal('alice'), 'elicitation/create', { message: 'm' }, (message) => ((sent = JSON.parse(message)), true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(await asking.deliver({ jsonrpc: '2.0', id: sent.id, result: { action: 'accept' } }, principal('alice')), true);
+    assert.deepEqual(await waiting, { action: 'accept' });
+    assert.equal(relay.waits.size, 0);
   });
 
   test('gives up after its timeout, and at once without an event stream', async () => {

@@ -87,6 +87,8 @@ export type {
   CompletionContext,
   ElicitRequest,
   ElicitResult,
+  FormElicitRequest,
+  UrlElicitRequest,
   SamplingRequest,
   SamplingResult,
   ContentBlock,

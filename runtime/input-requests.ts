@@ -152,6 +152,8 @@ export function roundAsker(answers: Record<string, unknown>, declared: Readonly<
     const capability = INPUT_METHODS[method];
     if (!declared[capability])
       throw new InputUnavailableError(`the client did not declare the ${capability} capability, so it cannot answer ${method}`, capability);
+    if (urlMode(method, params) && !declaresUrlElicitation(declared))
+      throw new InputUnavailableError('the client declared elicitation without url mode, so it cannot open a page for the user');
     asked++;
     const key = ownKey ?? `input-${asked}`;
     if (ownKey !== undefined && !QUESTION_KEY.test(ownKey))
@@ -163,6 +165,15 @@ export function roundAsker(answers: Record<string, unknown>, declared: Readonly<
     unanswered.set(key, request);
     throw new InputRequired(key, request, unanswered);
   };
+}
+
+/** An elicitation that asks the client to open a page (2025-11-25's URL mode). */
+const urlMode = (method: InputMethod, params: object) => method === 'elicitation/create' && (params as { mode?: unknown }).mode === 'url';
+
+/** Whether declared capabilities include URL elicitation: `elicitation: { url: {} }` (an empty `elicitation` means form only). */
+function declaresUrlElicitation(declared: Readonly<Record<string, unknown>>): boolean {
+  const elicitation = declared.elicitation;
+  return typeof elicitation === 'object' && elicitation !== null && typeof (elicitation as { url?: unknown }).url === 'object';
 }
 
 // ---- 2025-06-18 / 2025-11-25: requests on the stream, answers by a later POST -------------------

@@ -1,5 +1,5 @@
 import type { PreviewMessageHandler } from '../../generated/tools/preview_message.gen.ts';
-import { renderStep, type StepText } from '../domain/placeholders.ts';
+import { renderedSource, renderStep, type StepText } from '../domain/placeholders.ts';
 import { leadValues } from '../domain/leads.ts';
 import { requireProfile } from '../tool-support/profile.ts';
 import { checkedMessageDraft } from '../tool-support/step-violations.ts';
@@ -28,6 +28,5 @@ export const handler: PreviewMessageHandler = async (args, ctx) => {
     values = leadValues(lead);
   }
   const { text, unresolved } = renderStep(step, values);
-  const source = unresolved.length === 0 ? 'personalized' : step.fallback_text ? 'fallback_text' : 'auto_fallback';
-  return { text, source, unresolved };
+  return { text, source: renderedSource(step, unresolved), unresolved };
 };

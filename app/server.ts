@@ -167,8 +167,26 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   // Before the store opens: an unreadable key ends the start with nothing to let go.
   const dkimKeys = config.dkimKeysDir ? loadDkimKeys(config.dkimKeysDir) : undefined;
   const opened = await openService(config, options);
-  const { db, kind, pool, clock, keys, profiles, accounts, grants, campaigns, leads, messages, stats, suppressions, approvals, links, reviews, tokenSettings, authorizations } =
-    opened;
+  const {
+    db,
+    kind,
+    pool,
+    clock,
+    keys,
+    profiles,
+    accounts,
+    grants,
+    campaigns,
+    leads,
+    messages,
+    stats,
+    suppressions,
+    approvals,
+    links,
+    reviews,
+    tokenSettings,
+    authorizations,
+  } = opened;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel, ...(options.logStream && { stream: options.logStream }) },
     logController: new LogController({ disableRequestLogging: true }),

@@ -21,10 +21,18 @@ const BACK_TO: Partial<Record<Campaign['status'], string>> = { draft: 'back to d
  * or that the campaign still waits. A campaign that stopped waiting without a decision (archived,
  * or started by a token after the person turned the policy off) says what it is now.
  */
-export function approvalOutcome(campaign: Pick<Campaign, 'name' | 'status'>, request: Pick<ApprovalRequest, 'decision'> | undefined, reviewUrl: string): ApprovalOutcome {
+export function approvalOutcome(
+  campaign: Pick<Campaign, 'name' | 'status'>,
+  request: Pick<ApprovalRequest, 'decision'> | undefined,
+  reviewUrl: string,
+): ApprovalOutcome {
   const name = `"${campaign.name}"`;
   if (request?.decision === 'approved')
-    return { status: 'approved', message: `You approved campaign ${name} in the web app: it is ${campaign.status} and sends within its schedule.`, review_url: reviewUrl };
+    return {
+      status: 'approved',
+      message: `You approved campaign ${name} in the web app: it is ${campaign.status} and sends within its schedule.`,
+      review_url: reviewUrl,
+    };
   if (request?.decision === 'rejected')
     return {
       status: 'rejected',

@@ -119,7 +119,9 @@ function daysText(days: readonly Weekday[] | undefined): string {
     else runs.push([i]);
   }
   return runs
-    .flatMap((run) => (run.length >= 3 ? [`${DAY_NAMES[DAY_ORDER[run[0]!]!]}–${DAY_NAMES[DAY_ORDER[run.at(-1)!]!]}`] : run.map((i) => DAY_NAMES[DAY_ORDER[i]!])))
+    .flatMap((run) =>
+      run.length >= 3 ? [`${DAY_NAMES[DAY_ORDER[run[0]!]!]}–${DAY_NAMES[DAY_ORDER[run.at(-1)!]!]}`] : run.map((i) => DAY_NAMES[DAY_ORDER[i]!]),
+    )
     .join(', ');
 }
 

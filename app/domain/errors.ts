@@ -113,7 +113,10 @@ export class IllegalStateError extends DomainError {
       case 'LEADS_NOT_ACCEPTED':
         return { code: this.code, params: { campaign_id, current: this.current } };
       case 'ILLEGAL_TRANSITION':
-        return { code: this.code, params: { action: ACTION_WORDS[this.action] ?? this.action, campaign_id, current: this.current, allowed: orList(this.allowed) } };
+        return {
+          code: this.code,
+          params: { action: ACTION_WORDS[this.action] ?? this.action, campaign_id, current: this.current, allowed: orList(this.allowed) },
+        };
     }
   }
 }
@@ -148,7 +151,9 @@ export class ReviewOutdatedError extends DomainError {
     readonly shown: number,
     readonly current: number,
   ) {
-    super(`the campaign changed after this review was shown (the review showed revision ${shown}; it is now at revision ${current}): review it again before you approve it`);
+    super(
+      `the campaign changed after this review was shown (the review showed revision ${shown}; it is now at revision ${current}): review it again before you approve it`,
+    );
   }
 }
 

@@ -6,7 +6,7 @@ export interface Viewer {
   email: string;
 }
 
-export type Section = 'dashboard' | 'profiles' | 'activity' | 'mcp' | 'docs';
+export type Section = 'dashboard' | 'profiles' | 'activity' | 'mcp' | 'settings' | 'docs';
 
 export interface PageOptions {
   title: string;
@@ -26,6 +26,7 @@ const NAV: readonly [Section, string, string][] = [
   ['profiles', 'Profiles', '/app/profiles'],
   ['activity', 'Activity', '/app/activity'],
   ['mcp', 'MCP', '/app/mcp'],
+  ['settings', 'Settings', '/app/settings'],
   ['docs', 'Docs', '/docs'],
 ];
 

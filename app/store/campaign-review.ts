@@ -14,7 +14,7 @@ import { leadDisplayName } from './dashboard.ts';
 import type { Db } from './db/database.ts';
 import { toLead } from './leads.ts';
 
-export type { CampaignReview };
+export type { CampaignReview, ReviewSample, ReviewStep } from '../../generated/types.gen.ts';
 
 /** The leads a started campaign still writes to: those not yet through their sequence (nor stopped, nor removed). */
 const OPEN_SEQUENCE = ['pending', 'waiting'] as const;

@@ -18,7 +18,8 @@ export const handler: ApproveCampaignHandler = async (args, ctx) => {
   const { campaigns, approvals, links } = ctx.services;
   const state = await campaigns.approvalState(accountId, args.service_profile_id, args.campaign_id);
   if (!state) throw ctx.errors.CAMPAIGN_NOT_FOUND(args);
-  const refused = () => ctx.errors.ILLEGAL_TRANSITION({ action: 'approve', campaign_id: args.campaign_id, current: state.status, allowed: 'awaiting_approval' });
+  const refused = () =>
+    ctx.errors.ILLEGAL_TRANSITION({ action: 'approve', campaign_id: args.campaign_id, current: state.status, allowed: 'awaiting_approval' });
   if (state.round === null) throw refused();
   const wait = {
     accountId,

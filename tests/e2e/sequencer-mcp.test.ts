@@ -28,7 +28,7 @@ for (const backend of await serverBackends()) {
       const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
       const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
       try {
-        const account = await accountWithToken(server);
+        const account = await accountWithToken(server, { approval: 'off' });
         const assistant = await connectAssistant(server.mcpUrl, account.token);
         const pid = { service_profile_id: account.profileIds[0]! };
         const { campaign } = await assistant.tools.createCampaign({
@@ -125,7 +125,7 @@ for (const backend of await serverBackends()) {
       const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
       const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
       try {
-        const account = await accountWithToken(server);
+        const account = await accountWithToken(server, { approval: 'off' });
         const assistant = await connectAssistant(server.mcpUrl, account.token);
         const pid = { service_profile_id: account.profileIds[0]! };
         const started = async (name: string, schedule?: Schedule) => {
@@ -173,7 +173,7 @@ for (const backend of await serverBackends()) {
       const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
       const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
       try {
-        const account = await accountWithToken(server);
+        const account = await accountWithToken(server, { approval: 'off' });
         const assistant = await connectAssistant(server.mcpUrl, account.token);
         const pid = { service_profile_id: account.profileIds[0]! };
         const { campaign } = await assistant.tools.createCampaign({
@@ -225,7 +225,7 @@ for (const backend of await serverBackends()) {
 
     test('on the server `npm start` runs, a started campaign sends by itself: the message and the lead state show it', async () => {
       const server = await backend.start();
-      const account = await accountWithToken(server);
+      const account = await accountWithToken(server, { approval: 'off' });
       const assistant = await connectAssistant(server.mcpUrl, account.token);
       try {
         const pid = { service_profile_id: account.profileIds[0]! };

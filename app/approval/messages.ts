@@ -30,7 +30,7 @@ export function approvalOutcome(
   if (request?.decision === 'approved')
     return {
       status: 'approved',
-      message: `You approved campaign ${name} in the web app: it is ${campaign.status} and sends within its schedule.`,
+      message: `You approved campaign ${name} in the web app: it started and sends within its schedule.`,
       review_url: reviewUrl,
     };
   if (request?.decision === 'rejected')

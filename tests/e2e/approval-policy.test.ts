@@ -33,7 +33,16 @@ for (const backend of await serverBackends()) {
     /** An account made as an operator makes one (`account create`, with --approval if given), its assistant and its profile. */
     async function account(approval?: 'on' | 'off') {
       const email = `approval-${backend.kind}-${process.pid}-${++counter}@example.com`;
-      const made = cli('account', 'create', '--name', `Approval ${counter}`, '--email', email, '--password-stdin', ...(approval ? ['--approval', approval] : []));
+      const made = cli(
+        'account',
+        'create',
+        '--name',
+        `Approval ${counter}`,
+        '--email',
+        email,
+        '--password-stdin',
+        ...(approval ? ['--approval', approval] : []),
+      );
       assert.equal(made.status, 0, made.stderr);
       const user = (await server.admin.accounts.findUserByEmail(email))!;
       const [profile] = await server.admin.accounts.listProfiles(user.account_id);
@@ -159,7 +168,13 @@ for (const backend of await serverBackends()) {
       const page = (await (await web(a.email)).get(`/app/campaigns/${ref.campaign_id}`)).text;
       assert.match(page, /Waiting for your approval/);
       assert.equal(revisionIn(page), review.revision, 'the forms carry the revision shown');
-      for (const text of ['Hi Ada, how is Engines Ltd doing?', 'Hi there, how are things?', 'fallback text for {company}', 'Subject: A note for Grace', 'every day, any hour, UTC'])
+      for (const text of [
+        'Hi Ada, how is Engines Ltd doing?',
+        'Hi there, how are things?',
+        'fallback text for {company}',
+        'Subject: A note for Grace',
+        'every day, any hour, UTC',
+      ])
         assert.ok(page.includes(text), `the page shows ${text}`);
       assert.match(page, />Approve and start</);
       assert.match(page, />Reject</);
@@ -194,13 +209,10 @@ for (const backend of await serverBackends()) {
       await eventually(async () => (await outbound(ref.campaign_id)) === 3, 'step 1 went to the three leads', { timeoutMs: 20_000 });
 
       const rows = await server.admin.db.selectFrom('tool_calls').selectAll().where('account_id', '=', a.accountId).where('actor', '=', 'web').execute();
-      assert.deepEqual(
-        rows.map((r) => [r.tool, r.outcome, r.grant_id]).sort(),
-        [
-          ['approve', 'error', null],
-          ['approve', 'ok', null],
-        ],
-      );
+      assert.deepEqual(rows.map((r) => [r.tool, r.outcome, r.grant_id]).sort(), [
+        ['approve', 'error', null],
+        ['approve', 'ok', null],
+      ]);
       await activityWritten(server, a.accountId, rows.length + 1);
       const activity = (await person.get('/app/activity')).text;
       assert.match(activity, /Approve<\/td>[\s\S]*?You, on the web/);
@@ -251,7 +263,10 @@ for (const backend of await serverBackends()) {
       assert.doesNotMatch((await person.get('/app/settings')).text, /<input[^>]*id="require-approval"[^>]*\schecked/);
 
       const again = (await person.get('/app/settings')).text;
-      assert.equal(await submit(person, again, '/app/settings', { require_approval: 'on' }), 'Saved: campaigns your assistant starts now wait for your approval.');
+      assert.equal(
+        await submit(person, again, '/app/settings', { require_approval: 'on' }),
+        'Saved: campaigns your assistant starts now wait for your approval.',
+      );
       assert.equal(await server.admin.accounts.requiresApproval(a.accountId), true);
 
       const off = cli('account', 'update', '--email', a.email, '--approval', 'off');

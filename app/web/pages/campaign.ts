@@ -7,7 +7,7 @@
 import type { CampaignStats } from '../../store/stats.ts';
 import type { CampaignReview } from '../../store/campaign-review.ts';
 import { dailyLimitsText, onReplyText, scheduleText } from '../../domain/campaign-review.ts';
-import { decisionForms, reviewSection } from './review.ts';
+import { decisionForms, profileText, reviewSection } from './review.ts';
 import type { Campaign, Step } from '../../store/campaigns.ts';
 import type { Lead } from '../../store/leads.ts';
 import { leadDisplayName } from '../../store/dashboard.ts';
@@ -78,11 +78,6 @@ function controls(campaign: Campaign, csrf: string): SafeHtml {
   </div>`;
 }
 
-/** The profile as a person knows it: its name, with its channel unless the name says it already ("Ada Lovelace (email)"). */
-function profileText(profile: { name: string; channel: string }): string {
-  return profile.name.toLowerCase().includes(profile.channel.toLowerCase()) ? profile.name : `${profile.name} (${profile.channel})`;
-}
-
 /** Messages the sequence went through while no mailbox is connected: said apart, never counted as sent or delivered. */
 const dryRunNotice = (count: number) =>
   count > 0 && html`<p class="alert info" role="status">${count} message${count === 1 ? '' : 's'} in a ${DRY_RUN_LABEL}.</p>`;
@@ -93,18 +88,19 @@ const figure = (label: string, value: string | number) =>
     <dd>${value}</dd>
   </div>`;
 
-/** An awaiting campaign: why it waits, its review, and the person's decision. */
+/** An awaiting campaign: why it waits, its review, then the person's decision (read first, then decide). */
 function approvalBlock(review: CampaignReview, csrf: string): SafeHtml {
   const base = `/app/campaigns/${review.campaign_id}`;
+  const leads = `${review.recipients} lead${review.recipients === 1 ? '' : 's'}`;
   return html`<section class="card approval" aria-labelledby="approval-title">
       <h2 id="approval-title">Waiting for your approval</h2>
       <p>
-        Your assistant asked to start this campaign. Nothing is sent until you approve it. Approving starts it now for the ${review.recipients}
-        lead${review.recipients === 1 ? '' : 's'} below; Reject sends nothing, and your assistant can change it and ask again.
+        Your assistant asked to start this campaign. Nothing is sent until you approve it. Check what it will send below: approving starts it now for the
+        ${leads}; Reject sends nothing, and your assistant can change it and ask again.
       </p>
-      ${decisionForms({ review, csrf, approveAction: `${base}/approve`, approveLabel: 'Approve and start', rejectAction: `${base}/reject` })}
     </section>
-    ${reviewSection(review)}`;
+    ${reviewSection(review)}
+    ${decisionForms({ review, csrf, approveAction: `${base}/approve`, approveLabel: 'Approve and start', rejectAction: `${base}/reject` })}`;
 }
 
 export function campaignPage(view: CampaignView): string {

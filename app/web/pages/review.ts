@@ -9,6 +9,11 @@ import type { CampaignReview, ReviewSample, ReviewStep } from '../../store/campa
 import { html, type SafeHtml } from '../../html/html.ts';
 import { page, type Viewer } from '../../html/layout.ts';
 
+/** The profile as a person knows it: its name, with its channel unless the name says it already ("Ada Lovelace (email)"). */
+export function profileText(profile: { name: string; channel: string }): string {
+  return profile.name.toLowerCase().includes(profile.channel.toLowerCase()) ? profile.name : `${profile.name} (${profile.channel})`;
+}
+
 const leadsText = (n: number) => `${n} lead${n === 1 ? '' : 's'}`;
 
 const SOURCE_WORDS = { fallback_text: 'fallback text', auto_fallback: 'generic words' } as const;
@@ -50,7 +55,7 @@ export function reviewSection(review: CampaignReview): SafeHtml {
     <h2 id="review-title">What it will send</h2>
     <dl class="facts">
       <dt>From</dt>
-      <dd>${review.profile.name} (${review.profile.channel})</dd>
+      <dd>${profileText(review.profile)}</dd>
       <dt>Recipients</dt>
       <dd>${leadsText(review.recipients)}</dd>
       <dt>Schedule</dt>

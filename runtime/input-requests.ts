@@ -152,8 +152,13 @@ export function roundAsker(answers: Record<string, unknown>, declared: Readonly<
     const capability = INPUT_METHODS[method];
     if (!declared[capability])
       throw new InputUnavailableError(`the client did not declare the ${capability} capability, so it cannot answer ${method}`, capability);
-    if (urlMode(method, params) && !declaresUrlElicitation(declared))
-      throw new InputUnavailableError('the client declared elicitation without url mode, so it cannot open a page for the user');
+    const mode = elicitationMode(method, params);
+    if (mode && !declaresElicitationMode(declared, mode))
+      throw new InputUnavailableError(
+        mode === 'url'
+          ? 'the client declared elicitation without url mode, so it cannot open a page for the user'
+          : 'the client declared elicitation in url mode only, so it cannot show a form',
+      );
     asked++;
     const key = ownKey ?? `input-${asked}`;
     if (ownKey !== undefined && !QUESTION_KEY.test(ownKey))
@@ -167,13 +172,20 @@ export function roundAsker(answers: Record<string, unknown>, declared: Readonly<
   };
 }
 
-/** An elicitation that asks the client to open a page (2025-11-25's URL mode). */
-const urlMode = (method: InputMethod, params: object) => method === 'elicitation/create' && (params as { mode?: unknown }).mode === 'url';
+/** The mode of an elicitation question (form unless it says url), or undefined for another method. */
+function elicitationMode(method: InputMethod, params: object): 'form' | 'url' | undefined {
+  if (method !== 'elicitation/create') return undefined;
+  return (params as { mode?: unknown }).mode === 'url' ? 'url' : 'form';
+}
 
-/** Whether declared capabilities include URL elicitation: `elicitation: { url: {} }` (an empty `elicitation` means form only). */
-function declaresUrlElicitation(declared: Readonly<Record<string, unknown>>): boolean {
-  const elicitation = declared.elicitation;
-  return typeof elicitation === 'object' && elicitation !== null && typeof (elicitation as { url?: unknown }).url === 'object';
+/**
+ * Whether the declared elicitation capability covers a mode (2025-11-25): `{ form: {}, url: {} }`
+ * names each; an empty `elicitation: {}` (what earlier clients send) means form only.
+ */
+function declaresElicitationMode(declared: Readonly<Record<string, unknown>>, mode: 'form' | 'url'): boolean {
+  const elicitation = declared.elicitation as { form?: unknown; url?: unknown };
+  const named = (m: 'form' | 'url') => typeof elicitation[m] === 'object' && elicitation[m] !== null;
+  return mode === 'url' ? named('url') : named('form') || !named('url');
 }
 
 // ---- 2025-06-18 / 2025-11-25: requests on the stream, answers by a later POST -------------------

@@ -18,7 +18,7 @@ const ApprovalOutcomeSchema = {
     },
     review_url: {
       type: 'string',
-      format: 'uri',
+      pattern: '^https?://',
       description: "Where the user decides, signed in to the web app (absolute URL): the approval page this call opened, or the campaign's page.",
     },
   },
@@ -36,7 +36,7 @@ const ApprovalRequestedSchema = {
     },
     review_url: {
       type: 'string',
-      format: 'uri',
+      pattern: '^https?://',
       description: "The campaign's page in the web app, where the user reviews and approves it (absolute URL).",
     },
   },
@@ -507,7 +507,7 @@ const CampaignReviewSchema = {
     },
     review_url: {
       type: 'string',
-      format: 'uri',
+      pattern: '^https?://',
       description: "The campaign's page in the web app, where the user approves it (absolute URL).",
     },
   },

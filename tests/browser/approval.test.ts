@@ -57,7 +57,14 @@ for (const backend of await serverBackends()) {
         schedule: { days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start_hour: 0, end_hour: 24, timezone: 'Europe/London' },
         steps: [
           { name: 'Intro', type: 'message', text: 'Hi {first_name}, congrats on {company}’s launch!', fallback_text: 'Hi there, congrats on the launch!' },
-          { name: 'Follow-up', type: 'inmail', subject: 'Quick question, {first_name}', text: 'Any thoughts, {first_name}?', auto_fallback: true, delay_days: 3 },
+          {
+            name: 'Follow-up',
+            type: 'inmail',
+            subject: 'Quick question, {first_name}',
+            text: 'Any thoughts, {first_name}?',
+            auto_fallback: true,
+            delay_days: 3,
+          },
         ],
         settings: { daily_limit: 20 },
       });

@@ -41,7 +41,17 @@ const SIGN_IN_SUMMARIES = [
   'summary "VS Code (.vscode/mcp.json)"',
 ];
 /** The tab stops of the top bar of a signed-in page, in order. */
-const TOP_BAR = ['a "Skip to content"', 'a "Outreach"', 'a "Dashboard"', 'a "Profiles"', 'a "Activity"', 'a "MCP"', 'a "Settings"', 'a "Docs"', 'button "Sign out"'];
+const TOP_BAR = [
+  'a "Skip to content"',
+  'a "Outreach"',
+  'a "Dashboard"',
+  'a "Profiles"',
+  'a "Activity"',
+  'a "MCP"',
+  'a "Settings"',
+  'a "Docs"',
+  'button "Sign out"',
+];
 
 const path = (page: Page) => new URL(page.url()).pathname;
 const scopeBox = (page: Page, scope: string) => page.getByRole('checkbox', { name: new RegExp(`^${scope}\\b`) });

@@ -65,7 +65,9 @@ export function dashboardPage(view: DashboardView): string {
     csrf: view.csrf,
     section: 'dashboard',
     body: html`<h1>Dashboard</h1>
-      <p class="lede">What your AI assistant did through ${view.appName}. Open a campaign to approve, start, pause, resume or archive it, and to see what went out.</p>
+      <p class="lede">
+        What your AI assistant did through ${view.appName}. Open a campaign to approve, start, pause, resume or archive it, and to see what went out.
+      </p>
       ${!view.authorized && html`<p class="alert info">No AI client is connected yet. <a href="/app/mcp">Open the MCP dialog</a> to authorize one.</p>`}
       ${awaitingNotice(view.campaigns)}
       <section class="card" aria-labelledby="profiles-title">

@@ -187,6 +187,12 @@ for (const backend of await serverBackends()) {
           assert.equal(path(page), `/app/campaigns/${run.ref.campaign_id}`);
           assert.equal(await text(page, 'main .alert'), 'Rejected: it sent nothing and is back to draft. Your assistant can change it and ask again.');
           assert.equal(await text(page, 'h1 .badge'), 'draft');
+          // The activity says the person decided, in the client that asked.
+          await page.goto(`${server.baseUrl}/app/activity`);
+          const row = page.locator('tbody tr', { hasText: 'Reject' });
+          assert.equal(await text(page, 'tbody tr:has(td[data-label="Action"]:text-is("Reject")) td[data-label="By"]'), 'You, in a client with an admin token');
+          assert.equal(await row.count(), 1);
+          await screenshot(page, 'approval-activity-wide');
         } finally {
           await context.close();
         }

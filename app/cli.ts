@@ -1,6 +1,7 @@
 /**
  * Admin CLI: `npm run cli -- <command>`.
- *   account create --name N --email E [--password-stdin] [--profile NAME]   prints the account id (password typed at a prompt, or on stdin)
+ *   account create --name N --email E [--password-stdin] [--profile NAME] [--approval on|off]   prints the account id (password typed at a prompt, or on stdin)
+ *   account update --email E --approval on|off                        the account's approval policy
  *   grants list --email E / grants revoke --id G                       a user's authorizations
  *   token --email E [--scope "mcp:read profile service_account_id"] [--ttl SECONDS]   prints the token alone
  *   config [--email E]                                                  this server's MCP URL and client configurations
@@ -47,7 +48,8 @@ async function firstLineOfStdin(): Promise<string> {
 }
 
 const USAGE = `usage:
-  npm run cli -- account create --name NAME --email EMAIL [--password-stdin] [--profile "PROFILE NAME"]   (the password typed at a prompt, or on stdin)
+  npm run cli -- account create --name NAME --email EMAIL [--password-stdin] [--profile "PROFILE NAME"] [--approval on|off]   (the password typed at a prompt, or on stdin; --approval: whether campaigns its assistants start wait for the person's approval, default on)
+  npm run cli -- account update --email EMAIL --approval on|off   (turns the account's approval policy on or off)
   npm run cli -- token --email EMAIL [--scope "mcp:read mcp:write profile service_account_id"] [--ttl SECONDS]
   npm run cli -- reply --conversation CONVERSATION_ID --text "TEXT"   (records a lead's reply, as the delivery backend would)
   npm run cli -- config [--email EMAIL]             (this server's MCP URL and client configurations; with a 1-hour token for EMAIL)
@@ -76,6 +78,12 @@ async function passwordOf(values: { password?: string | undefined; 'password-std
   const typed = await promptNewPassword();
   if (typed === undefined) throw new UsageError('The two passwords differ; run the command again');
   return typed;
+}
+
+/** --approval's value: on or off, nothing else (a typo must not leave the policy other than meant). */
+function approvalOf(value: string): boolean {
+  if (value === 'on' || value === 'off') return value === 'on';
+  throw new UsageError(`--approval must be on or off, got "${value}"`);
 }
 
 /** The usage lines of `command` (every line for none, or for a command it does not know). */
@@ -119,6 +127,7 @@ async function run(argv: string[]): Promise<string> {
       timezone: { type: 'string' },
       'daily-limit': { type: 'string' },
       'no-check': { type: 'boolean' },
+      approval: { type: 'string' },
     },
   });
   // `backup FILE`, `profile update ID` and `suppression add ADDRESS` take a value after the command's words.
@@ -145,6 +154,7 @@ async function run(argv: string[]): Promise<string> {
           console.error(
             'Warning: a password on the command line is visible to other users of this machine (ps) and stays in shell history; type it at the prompt or use --password-stdin.',
           );
+        const requireApproval = values.approval === undefined ? true : approvalOf(values.approval);
         const password = await passwordOf(values);
         if (password.length < 8) throw new UsageError('The password must have at least 8 characters');
         const created = await service.accounts.createAccount({
@@ -152,8 +162,20 @@ async function run(argv: string[]): Promise<string> {
           email,
           password,
           profiles: [{ name: values.profile ?? `${name} (LinkedIn)`, channel: 'linkedin', timezone: 'UTC', daily_limit: 50 }],
+          requireApproval,
         });
         return created.accountId;
+      }
+      case 'account update': {
+        if (!values.email) throw new UsageError('account update needs --email');
+        if (values.approval === undefined) throw new UsageError('account update needs what to change: --approval on|off');
+        const on = approvalOf(values.approval);
+        const user = await service.accounts.findUserByEmail(values.email);
+        if (!user) throw new UsageError(`No user with the email ${values.email}; create one with \`account create\``);
+        await service.accounts.setRequireApproval(user.account_id, on);
+        return on
+          ? `approval on for the account of ${user.email}: campaigns its assistants start wait for approval on the web`
+          : `approval off for the account of ${user.email}: campaigns its assistants start at once`;
       }
       case 'token': {
         if (!values.email) throw new UsageError('token needs --email');

@@ -39,6 +39,9 @@ import { OAuthServer, oauthRoutes } from './oauth/plugin.ts';
 import type { Services } from './services.ts';
 import { AccountStore } from './store/accounts.ts';
 import { ActivityStore } from './store/activity.ts';
+import { ApprovalStore } from './store/approvals.ts';
+import { CampaignReviews } from './store/campaign-review.ts';
+import { appLinks } from './links.ts';
 import { CampaignStore } from './store/campaigns.ts';
 import { DashboardStore } from './store/dashboard.ts';
 import { migrate, openDatabase, type Db } from './store/db/database.ts';
@@ -128,6 +131,9 @@ export async function openService(config: AppConfig, options: Pick<BuildOptions,
   const messages = new MessageStore(db, kind, clock);
   const stats = new StatsStore(db);
   const suppressions = new SuppressionStore(db, clock);
+  const approvals = new ApprovalStore(db, clock);
+  const links = appLinks(config.publicUrl);
+  const reviews = new CampaignReviews(db, { campaigns, accounts }, links, clock);
   const tokenSettings = { issuer: config.publicUrl, audience: `${config.publicUrl}/mcp` };
   const authorizations = new Authorizations(grants, keys, tokenSettings, options.accessTokenTtlSeconds);
   async function issueToken(input: Parameters<Service['issueToken']>[0]) {
@@ -149,6 +155,9 @@ export async function openService(config: AppConfig, options: Pick<BuildOptions,
     messages,
     stats,
     suppressions,
+    approvals,
+    links,
+    reviews,
     tokenSettings,
     authorizations,
     issueToken,
@@ -159,7 +168,26 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   // Before the store opens: an unreadable key ends the start with nothing to let go.
   const dkimKeys = config.dkimKeysDir ? loadDkimKeys(config.dkimKeysDir) : undefined;
   const opened = await openService(config, options);
-  const { db, kind, pool, clock, keys, profiles, accounts, grants, campaigns, leads, messages, stats, suppressions, tokenSettings, authorizations } = opened;
+  const {
+    db,
+    kind,
+    pool,
+    clock,
+    keys,
+    profiles,
+    accounts,
+    grants,
+    campaigns,
+    leads,
+    messages,
+    stats,
+    suppressions,
+    approvals,
+    links,
+    reviews,
+    tokenSettings,
+    authorizations,
+  } = opened;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel, ...(options.logStream && { stream: options.logStream }) },
     logController: new LogController({ disableRequestLogging: true }),
@@ -233,7 +261,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
       })
     : undefined;
   const perMinute = (max: number) => max > 0 && { max, windowMs: 60_000 };
-  const services: Services = { accounts, campaigns, leads, messages, stats, outbox };
+  const services: Services = { accounts, campaigns, leads, messages, stats, reviews, approvals, links, outbox };
   const mcp: McpServerOptions<Services, AccountClaims> = {
     definition: serverDefinition,
     handlers,
@@ -305,6 +333,8 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     profiles,
     stats,
     suppressions,
+    reviews,
+    approvals,
     dashboard: new DashboardStore(db),
     authorizations,
     oauth,

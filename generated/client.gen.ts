@@ -3,6 +3,7 @@ import { McpClient, type CallOptions, type ConnectOptions, type ToolCallError } 
 import type { ErrorCode, ErrorParams } from './errors.gen.ts';
 import type { AddLeadsArguments, AddLeadsResult } from './tools/add_leads.gen.ts';
 import type { AddStepArguments, AddStepResult } from './tools/add_step.gen.ts';
+import type { ApproveCampaignArguments, ApproveCampaignResult } from './tools/approve_campaign.gen.ts';
 import type { ArchiveCampaignArguments, ArchiveCampaignResult } from './tools/archive_campaign.gen.ts';
 import type { CampaignStatsArguments, CampaignStatsResult } from './tools/campaign_stats.gen.ts';
 import type { CreateCampaignArguments, CreateCampaignResult } from './tools/create_campaign.gen.ts';
@@ -17,6 +18,7 @@ import type { PauseCampaignArguments, PauseCampaignResult } from './tools/pause_
 import type { PreviewMessageArguments, PreviewMessageResult } from './tools/preview_message.gen.ts';
 import type { ProfilesArguments, ProfilesResult } from './tools/profiles.gen.ts';
 import type { RemoveLeadArguments, RemoveLeadResult } from './tools/remove_lead.gen.ts';
+import type { ReviewCampaignArguments, ReviewCampaignResult } from './tools/review_campaign.gen.ts';
 import type { SendMessageArguments, SendMessageResult } from './tools/send_message.gen.ts';
 import type { StartCampaignArguments, StartCampaignResult } from './tools/start_campaign.gen.ts';
 import type { UpdateCampaignArguments, UpdateCampaignResult } from './tools/update_campaign.gen.ts';
@@ -28,7 +30,7 @@ import type { ReadResourceResult, GetPromptResult } from '@modelcontextprotocol/
 /** A catalog error a call to outreach-mcp answered: `is(code)` narrows it and types its parameters. */
 export type OutreachMcpError<C extends ErrorCode = ErrorCode> = ToolCallError<ErrorParams, C>;
 
-/** A typed client of outreach-mcp 0.3.0: connect, then call its tools, read its resources and get its prompts by name. */
+/** A typed client of outreach-mcp 0.4.0: connect, then call its tools, read its resources and get its prompts by name. */
 export class OutreachMcpClient extends McpClient<ErrorParams> {
   /** Connects to the server at `options.url` (2026-07-28 unless `options.protocolVersion` says 2025-11-25). */
   static async connect(options: ConnectOptions): Promise<OutreachMcpClient> {
@@ -39,6 +41,8 @@ export class OutreachMcpClient extends McpClient<ErrorParams> {
   readonly tools = {
     addLeads: (args: AddLeadsArguments, options?: CallOptions): Promise<AddLeadsResult> => this.callTool('add_leads', args, options),
     addStep: (args: AddStepArguments, options?: CallOptions): Promise<AddStepResult> => this.callTool('add_step', args, options),
+    approveCampaign: (args: ApproveCampaignArguments, options?: CallOptions): Promise<ApproveCampaignResult> =>
+      this.callTool('approve_campaign', args, options),
     archiveCampaign: (args: ArchiveCampaignArguments, options?: CallOptions): Promise<ArchiveCampaignResult> =>
       this.callTool('archive_campaign', args, options),
     campaignStats: (args: CampaignStatsArguments, options?: CallOptions): Promise<CampaignStatsResult> => this.callTool('campaign_stats', args, options),
@@ -56,6 +60,7 @@ export class OutreachMcpClient extends McpClient<ErrorParams> {
     previewMessage: (args: PreviewMessageArguments, options?: CallOptions): Promise<PreviewMessageResult> => this.callTool('preview_message', args, options),
     profiles: (args: ProfilesArguments = {}, options?: CallOptions): Promise<ProfilesResult> => this.callTool('profiles', args, options),
     removeLead: (args: RemoveLeadArguments, options?: CallOptions): Promise<RemoveLeadResult> => this.callTool('remove_lead', args, options),
+    reviewCampaign: (args: ReviewCampaignArguments, options?: CallOptions): Promise<ReviewCampaignResult> => this.callTool('review_campaign', args, options),
     sendMessage: (args: SendMessageArguments, options?: CallOptions): Promise<SendMessageResult> => this.callTool('send_message', args, options),
     startCampaign: (args: StartCampaignArguments, options?: CallOptions): Promise<StartCampaignResult> => this.callTool('start_campaign', args, options),
     updateCampaign: (args: UpdateCampaignArguments, options?: CallOptions): Promise<UpdateCampaignResult> => this.callTool('update_campaign', args, options),

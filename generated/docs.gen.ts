@@ -5,7 +5,7 @@
  * the line `markdownStart` on; `html` is the reference proper as an escaped HTML fragment, as /docs shows it.
  */
 export const referenceDocs = {
-  title: 'Outreach — MCP reference (outreach-mcp 0.3.0)',
+  title: 'Outreach — MCP reference (outreach-mcp 0.4.0)',
   markdown: 'docs/reference.md',
   markdownStart: '<a id="tools"></a>',
   html: 'docs/reference.html',

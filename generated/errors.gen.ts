@@ -173,7 +173,7 @@ export const errorCatalog: ErrorCatalog = {
     params: [],
   },
   LEADS_NOT_ACCEPTED: {
-    message: 'Cannot add leads to campaign {{campaign_id}} while it is {{current}}; leads can be added while it is draft, active or paused',
+    message: 'Cannot add leads to campaign {{campaign_id}} while it is {{current}}; leads can be added while it is draft, awaiting_approval, active or paused',
     surface: 'tool',
     params: ['campaign_id', 'current'],
   },
@@ -275,7 +275,8 @@ export const errorCatalog: ErrorCatalog = {
     params: ['detail'],
   },
   STEPS_LOCKED: {
-    message: 'Cannot change the steps of campaign {{campaign_id}} while it is {{current}}; steps can change only while it is draft or paused',
+    message:
+      'Cannot change the steps of campaign {{campaign_id}} while it is {{current}}; steps can change only while it is draft, awaiting_approval or paused',
     surface: 'tool',
     params: ['campaign_id', 'current'],
   },

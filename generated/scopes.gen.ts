@@ -27,6 +27,7 @@ export const scopes: readonly ScopeDefinition[] = [
 export const toolScopes: Readonly<Record<string, readonly string[]>> = {
   add_leads: ['mcp:write'],
   add_step: ['mcp:write'],
+  approve_campaign: ['mcp:write'],
   archive_campaign: ['mcp:write'],
   campaign_stats: ['mcp:read'],
   create_campaign: ['mcp:write'],
@@ -41,6 +42,7 @@ export const toolScopes: Readonly<Record<string, readonly string[]>> = {
   preview_message: ['mcp:read'],
   profiles: ['mcp:read', 'profile'],
   remove_lead: ['mcp:write'],
+  review_campaign: ['mcp:read'],
   send_message: ['mcp:write'],
   start_campaign: ['mcp:write'],
   update_campaign: ['mcp:write'],

@@ -7,6 +7,7 @@ import { resources, resourcesList, resourceTemplatesList } from './resources.gen
 import { prompts, promptsList } from './prompts.gen.ts';
 import { validateAddLeadsArguments, validateAddLeadsResult } from './validators/add_leads.gen.js';
 import { validateAddStepArguments, validateAddStepResult } from './validators/add_step.gen.js';
+import { validateApproveCampaignArguments, validateApproveCampaignResult } from './validators/approve_campaign.gen.js';
 import { validateArchiveCampaignArguments, validateArchiveCampaignResult } from './validators/archive_campaign.gen.js';
 import { validateCampaignStatsArguments, validateCampaignStatsResult } from './validators/campaign_stats.gen.js';
 import { validateCreateCampaignArguments, validateCreateCampaignResult } from './validators/create_campaign.gen.js';
@@ -21,6 +22,7 @@ import { validatePauseCampaignArguments, validatePauseCampaignResult } from './v
 import { validatePreviewMessageArguments, validatePreviewMessageResult } from './validators/preview_message.gen.js';
 import { validateProfilesArguments, validateProfilesResult } from './validators/profiles.gen.js';
 import { validateRemoveLeadArguments, validateRemoveLeadResult } from './validators/remove_lead.gen.js';
+import { validateReviewCampaignArguments, validateReviewCampaignResult } from './validators/review_campaign.gen.js';
 import { validateSendMessageArguments, validateSendMessageResult } from './validators/send_message.gen.js';
 import { validateStartCampaignArguments, validateStartCampaignResult } from './validators/start_campaign.gen.js';
 import { validateUpdateCampaignArguments, validateUpdateCampaignResult } from './validators/update_campaign.gen.js';
@@ -29,11 +31,11 @@ import { validateUpdateStepArguments, validateUpdateStepResult } from './validat
 export const serverDefinition: ServerDefinition = {
   info: {
     name: 'outreach-mcp',
-    version: '0.3.0',
+    version: '0.4.0',
     title: 'Outreach',
   },
   instructions:
-    "Tools to run outreach for the signed-in user. Call `profiles` first and pass the chosen\nprofile's `id` as `service_profile_id` to every other tool. A started campaign sends its steps\nby itself (within its schedule and daily limits); follow it with `get_campaign`, `list_leads`\nand `campaign_stats`.\n",
+    "Tools to run outreach for the signed-in user. Call `profiles` first and pass the chosen\nprofile's `id` as `service_profile_id` to every other tool. A started campaign sends its steps\nby itself (within its schedule and daily limits); follow it with `get_campaign`, `list_leads`\nand `campaign_stats`. When the user's approval policy is on, a campaign you start waits in\n`awaiting_approval` until the user approves it in the web app: show them `review_campaign`,\nand `approve_campaign` opens the approval page for them.\n",
   auth: 'bearer',
   scopes,
   errors: errorCatalog,
@@ -64,6 +66,13 @@ export const serverDefinition: ServerDefinition = {
       ],
       validateArguments: validateAddStepArguments,
       validateResult: validateAddStepResult,
+    },
+    approve_campaign: {
+      name: 'approve_campaign',
+      scopes: ['mcp:write'],
+      errors: ['CAMPAIGN_NOT_FOUND', 'ILLEGAL_TRANSITION', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateApproveCampaignArguments,
+      validateResult: validateApproveCampaignResult,
     },
     archive_campaign: {
       name: 'archive_campaign',
@@ -181,6 +190,13 @@ export const serverDefinition: ServerDefinition = {
       errors: ['LEAD_NOT_FOUND', 'PROFILE_NOT_FOUND'],
       validateArguments: validateRemoveLeadArguments,
       validateResult: validateRemoveLeadResult,
+    },
+    review_campaign: {
+      name: 'review_campaign',
+      scopes: ['mcp:read'],
+      errors: ['CAMPAIGN_NOT_FOUND', 'PROFILE_NOT_FOUND'],
+      validateArguments: validateReviewCampaignArguments,
+      validateResult: validateReviewCampaignResult,
     },
     send_message: {
       name: 'send_message',

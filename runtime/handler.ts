@@ -75,10 +75,32 @@ export interface ToolContext<Errors, Services = unknown, Claims extends Principa
   progress(progress: number, total?: number, message?: string): void;
 }
 
-export interface ElicitRequest {
+/** A question put to the user through the client: a form (the default), or a page of the server the client opens (2025-11-25). */
+export type ElicitRequest = FormElicitRequest | UrlElicitRequest;
+
+export interface FormElicitRequest {
+  /** Omitted for 2025-06-18 clients, which know no other mode. */
+  mode?: 'form';
   message: string;
   /** A flat object schema of primitive fields (the protocol's restriction). */
   requestedSchema: { type: 'object'; properties: Record<string, object>; required?: string[] };
+}
+
+/**
+ * URL mode (2025-11-25): the client shows the URL with its host and, with the user's consent, opens
+ * it in a browser where the client cannot see or act; the answer says only whether the user agreed
+ * to open it (`accept`, no content). What the user does there reaches the server by itself, so
+ * the page must know the user by its own sign-in, never by the link alone. A client that declares
+ * elicitation without `url` (2026-07-28) cannot be asked: InputUnavailableError; a handshake-era
+ * client without it answers with an error: InputRequestFailedError.
+ */
+export interface UrlElicitRequest {
+  mode: 'url';
+  message: string;
+  /** An absolute URL of a page that identifies the user itself (no credential in it). */
+  url: string;
+  /** Names the interaction, unique for the server (its completion can be told by it). */
+  elicitationId: string;
 }
 
 export interface ElicitResult {

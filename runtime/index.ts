@@ -91,6 +91,8 @@ export type {
   CompletionContext,
   ElicitRequest,
   ElicitResult,
+  FormElicitRequest,
+  UrlElicitRequest,
   SamplingRequest,
   SamplingResult,
   ContentBlock,

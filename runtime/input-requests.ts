@@ -152,6 +152,13 @@ export function roundAsker(answers: Record<string, unknown>, declared: Readonly<
     const capability = INPUT_METHODS[method];
     if (!declared[capability])
       throw new InputUnavailableError(`the client did not declare the ${capability} capability, so it cannot answer ${method}`, capability);
+    const mode = elicitationMode(method, params);
+    if (mode && !declaresElicitationMode(declared, mode))
+      throw new InputUnavailableError(
+        mode === 'url'
+          ? 'the client declared elicitation without url mode, so it cannot open a page for the user'
+          : 'the client declared elicitation in url mode only, so it cannot show a form',
+      );
     asked++;
     const key = ownKey ?? `input-${asked}`;
     if (ownKey !== undefined && !QUESTION_KEY.test(ownKey))
@@ -163,6 +170,22 @@ export function roundAsker(answers: Record<string, unknown>, declared: Readonly<
     unanswered.set(key, request);
     throw new InputRequired(key, request, unanswered);
   };
+}
+
+/** The mode of an elicitation question (form unless it says url), or undefined for another method. */
+function elicitationMode(method: InputMethod, params: object): 'form' | 'url' | undefined {
+  if (method !== 'elicitation/create') return undefined;
+  return (params as { mode?: unknown }).mode === 'url' ? 'url' : 'form';
+}
+
+/**
+ * Whether the declared elicitation capability covers a mode (2025-11-25): `{ form: {}, url: {} }`
+ * names each; an empty `elicitation: {}` (what earlier clients send) means form only.
+ */
+function declaresElicitationMode(declared: Readonly<Record<string, unknown>>, mode: 'form' | 'url'): boolean {
+  const elicitation = declared.elicitation as { form?: unknown; url?: unknown };
+  const named = (m: 'form' | 'url') => typeof elicitation[m] === 'object' && elicitation[m] !== null;
+  return mode === 'url' ? named('url') : named('form') || !named('url');
 }
 
 // ---- 2025-06-18 / 2025-11-25: requests on the stream, answers by a later POST -------------------

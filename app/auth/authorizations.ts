@@ -34,6 +34,11 @@ export class Authorizations {
     private readonly accessTokenTtlSeconds?: number,
   ) {}
 
+  /** One authorization, revoked or not: the approval page and the activity name the client that asked. */
+  get(grantId: string): Promise<Grant | undefined> {
+    return this.grants.get(grantId);
+  }
+
   /** Called with each grant this instance revokes (the token cache drops it at once). */
   onRevoked(listener: (grantId: string) => void): void {
     this.listeners.add(listener);

@@ -84,7 +84,10 @@ export class NotFoundError extends DomainError {
   }
 }
 
-export type CampaignAction = 'start' | 'pause' | 'archive' | 'complete' | 'edit_steps' | 'edit' | 'add_leads';
+export type CampaignAction = 'start' | 'pause' | 'archive' | 'complete' | 'request_approval' | 'approve' | 'reject' | 'edit_steps' | 'edit' | 'add_leads';
+
+/** An action as its messages name it: an assistant's start that asks for approval is still a start. */
+const ACTION_WORDS: Partial<Record<CampaignAction, string>> = { request_approval: 'start' };
 
 export class IllegalStateError extends DomainError {
   override readonly code: 'CAMPAIGN_ARCHIVED' | 'STEPS_LOCKED' | 'LEADS_NOT_ACCEPTED' | 'ILLEGAL_TRANSITION';
@@ -94,7 +97,7 @@ export class IllegalStateError extends DomainError {
     readonly current: CampaignStatus,
     readonly allowed: readonly CampaignStatus[],
   ) {
-    super(`cannot ${action} a campaign that is ${current}`);
+    super(`cannot ${ACTION_WORDS[action] ?? action} a campaign that is ${current}`);
     if (current === 'archived' && (action === 'edit' || action === 'edit_steps')) this.code = 'CAMPAIGN_ARCHIVED';
     else if (action === 'edit_steps') this.code = 'STEPS_LOCKED';
     else if (action === 'add_leads') this.code = 'LEADS_NOT_ACCEPTED';
@@ -110,7 +113,10 @@ export class IllegalStateError extends DomainError {
       case 'LEADS_NOT_ACCEPTED':
         return { code: this.code, params: { campaign_id, current: this.current } };
       case 'ILLEGAL_TRANSITION':
-        return { code: this.code, params: { action: this.action, campaign_id, current: this.current, allowed: orList(this.allowed) } };
+        return {
+          code: this.code,
+          params: { action: ACTION_WORDS[this.action] ?? this.action, campaign_id, current: this.current, allowed: orList(this.allowed) },
+        };
     }
   }
 }
@@ -130,6 +136,24 @@ export class CannotStartError extends DomainError {
 
   override raised(ids: CallIds): Raised<CannotStartError['code']> {
     return { code: this.code, params: { campaign_id: ids.campaign_id ?? '' } };
+  }
+}
+
+/**
+ * An approval given for a review the campaign no longer matches: its steps, schedule, settings or
+ * leads changed after the person opened the review (an assistant may edit it while it waits). The
+ * person approves what they saw, so nothing starts; no tool meets it (approving is the person's, on the web).
+ */
+export class ReviewOutdatedError extends DomainError {
+  override name = 'ReviewOutdatedError';
+
+  constructor(
+    readonly shown: number,
+    readonly current: number,
+  ) {
+    super(
+      `the campaign changed after this review was shown (the review showed revision ${shown}; it is now at revision ${current}): review it again before you approve it`,
+    );
   }
 }
 

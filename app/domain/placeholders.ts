@@ -74,13 +74,24 @@ export type LeadValues = Readonly<Record<string, string | null | undefined>>;
  * fallback text, or with auto_fallback the generic replacements. Lists what was unresolved.
  */
 export function renderStep(step: StepText, lead: LeadValues | undefined): { text: string; unresolved: string[] } {
-  const used = placeholdersIn(step.text);
   const value = (p: string) => leadValue(lead, p);
-  const unresolved = used.filter((p) => value(p) === undefined).map((p) => `{${p}}`);
+  const unresolved = unresolvedIn(step.text, lead);
   if (!unresolved.length) return { text: fill(step.text, (p) => value(p)!), unresolved };
   if (step.fallback_text) return { text: step.fallback_text, unresolved };
   if (step.auto_fallback) return { text: fill(step.text, (p) => value(p) ?? (Object.hasOwn(AUTO_REPLACEMENTS, p) ? AUTO_REPLACEMENTS[p]! : '')), unresolved };
   return { text: step.text, unresolved };
+}
+
+/** The placeholders of a text this lead has no value for, as written ("{company}"). */
+export function unresolvedIn(text: string, lead: LeadValues | undefined): string[] {
+  return placeholdersIn(text)
+    .filter((p) => leadValue(lead, p) === undefined)
+    .map((p) => `{${p}}`);
+}
+
+/** Which text a rendered step is: the personalised one, or the fallback that stood in for an unknown value. */
+export function renderedSource(step: StepText, unresolved: readonly string[]): 'personalized' | 'fallback_text' | 'auto_fallback' {
+  return unresolved.length === 0 ? 'personalized' : step.fallback_text ? 'fallback_text' : 'auto_fallback';
 }
 
 /**

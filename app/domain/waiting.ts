@@ -41,6 +41,8 @@ export interface Hold {
 export function waitingHold(state: SendingState, dueAt: Date, now: Date): Hold | undefined {
   if (dueAt.getTime() > now.getTime()) return undefined;
   const { campaign, profile } = state;
+  if (campaign.status === 'awaiting_approval')
+    return { kind: 'campaign_paused', sentence: 'held: the campaign awaits its user’s approval; it sends once they approve it in the web app' };
   if (campaign.status !== 'active') return { kind: 'campaign_paused', sentence: `held: the campaign is ${campaign.status}; it sends again once resumed` };
   if (profile.status !== 'active')
     return { kind: 'profile_paused', sentence: `held: the profile is ${profile.status}; it sends again once the profile is active` };

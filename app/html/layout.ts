@@ -6,7 +6,7 @@ export interface Viewer {
   email: string;
 }
 
-export type Section = 'dashboard' | 'profiles' | 'suppressions' | 'activity' | 'mcp' | 'docs';
+export type Section = 'dashboard' | 'profiles' | 'suppressions' | 'activity' | 'mcp' | 'settings' | 'docs';
 
 export interface PageOptions {
   title: string;
@@ -32,6 +32,7 @@ const NAV: readonly [Section, string, string][] = [
   ['suppressions', 'Suppression list', '/app/suppressions'],
   ['activity', 'Activity', '/app/activity'],
   ['mcp', 'MCP', '/app/mcp'],
+  ['settings', 'Settings', '/app/settings'],
   ['docs', 'Docs', '/docs'],
 ];
 

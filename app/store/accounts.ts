@@ -44,8 +44,19 @@ export class AccountStore {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  /** Creates an account with its first user and profiles, in one transaction. */
-  async createAccount(input: { name: string; email: string; password: string; userName?: string; profiles: NewProfile[] }): Promise<CreatedAccount> {
+  /**
+   * Creates an account with its first user and profiles, in one transaction. `requireApproval`:
+   * campaigns its assistants start wait for the person's approval (default on, the product's
+   * default for a new account; a caller that starts campaigns by token at once says off).
+   */
+  async createAccount(input: {
+    name: string;
+    email: string;
+    password: string;
+    userName?: string;
+    profiles: NewProfile[];
+    requireApproval?: boolean;
+  }): Promise<CreatedAccount> {
     if (!input.profiles.length) throw new Error('An account needs at least one profile');
     const email = input.email.trim().toLowerCase();
     const passwordHash = await hashPassword(input.password);
@@ -60,7 +71,7 @@ export class AccountStore {
   }
 
   private insertAccount(
-    input: { name: string; userName?: string; profiles: NewProfile[] },
+    input: { name: string; userName?: string; profiles: NewProfile[]; requireApproval?: boolean },
     email: string,
     passwordHash: string,
     taken: () => Error,
@@ -70,7 +81,10 @@ export class AccountStore {
       const accountId = newId('acc');
       const userId = newId('usr');
       const created = this.clock().toISOString();
-      await trx.insertInto('accounts').values({ id: accountId, name: input.name, status: 'active', created_at: created }).execute();
+      await trx
+        .insertInto('accounts')
+        .values({ id: accountId, name: input.name, status: 'active', created_at: created, require_approval: input.requireApproval === false ? 0 : 1 })
+        .execute();
       await trx
         .insertInto('users')
         .values({
@@ -129,6 +143,21 @@ export class AccountStore {
 
   getAccount(id: string) {
     return this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Whether campaigns the account's assistants start wait for the person's approval. */
+  async requiresApproval(accountId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('accounts').select('require_approval').where('id', '=', accountId).executeTakeFirst();
+    return Number(row?.require_approval ?? 0) === 1;
+  }
+
+  /** Turns the approval policy on or off (the settings page, `account update --approval`); a campaign already waiting keeps waiting. */
+  async setRequireApproval(accountId: string, on: boolean): Promise<void> {
+    await this.db
+      .updateTable('accounts')
+      .set({ require_approval: on ? 1 : 0 })
+      .where('id', '=', accountId)
+      .execute();
   }
 
   async countAccounts(): Promise<number> {

@@ -4,8 +4,9 @@
  * IMMEDIATE), so concurrent writers queue instead of losing updates or breaking step order.
  */
 import { sql, type Transaction } from 'kysely';
-import { CannotStartError, NotFoundError, type Fallible } from '../domain/errors.ts';
-import { EDIT_STATES, requireState, STEP_EDIT_STATES, transition } from '../domain/lifecycle.ts';
+import { CannotStartError, NotFoundError, ReviewOutdatedError, type Fallible } from '../domain/errors.ts';
+import { APPROVAL_ORIGINS, EDIT_STATES, requireState, STEP_EDIT_STATES, transition } from '../domain/lifecycle.ts';
+import { closeApprovals } from './approvals.ts';
 import type { Db, DbKind } from './db/database.ts';
 import { newId } from './ids.ts';
 import { realignLeads } from './realign-leads.ts';
@@ -129,6 +130,8 @@ export class CampaignStore {
       schedule: input.schedule ? JSON.stringify(input.schedule) : null,
       settings: input.settings ? JSON.stringify(input.settings) : null,
       version: 1,
+      approval_requested_at: null,
+      approval_requested_from: null,
     };
     const steps = input.steps.map((s, i) => stepRow(row.id, i + 1, s));
     await this.db.transaction().execute(async (trx) => {
@@ -193,6 +196,12 @@ export class CampaignStore {
     return toCampaign(row, steps, counts);
   }
 
+  /** A campaign's status and when its current (or last) wait for approval began (null: it never waited), or undefined. */
+  async approvalState(accountId: string, profileId: string, id: string): Promise<{ status: CampaignStatus; round: string | null } | undefined> {
+    const row = await this.campaignById.takeFirst(this.db, { id, accountId, profileId });
+    return row && { status: row.status, round: row.approval_requested_at };
+  }
+
   /** Campaigns of a profile, newest first, optionally of some states; cursor-paginated. */
   list(
     accountId: string,
@@ -221,16 +230,21 @@ export class CampaignStore {
 
   /**
    * Runs `work` in a transaction holding the campaign's lock (the campaign must exist), bumps its
-   * version, and returns the campaign as this transaction left it: a concurrent writer's later
-   * change never shows in this caller's answer.
+   * version (unless `work` says it changed nothing), and returns the campaign as this transaction
+   * left it: a concurrent writer's later change never shows in this caller's answer.
    */
-  private async locked(accountId: string, profileId: string, id: string, work: (trx: Trx, row: CampaignsTable) => Promise<void>): Promise<Campaign> {
+  private async locked(
+    accountId: string,
+    profileId: string,
+    id: string,
+    work: (trx: Trx, row: CampaignsTable) => Promise<void | 'unchanged'>,
+  ): Promise<Campaign> {
     return this.db.transaction().execute(async (trx) => {
       let q = trx.selectFrom('campaigns').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('profile_id', '=', profileId);
       if (this.kind === 'postgres') q = q.forUpdate();
       const row = await q.executeTakeFirst();
       if (!row) throw new NotFoundError('campaign', id);
-      await work(trx, row);
+      if ((await work(trx, row)) === 'unchanged') return (await this.get(accountId, profileId, id, trx))!;
       await trx
         .updateTable('campaigns')
         .set({ updated_at: this.clock().toISOString(), version: Number(row.version) + 1 })
@@ -277,23 +291,76 @@ export class CampaignStore {
   ): Fallible<Campaign, 'CAMPAIGN_NOT_FOUND' | 'ILLEGAL_TRANSITION' | (A extends 'start' ? 'CAMPAIGN_HAS_NO_STEPS' | 'CAMPAIGN_HAS_NO_LEADS' : never)> {
     return this.locked(accountId, profileId, id, async (trx, row) => {
       const next = transition(row.status, action);
-      if (action === 'start') {
-        const steps = await trx
-          .selectFrom('steps')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('campaign_id', '=', id)
-          .executeTakeFirstOrThrow();
-        if (Number(steps.n) === 0) throw new CannotStartError('no_steps');
-        const leads = await trx
-          .selectFrom('leads')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('campaign_id', '=', id)
-          .where('status', '!=', 'removed')
-          .executeTakeFirstOrThrow();
-        if (Number(leads.n) === 0) throw new CannotStartError('no_leads');
-      }
+      if (action === 'start') await this.assertStartable(trx, id);
       await trx.updateTable('campaigns').set({ status: next }).where('id', '=', id).execute();
     });
+  }
+
+  /**
+   * An assistant's start while the account's approval policy is on: a draft or paused campaign
+   * waits for its person (awaiting_approval), who sees what it will send first. It must be
+   * startable, so that the person is never asked about a campaign that cannot run. Asked again
+   * while it waits, it keeps waiting and nothing is written (a review the person has open stays current).
+   */
+  requestApproval(
+    accountId: string,
+    profileId: string,
+    id: string,
+  ): Fallible<Campaign, 'CAMPAIGN_NOT_FOUND' | 'ILLEGAL_TRANSITION' | 'CAMPAIGN_HAS_NO_STEPS' | 'CAMPAIGN_HAS_NO_LEADS'> {
+    return this.locked(accountId, profileId, id, async (trx, row) => {
+      const next = transition(row.status, 'request_approval');
+      if (row.status === next) return 'unchanged';
+      await this.assertStartable(trx, id);
+      await trx
+        .updateTable('campaigns')
+        .set({ status: next, approval_requested_at: this.clock().toISOString(), approval_requested_from: row.status })
+        .where('id', '=', id)
+        .execute();
+      return undefined;
+    });
+  }
+
+  /**
+   * The person's approval of the review they saw, at revision `shown`: a campaign awaiting approval
+   * (or a draft the person starts from its review) becomes active. A campaign changed since that
+   * review is not started (ReviewOutdatedError): they approve what they saw, not what came after.
+   * Every approval request of the wait is closed as approved.
+   */
+  approve(accountId: string, profileId: string, id: string, shown: number): Promise<Campaign> {
+    return this.locked(accountId, profileId, id, async (trx, row) => {
+      const next = transition(row.status, 'approve');
+      if (Number(row.version) !== shown) throw new ReviewOutdatedError(shown, Number(row.version));
+      await this.assertStartable(trx, id);
+      await trx.updateTable('campaigns').set({ status: next }).where('id', '=', id).execute();
+      await closeApprovals(trx, id, { decision: 'approved', at: this.clock().toISOString(), version: shown });
+    });
+  }
+
+  /** The person's rejection: the campaign goes back to where it waited from (draft, or paused for a resume), and sends nothing. */
+  reject(accountId: string, profileId: string, id: string): Promise<Campaign> {
+    return this.locked(accountId, profileId, id, async (trx, row) => {
+      const from = row.approval_requested_from;
+      const next = transition(row.status, 'reject', from && APPROVAL_ORIGINS.includes(from) ? from : 'draft');
+      await trx.updateTable('campaigns').set({ status: next }).where('id', '=', id).execute();
+      await closeApprovals(trx, id, { decision: 'rejected', at: this.clock().toISOString(), version: Number(row.version) });
+    });
+  }
+
+  /** A campaign can start only with a step to send and a lead to send it to. */
+  private async assertStartable(trx: Trx, id: string): Promise<void> {
+    const steps = await trx
+      .selectFrom('steps')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('campaign_id', '=', id)
+      .executeTakeFirstOrThrow();
+    if (Number(steps.n) === 0) throw new CannotStartError('no_steps');
+    const leads = await trx
+      .selectFrom('leads')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('campaign_id', '=', id)
+      .where('status', '!=', 'removed')
+      .executeTakeFirstOrThrow();
+    if (Number(leads.n) === 0) throw new CannotStartError('no_leads');
   }
 
   /**

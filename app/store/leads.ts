@@ -156,7 +156,13 @@ export class LeadStore {
         results.push({ index, status: 'added', lead_id: id });
       }
       await inChunks(rows, 200, (chunk) => trx.insertInto('leads').values(chunk).execute());
-      if (rows.length) await trx.updateTable('campaigns').set({ updated_at: at }).where('id', '=', campaignId).execute();
+      // A new revision: a review shown before names other recipients (an approval of it is refused).
+      if (rows.length)
+        await trx
+          .updateTable('campaigns')
+          .set({ updated_at: at, version: sql<number>`version + 1` })
+          .where('id', '=', campaignId)
+          .execute();
       return results;
     });
   }
@@ -239,6 +245,11 @@ export class LeadStore {
         .where('status', '!=', 'removed')
         .executeTakeFirst();
       if (Number(removed.numUpdatedRows) !== 1) throw new NotFoundError('lead', leadId);
+      await trx
+        .updateTable('campaigns')
+        .set({ version: sql<number>`version + 1` })
+        .where('id', '=', lead.campaign_id)
+        .execute();
     });
   }
 }

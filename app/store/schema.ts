@@ -10,6 +10,11 @@ export interface AccountsTable {
   name: string;
   status: 'active' | 'disabled';
   created_at: string;
+  /**
+   * 1: campaigns an assistant starts wait for the person's approval (awaiting_approval); 0: they
+   * start at once. New accounts: 1; accounts created before the setting existed: 0 (migration 0011).
+   */
+  require_approval: Generated<number>;
 }
 
 export interface UsersTable {
@@ -191,9 +196,44 @@ export interface CampaignsTable {
   schedule: string | null;
   /** JSON text: campaign settings. */
   settings: string | null;
-  /** Bumped by every write to the campaign (under its lock): a count of its writes, for tests and audits. */
+  /**
+   * Bumped by every write to the campaign (under its lock), its leads' too: the revision a review
+   * shows, which an approval must match (a change after the person looked makes them look again).
+   */
   version: number;
+  /** When it last went awaiting_approval (an assistant's start with the policy on); the approval requests of that wait name it. */
+  approval_requested_at: string | null;
+  /** Where it waited from (draft, or paused for a resume): where a rejection returns it. */
+  approval_requested_from: CampaignStatus | null;
 }
+
+/**
+ * A person's approval asked for by an assistant (approve_campaign): the page of the web app the
+ * client opens for the person (`/app/approvals/<id>`), whom it is for and through which
+ * authorization, and what the person decided. The id is not a key: the page needs that user's own
+ * session. One per campaign, user, authorization and wait (`round`).
+ */
+export interface CampaignApprovalsTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  profile_id: string;
+  campaign_id: string;
+  /** The campaign's approval_requested_at of the wait it belongs to. */
+  round: string;
+  /** The authorization the asking client used: activity names the client ("You, in Claude"). */
+  grant_id: string;
+  client_id: string | null;
+  created_at: string;
+  expires_at: string;
+  /** `approved` or `rejected` (on this page or the campaign's), once decided. */
+  decision: ApprovalDecision | null;
+  decided_at: string | null;
+  /** The campaign revision the person approved. */
+  decided_version: number | null;
+}
+
+export type ApprovalDecision = 'approved' | 'rejected';
 
 export interface StepsTable {
   id: string;
@@ -342,4 +382,5 @@ export interface Database {
   mcp_tasks: McpTasksTable;
   mcp_input_waits: McpInputWaitsTable;
   suppressions: SuppressionsTable;
+  campaign_approvals: CampaignApprovalsTable;
 }

@@ -1,5 +1,5 @@
 import type { PreviewMessageHandler } from '../../generated/tools/preview_message.gen.ts';
-import { renderStep, renderSubject, type StepText } from '../domain/placeholders.ts';
+import { renderedSource, renderStep, renderSubject, type StepText } from '../domain/placeholders.ts';
 import { leadValues } from '../domain/leads.ts';
 import { requireProfile } from '../tool-support/profile.ts';
 import { checkedMessageDraft } from '../tool-support/step-violations.ts';
@@ -28,8 +28,7 @@ export const handler: PreviewMessageHandler = async (args, ctx) => {
     values = leadValues(lead);
   }
   const { text, unresolved } = renderStep(step, values);
-  const source = unresolved.length === 0 ? 'personalized' : step.fallback_text ? 'fallback_text' : 'auto_fallback';
   // The subject as send_message and the sequencer fill it (a step stored before subjects were checked too).
   const subject = renderSubject(step.subject, values);
-  return { ...(subject !== undefined && { subject }), text, source, unresolved };
+  return { ...(subject !== undefined && { subject }), text, source: renderedSource(step, unresolved), unresolved };
 };

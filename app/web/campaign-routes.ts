@@ -1,18 +1,21 @@
 /**
  * A campaign's page, its conversations, and what a person may do there: pause, resume and
- * archive (archive asks first). Each action goes through the same store transition as the tools, so it takes effect in
+ * archive (archive asks first); start a draft from its review; approve or reject one that waits
+ * for approval. Each action goes through the same store transition as the tools, so it takes effect in
  * the sequencer at once (it sends only for active campaigns, checked in the transaction that
  * claims a lead), and is recorded in the activity list as done on the web, not by an assistant.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendHtml as html } from './html-reply.ts';
-import { DomainError } from '../domain/errors.ts';
 import { ActivityStore } from '../store/activity.ts';
-import { newId } from '../store/ids.ts';
+import type { Campaign } from '../store/campaigns.ts';
 import { signedIn, takeNotice, viewerOf, type User, type WebContext } from './context.ts';
 import { archiveConfirmPage, campaignPage } from './pages/campaign.ts';
 import { conversationPage } from './pages/conversation.ts';
 import { messagePage } from './pages/message.ts';
+import { decisionForms, reviewPage } from './pages/review.ts';
+import { attempt, recordWebAction } from './web-activity.ts';
+import { approveOnWeb, rejectOnWeb, revisionOf, type Notice } from './approval-actions.ts';
 
 const CAMPAIGN_LEADS = 100;
 
@@ -51,10 +54,11 @@ export async function campaignRoutes(app: FastifyInstance, ctx: WebContext): Pro
     const found = await findCampaign(user, req.params.id, reply);
     if (!found) return reply;
     const { campaign, profileId } = found;
-    const [leads, profile, stats] = await Promise.all([
+    const [leads, profile, stats, review] = await Promise.all([
       ctx.leads.list(user.account_id, profileId, campaign.id, { limit: CAMPAIGN_LEADS }),
       ctx.accounts.getProfile(user.account_id, profileId),
       ctx.stats.campaign(user.account_id, profileId, campaign.id),
+      campaign.status === 'awaiting_approval' ? ctx.reviews.review(user.account_id, profileId, campaign.id) : undefined,
     ]);
     const notice = takeNotice(req);
     return html(
@@ -68,10 +72,61 @@ export async function campaignRoutes(app: FastifyInstance, ctx: WebContext): Pro
         ...(profile && { profile: { name: profile.name, channel: profile.channel, timezone: profile.timezone, daily_limit: profile.daily_limit } }),
         leads: leads.leads,
         moreLeads: leads.next_cursor !== undefined,
+        ...(review && { review }),
         ...(notice && { notice }),
       }),
     );
   });
+
+  // A draft's Start: the same review as an approval, then Start campaign (an awaiting campaign shows it on its own page).
+  app.get<{ Params: { id: string } }>('/app/campaigns/:id/review', { preHandler: guard }, async (req, reply) => {
+    const user = req.user!;
+    const found = await findCampaign(user, req.params.id, reply);
+    if (!found) return reply;
+    const { campaign, profileId } = found;
+    if (campaign.status !== 'draft') return reply.redirect(`/app/campaigns/${encodeURIComponent(campaign.id)}`, 303);
+    const review = (await ctx.reviews.review(user.account_id, profileId, campaign.id))!;
+    const csrf = reply.generateCsrf();
+    const base = `/app/campaigns/${campaign.id}`;
+    return html(
+      reply,
+      reviewPage({
+        appName: ctx.appName,
+        viewer: viewerOf(user),
+        csrf,
+        review,
+        title: `Start “${campaign.name}”?`,
+        lede: `Starting it sends to ${review.recipients} lead${review.recipients === 1 ? '' : 's'} within its schedule. Check what they will get first.`,
+        decision: decisionForms({ review, csrf, approveAction: `${base}/approve`, approveLabel: 'Start campaign' }),
+      }),
+    );
+  });
+
+  // Approve and start (an awaiting campaign), or Start (a draft, from its review): for the revision the person saw.
+  app.post<{ Params: { id: string }; Body: { revision?: unknown } }>(
+    '/app/campaigns/:id/approve',
+    { preHandler: [guard, app.csrfProtection] },
+    async (req, reply) => {
+      const user = req.user!;
+      const found = await findCampaign(user, req.params.id, reply);
+      if (!found) return reply;
+      const outcome = await approveOnWeb(ctx, activity, user, found, revisionOf(req.body));
+      return doneAt(req, reply, found.campaign, outcome);
+    },
+  );
+
+  app.post<{ Params: { id: string } }>('/app/campaigns/:id/reject', { preHandler: [guard, app.csrfProtection] }, async (req, reply) => {
+    const user = req.user!;
+    const found = await findCampaign(user, req.params.id, reply);
+    if (!found) return reply;
+    return doneAt(req, reply, found.campaign, await rejectOnWeb(ctx, activity, user, found));
+  });
+
+  /** Back to the campaign's page, with what happened. */
+  function doneAt(req: FastifyRequest, reply: FastifyReply, campaign: Campaign, outcome: Notice): FastifyReply {
+    req.session.notice = outcome;
+    return reply.redirect(`/app/campaigns/${encodeURIComponent(campaign.id)}`, 303);
+  }
 
   app.get<{ Params: { id: string } }>('/app/campaigns/:id/archive', { preHandler: guard }, async (req, reply) => {
     const found = await findCampaign(req.user!, req.params.id, reply);
@@ -113,31 +168,8 @@ export async function campaignRoutes(app: FastifyInstance, ctx: WebContext): Pro
     const { campaign, profileId } = found;
     const started = performance.now();
     const { transition, done } = ACTIONS[action];
-    let failure: DomainError | undefined;
-    try {
-      await ctx.campaigns.transition(user.account_id, profileId, campaign.id, transition);
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      failure = err;
-    }
-    await activity.insert([
-      {
-        id: newId('tc'),
-        account_id: user.account_id,
-        user_id: user.id,
-        grant_id: null,
-        client_id: null,
-        tool: action,
-        outcome: failure ? 'error' : 'ok',
-        error_code: failure ? (failure.code ?? null) : null,
-        duration_ms: Math.round(performance.now() - started),
-        created_at: new Date().toISOString(),
-        actor: 'web',
-        campaign_id: campaign.id,
-        lead_id: null,
-        error_message: failure ? failure.message : null,
-      },
-    ]);
+    const failure = await attempt(() => ctx.campaigns.transition(user.account_id, profileId, campaign.id, transition));
+    await recordWebAction(activity, user, { action, campaignId: campaign.id, started, failure });
     req.session.notice = failure ? { kind: 'error', text: `Nothing changed: ${failure.message}.` } : { kind: 'success', text: done };
     return reply.redirect(`/app/campaigns/${encodeURIComponent(campaign.id)}`, 303);
   }

@@ -4,6 +4,8 @@ import type { ScopeDefinition } from 'mcpyard';
 import type { Authorizations } from '../auth/authorizations.ts';
 import type { OAuthServer } from '../oauth/plugin.ts';
 import type { AccountStore } from '../store/accounts.ts';
+import type { ApprovalStore } from '../store/approvals.ts';
+import type { CampaignReviews } from '../store/campaign-review.ts';
 import type { CampaignStore } from '../store/campaigns.ts';
 import type { DashboardStore } from '../store/dashboard.ts';
 import type { Db } from '../store/db/database.ts';
@@ -56,6 +58,10 @@ export interface WebContext {
   stats: StatsStore;
   /** The accounts' suppression lists (unsubscribes). */
   suppressions: SuppressionStore;
+  /** What a campaign will send, to whom and when: the review shown before it starts. */
+  reviews: CampaignReviews;
+  /** Approvals assistants asked for: the approval pages. */
+  approvals: ApprovalStore;
   dashboard: DashboardStore;
   authorizations: Authorizations;
   /** The OAuth server, whose sign-in and consent pages these are. */

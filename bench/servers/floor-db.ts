@@ -232,6 +232,8 @@ const tools: Record<string, (args: Row) => Promise<unknown>> = {
       schedule: JSON.stringify(args.schedule ?? BUSINESS_HOURS),
       settings: args.settings ? JSON.stringify(args.settings) : null,
       version: 1,
+      approval_requested_at: null,
+      approval_requested_from: null,
     };
     const steps = ((args.steps ?? []) as Row[]).map((s, i) => stepRow(campaign.id, i + 1, s as Parameters<typeof stepRow>[2]));
     await store.insertCampaign(campaign, steps);

@@ -3,9 +3,16 @@ import type { ToolErrors, ToolHandler } from 'mcpyard';
 import type { Services } from '../../app/services.ts';
 import type { AccountClaims } from '../../app/auth/account-claims.ts';
 import type { ErrorParams } from '../errors.gen.ts';
-import type { CampaignRef, CampaignResult } from '../types.gen.ts';
+import type { ApprovalRequested, Campaign, CampaignRef } from '../types.gen.ts';
 export type StartCampaignArguments = CampaignRef;
-export type StartCampaignResult = CampaignResult;
+/**
+ * The campaign as it is now, and whether it waits for the user's approval.
+ */
+export interface StartCampaignResult {
+  campaign: Campaign;
+  approval?: ApprovalRequested;
+}
+
 /** The catalog errors start_campaign may raise. */
 export type StartCampaignErrorCode = 'CAMPAIGN_HAS_NO_LEADS' | 'CAMPAIGN_HAS_NO_STEPS' | 'CAMPAIGN_NOT_FOUND' | 'ILLEGAL_TRANSITION' | 'PROFILE_NOT_FOUND';
 /** The handler of tool start_campaign; export it as `handler` from its handler file. */

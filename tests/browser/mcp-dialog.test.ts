@@ -49,6 +49,7 @@ const TOP_BAR = [
   'a "Suppression list"',
   'a "Activity"',
   'a "MCP"',
+  'a "Settings"',
   'a "Docs"',
   'button "Sign out"',
 ];

@@ -46,7 +46,7 @@ for (const backend of await serverBackends()) {
         mailboxReaders: { refreshMs: 500, pollMs: 1_000 },
       });
       try {
-        const account = await accountWithToken(server);
+        const account = await accountWithToken(server, { approval: 'off' });
         const profileId = await server.service.profiles.create(account.accountId, {
           name: 'Nu (email)',
           channel: 'email',

@@ -71,7 +71,7 @@ for (const backend of await serverBackends()) {
       const env = { DKIM_KEYS_DIR: dkim.dir, ...(database && { DATABASE_URL: database.url }) };
       const server = await startInProcessServer(env, { clock: clock.now });
       try {
-        const account = await accountWithToken(server);
+        const account = await accountWithToken(server, { approval: 'off' });
         // Created by the admin CLI, which checks the mailbox against the servers before saving.
         const profileId = createProfileByCli(server.env, account.email, sender);
         const assistant = await connectAssistant(server.mcpUrl, account.token);

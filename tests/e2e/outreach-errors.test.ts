@@ -71,7 +71,7 @@ for (const backend of await serverBackends()) {
 
     before(async () => {
       server = await backend.start();
-      const accountA = await server.createAccount({ profiles: 2 });
+      const accountA = await server.createAccount({ profiles: 2, approval: 'off' });
       a = { ...accountA, token: await server.token(accountA) };
       const accountB = await server.createAccount();
       b = { ...accountB, token: await server.token(accountB) };
@@ -163,7 +163,7 @@ for (const backend of await serverBackends()) {
         assert.equal((await ok(a.token, 'start_campaign', e)).campaign.status, 'active');
         assert.equal(
           await refused(a.token, 'start_campaign', e),
-          `Cannot start campaign ${empty.id}: it is active, and start is allowed only when it is draft or paused`,
+          `Cannot start campaign ${empty.id}: it is active, and start is allowed only when it is draft, awaiting_approval or paused`,
         );
       });
 
@@ -171,7 +171,7 @@ for (const backend of await serverBackends()) {
         const p = { service_profile_id: a.profileIds[0] };
         const c = await campaignOf(a, { steps: [plain('One'), plain('Two')], leads: [{ first_name: 'Ann' }], actions: ['start_campaign'] });
         const ca = { ...p, campaign_id: c.id };
-        const locked = `Cannot change the steps of campaign ${c.id} while it is active; steps can change only while it is draft or paused`;
+        const locked = `Cannot change the steps of campaign ${c.id} while it is active; steps can change only while it is draft, awaiting_approval or paused`;
         assert.equal(await refused(a.token, 'add_step', { ...ca, step: plain('Three') }), locked);
         assert.equal(await refused(a.token, 'update_step', { ...ca, step_id: c.stepIds[0], delay_days: 4 }), locked);
         assert.equal(await refused(a.token, 'delete_step', { ...ca, step_id: c.stepIds[1] }), locked);
@@ -191,11 +191,11 @@ for (const backend of await serverBackends()) {
         assert.equal(await refused(a.token, 'delete_step', { ...ca, step_id: c.stepIds[0] }), archived);
         assert.equal(
           await refused(a.token, 'add_leads', { ...ca, leads: [{ first_name: 'Late' }] }),
-          `Cannot add leads to campaign ${c.id} while it is archived; leads can be added while it is draft, active or paused`,
+          `Cannot add leads to campaign ${c.id} while it is archived; leads can be added while it is draft, awaiting_approval, active or paused`,
         );
         assert.equal(
           await refused(a.token, 'start_campaign', ca),
-          `Cannot start campaign ${c.id}: it is archived, and start is allowed only when it is draft or paused`,
+          `Cannot start campaign ${c.id}: it is archived, and start is allowed only when it is draft, awaiting_approval or paused`,
         );
         assert.equal(
           await refused(a.token, 'pause_campaign', ca),
@@ -203,7 +203,7 @@ for (const backend of await serverBackends()) {
         );
         assert.equal(
           await refused(a.token, 'archive_campaign', ca),
-          `Cannot archive campaign ${c.id}: it is archived, and archive is allowed only when it is draft, active, paused or completed`,
+          `Cannot archive campaign ${c.id}: it is archived, and archive is allowed only when it is draft, awaiting_approval, active, paused or completed`,
         );
       });
     });

@@ -29,7 +29,7 @@ for (const backend of await serverBackends()) {
       const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
       const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
       try {
-        const account = await accountWithToken(server);
+        const account = await accountWithToken(server, { approval: 'off' });
         const assistant = await connectAssistant(server.mcpUrl, account.token);
         const pid = { service_profile_id: account.profileIds[0]! };
         const { campaign } = await assistant.tools.createCampaign({
@@ -132,7 +132,7 @@ for (const backend of await serverBackends()) {
       const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
       const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
       try {
-        const account = await accountWithToken(server);
+        const account = await accountWithToken(server, { approval: 'off' });
         const assistant = await connectAssistant(server.mcpUrl, account.token);
         const pid = { service_profile_id: account.profileIds[0]! };
         const started = async (name: string, schedule?: Schedule) => {
@@ -180,7 +180,7 @@ for (const backend of await serverBackends()) {
       const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
       const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
       try {
-        const account = await accountWithToken(server);
+        const account = await accountWithToken(server, { approval: 'off' });
         const assistant = await connectAssistant(server.mcpUrl, account.token);
         const pid = { service_profile_id: account.profileIds[0]! };
         const { campaign } = await assistant.tools.createCampaign({
@@ -308,7 +308,7 @@ for (const backend of await serverBackends()) {
 
     test('on the server `npm start` runs, a started campaign sends by itself: the message and the lead state show it', async () => {
       const server = await backend.start();
-      const account = await accountWithToken(server);
+      const account = await accountWithToken(server, { approval: 'off' });
       const assistant = await connectAssistant(server.mcpUrl, account.token);
       try {
         const pid = { service_profile_id: account.profileIds[0]! };

@@ -47,7 +47,7 @@ for (const backend of await serverBackends()) {
       drop = database?.drop;
       server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
       baseUrl = new URL(server.mcpUrl).origin;
-      account = await server.createAccount();
+      account = await server.createAccount({ approval: 'off' });
       assistant = await connectAssistant(server.mcpUrl, await server.token(account));
       suppressions = new SuppressionStore(server.service.db);
       pid = { service_profile_id: account.profileIds[0]! };

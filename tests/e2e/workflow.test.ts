@@ -53,7 +53,7 @@ for (const backend of [...(await serverBackends()), await clusterBackend()]) {
 
     test('profiles -> campaign -> leads -> lifecycle -> preview -> send -> conversations -> stats -> leads -> archive', async () => {
       server = await backend.start();
-      const account = await server.createAccount({ profiles: 2 });
+      const account = await server.createAccount({ profiles: 2, approval: 'off' });
       const token = await server.token(account);
       const ai = await connectAssistant(server.mcpUrl, token);
       try {

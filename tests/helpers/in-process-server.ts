@@ -19,7 +19,8 @@ export interface InProcessServer {
   service: Service;
   /** The settings it runs with (its store among them): what a CLI command on the same store is started with. */
   env: Record<string, string>;
-  createAccount(): Promise<{ accountId: string; userId: string; profileIds: string[]; email: string }>;
+  /** An account with one profile; `approval` as `account create --approval` sets it (default on). */
+  createAccount(options?: { approval?: 'on' | 'off' }): Promise<{ accountId: string; userId: string; profileIds: string[]; email: string }>;
   token(user: { userId: string; accountId: string }): Promise<string>;
   close(): Promise<void>;
 }
@@ -38,13 +39,14 @@ export async function startInProcessServer(env: Record<string, string>, options:
     mcpUrl: `${config.publicUrl}/mcp`,
     env: settings,
     service,
-    async createAccount() {
+    async createAccount(options = {}) {
       const email = `inproc${++accounts}.${process.pid}@example.com`;
       const created = await service.accounts.createAccount({
         name: `Account ${accounts}`,
         email,
         password: TEST_PASSWORD,
         profiles: [{ name: 'Profile 1', channel: 'linkedin', timezone: 'UTC', daily_limit: 50 }],
+        requireApproval: options.approval !== 'off',
       });
       return { ...created, email };
     },

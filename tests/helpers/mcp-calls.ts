@@ -96,9 +96,12 @@ export function assertToolResult(res: McpResponse): any {
   return result.structuredContent;
 }
 
-/** An account with one profile and a token with all four scopes. */
-export async function accountWithToken(server: Pick<TestServer, 'createAccount' | 'token'>, options: { profiles?: number; scope?: string } = {}) {
-  const account = await server.createAccount({ profiles: options.profiles ?? 1 });
+/** An account with one profile and a token with all four scopes; `approval` as TestServer.createAccount takes it (default on). */
+export async function accountWithToken(
+  server: Pick<TestServer, 'createAccount' | 'token'>,
+  options: { profiles?: number; scope?: string; approval?: 'on' | 'off' } = {},
+) {
+  const account = await server.createAccount({ profiles: options.profiles ?? 1, ...(options.approval && { approval: options.approval }) });
   const token = await server.token(account, options.scope !== undefined ? { scope: options.scope } : {});
   return { ...account, token };
 }

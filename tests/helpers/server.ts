@@ -43,8 +43,16 @@ export interface TestServer {
   admin: AdminHandle;
   /** The server's process. */
   process: ServerProcess;
-  /** Creates an account (with one user and `profiles` profiles) and returns its ids. */
-  createAccount(options?: { profiles?: number; email?: string }): Promise<{ accountId: string; userId: string; profileIds: string[]; email: string }>;
+  /**
+   * Creates an account (with one user and `profiles` profiles) and returns its ids. `approval`: its
+   * approval policy, as `account create --approval` sets it (default on, as for any new account); a
+   * test whose assistant starts campaigns at once says off.
+   */
+  createAccount(options?: {
+    profiles?: number;
+    email?: string;
+    approval?: 'on' | 'off';
+  }): Promise<{ accountId: string; userId: string; profileIds: string[]; email: string }>;
   /** Mints a token for a user, as `npm run cli -- token` does; default scopes: all four. */
   token(user: { userId: string; accountId: string }, options?: { scope?: string; ttlSeconds?: number }): Promise<string>;
   close(): Promise<void>;
@@ -100,6 +108,7 @@ export function accountsOn(admin: AdminHandle): Pick<TestServer, 'createAccount'
         email,
         password: TEST_PASSWORD,
         profiles: Array.from({ length: count }, (_, i) => ({ name: `Profile ${i + 1}`, channel: 'linkedin' as const, timezone: 'UTC', daily_limit: 50 })),
+        requireApproval: options.approval !== 'off',
       });
       return { ...created, email };
     },

@@ -398,6 +398,46 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('mcp_tasks').addColumn('lease_expires_at', 'text').execute();
     },
   },
+  // Issue 29's approval policy.
+  '0013_approval_policy': {
+    async up(db: Kysely<unknown>) {
+      // "Campaigns my assistant starts wait for my approval": on for accounts created from now on
+      // (AccountStore.createAccount writes it), off for those that exist, whose assistants start
+      // campaigns at once today; nothing changes under them until their person turns it on.
+      await db.schema
+        .alterTable('accounts')
+        .addColumn('require_approval', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      // When a campaign last went awaiting_approval, and from which state (a rejection returns it there).
+      await db.schema.alterTable('campaigns').addColumn('approval_requested_at', 'text').execute();
+      await db.schema.alterTable('campaigns').addColumn('approval_requested_from', 'text').execute();
+      // Approvals an assistant asked for (approve_campaign): the page the person decides on (store/approvals.ts).
+      await db.schema
+        .createTable('campaign_approvals')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id'))
+        .addColumn('profile_id', 'text', (c) => c.notNull())
+        .addColumn('campaign_id', 'text', (c) => c.notNull())
+        .addColumn('round', 'text', (c) => c.notNull())
+        .addColumn('grant_id', 'text', (c) => c.notNull())
+        .addColumn('client_id', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('decision', 'text')
+        .addColumn('decided_at', 'text')
+        .addColumn('decided_version', 'integer')
+        .execute();
+      // One request per campaign, user, authorization and wait: an assistant asking again (or a
+      // 2026-07-28 call running again with the answer) finds the same page.
+      await db.schema
+        .createIndex('campaign_approvals_round')
+        .on('campaign_approvals')
+        .columns(['campaign_id', 'user_id', 'grant_id', 'round'])
+        .unique()
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -2,7 +2,7 @@
 import type { ActivityRow } from '../../store/dashboard.ts';
 import { html, type SafeHtml } from '../../html/html.ts';
 import { page, when, type Viewer } from '../../html/layout.ts';
-import { grantName } from './mcp-dialog.ts';
+import { clientOf, grantName } from './mcp-dialog.ts';
 import { badge, dataTable, type Column } from './table.ts';
 
 export interface ActivityView {
@@ -14,8 +14,13 @@ export interface ActivityView {
   next?: string;
 }
 
-/** Who acted: the person on the web, or the assistant through an authorization (named as the MCP dialog names it). */
+/**
+ * Who acted: the person on the web (on the approval page an assistant opened: in that client), or
+ * the assistant through an authorization (named as the MCP dialog names it).
+ */
 function actor(row: ActivityRow): string {
+  if (row.actor === 'web' && row.grant_id !== null)
+    return `You, in ${row.grant_kind === null ? (row.client_id ?? 'a client') : clientOf({ kind: row.grant_kind, client_name: row.client_name, client_id: row.client_id })}`;
   if (row.actor === 'web') return 'You, on the web';
   // A grant since deleted leaves only the client id.
   if (row.grant_kind === null) return row.client_id ?? '—';

@@ -1,9 +1,13 @@
 /**
- * One campaign: what a person can do to it (pause, resume, archive), how it sends (profile,
+ * One campaign: what a person can do to it (pause, resume, archive; review and start a draft;
+ * approve or reject one that waits for approval, below its review), how it sends (profile,
  * schedule, limits), its figures (campaign_stats), its steps and its leads, each lead linked to
  * the conversation that shows what was sent and replied.
  */
 import type { CampaignStats } from '../../store/stats.ts';
+import type { CampaignReview } from '../../store/campaign-review.ts';
+import { dailyLimitsText, onReplyText, scheduleText } from '../../domain/campaign-review.ts';
+import { decisionForms, profileText, reviewSection } from './review.ts';
 import type { Campaign, Step } from '../../store/campaigns.ts';
 import type { Lead } from '../../store/leads.ts';
 import { leadDisplayName } from '../../store/dashboard.ts';
@@ -22,8 +26,13 @@ export interface CampaignView {
   profile?: { name: string; channel: string; timezone: string; daily_limit: number };
   leads: readonly Lead[];
   moreLeads: boolean;
+  /** The review, shown with Approve and start and Reject while the campaign waits for approval. */
+  review?: CampaignReview;
   notice?: Notice;
 }
+
+/** A campaign's status as its badge says it. */
+export const statusBadge = (status: Campaign['status']) => badge(status, status === 'awaiting_approval' ? 'awaiting approval' : status);
 
 const STEP_COLUMNS: readonly Column<Step>[] = [
   ['#', (s) => s.position],
@@ -65,19 +74,7 @@ function stepsBehind(sequence: Lead['sequence']): string {
   return sent ? `${sent} sent, ${inADryRun(dryRuns, 'step')}` : inADryRun(dryRuns, 'step');
 }
 
-const DAYS = { mon: 'Mon', tue: 'Tue', wed: 'Wed', thu: 'Thu', fri: 'Fri', sat: 'Sat', sun: 'Sun' } as const;
-
-/** The sending window in words: "Mon–Fri 09:00–17:00, Europe/Paris", or "any time". */
-function scheduleText(campaign: Campaign, profileTimezone: string | undefined): string {
-  const s = campaign.schedule;
-  if (!s) return `any day, any hour (no schedule)${profileTimezone ? `, ${profileTimezone}` : ''}`;
-  const days = s.days?.length ? s.days.map((d) => DAYS[d]).join(', ') : 'every day';
-  const hour = (h: number) => `${String(h).padStart(2, '0')}:00`;
-  const hours = s.start_hour !== undefined || s.end_hour !== undefined ? ` ${hour(s.start_hour ?? 0)}–${hour(s.end_hour ?? 24)}` : ', any hour';
-  return `${days}${hours}, ${s.timezone ?? profileTimezone ?? 'the profile’s time zone'}`;
-}
-
-/** The buttons a campaign's state allows; Archive goes to a confirmation page first. */
+/** The buttons a campaign's state allows; Archive goes to a confirmation page first, Start to the review. */
 function controls(campaign: Campaign, csrf: string): SafeHtml {
   const post = (action: string, label: string, kind = '') =>
     html`<form method="post" action="/app/campaigns/${campaign.id}/${action}">
@@ -85,14 +82,10 @@ function controls(campaign: Campaign, csrf: string): SafeHtml {
       <button type="submit" ${kind ? html` class="${kind}"` : ''}>${label}</button>
     </form>`;
   return html`<div class="actions controls">
+    ${campaign.status === 'draft' && html`<a class="button" href="/app/campaigns/${campaign.id}/review">Review and start</a>`}
     ${campaign.status === 'active' && post('pause', 'Pause')} ${campaign.status === 'paused' && post('resume', 'Resume')}
     ${campaign.status !== 'archived' && html`<a class="button danger" href="/app/campaigns/${campaign.id}/archive">Archive</a>`}
   </div>`;
-}
-
-/** The profile as a person knows it: its name, with its channel unless the name says it already ("Ada Lovelace (email)"). */
-function profileText(profile: { name: string; channel: string }): string {
-  return profile.name.toLowerCase().includes(profile.channel.toLowerCase()) ? profile.name : `${profile.name} (${profile.channel})`;
 }
 
 /** Messages the sequence went through while no mailbox is connected: said apart, never counted as sent or delivered. */
@@ -108,10 +101,24 @@ const figure = (label: string, value: string | number, note?: string) =>
 const contactedFigure = (stats: CampaignStats) =>
   figure('Leads contacted', stats.contacted - stats.contacted_dry_run, stats.contacted_dry_run ? `+${stats.contacted_dry_run} in a dry run` : undefined);
 
+/** An awaiting campaign: why it waits, its review, then the person's decision (read first, then decide). */
+function approvalBlock(review: CampaignReview, csrf: string): SafeHtml {
+  const base = `/app/campaigns/${review.campaign_id}`;
+  const leads = `${review.recipients} lead${review.recipients === 1 ? '' : 's'}`;
+  return html`<section class="card approval" aria-labelledby="approval-title">
+      <h2 id="approval-title">Waiting for your approval</h2>
+      <p>
+        Your assistant asked to start this campaign. Nothing is sent until you approve it. Check what it will send below: approving starts it now for the
+        ${leads}; Reject sends nothing, and your assistant can change it and ask again.
+      </p>
+    </section>
+    ${reviewSection(review)}
+    ${decisionForms({ review, csrf, approveAction: `${base}/approve`, approveLabel: 'Approve and start', rejectAction: `${base}/reject` })}`;
+}
+
 export function campaignPage(view: CampaignView): string {
   const { campaign, stats, profile } = view;
   const seq = campaign.sequence;
-  const dailyLimit = campaign.settings?.daily_limit;
   return page({
     appName: view.appName,
     title: campaign.name,
@@ -120,26 +127,24 @@ export function campaignPage(view: CampaignView): string {
     section: 'dashboard',
     body: html`<p><a href="/app">← Dashboard</a></p>
       ${noticeAlert(view.notice)}
-      <h1>${campaign.name} ${badge(campaign.status)}</h1>
+      <h1>${campaign.name} ${statusBadge(campaign.status)}</h1>
       <p class="lede">
         Updated ${when(campaign.updated_at)} · ${campaign.lead_counts.total} leads: ${seq.pending} not started, ${seq.waiting} waiting, ${seq.finished}
         finished, ${seq.replied} replied, ${seq.failed} failed${seq.unsubscribed ? `, ${seq.unsubscribed} unsubscribed` : ''} ·
         <span class="mono">${campaign.id}</span>
       </p>
-      ${controls(campaign, view.csrf)}
+      ${controls(campaign, view.csrf)} ${view.review && approvalBlock(view.review, view.csrf)}
       <section class="card" aria-labelledby="sending-title">
         <h2 id="sending-title">How it sends</h2>
         <dl class="facts">
           <dt>Profile</dt>
           <dd>${profile ? profileText(profile) : '—'}</dd>
           <dt>Schedule</dt>
-          <dd>${scheduleText(campaign, profile?.timezone)}</dd>
+          <dd>${scheduleText(campaign.schedule, profile?.timezone)}</dd>
           <dt>Daily limit</dt>
-          <dd>
-            ${dailyLimit !== undefined ? `${dailyLimit} a day for this campaign` : 'none for this campaign'}${profile && `; the profile sends at most ${profile.daily_limit} a day`}
-          </dd>
+          <dd>${dailyLimitsText(campaign.settings?.daily_limit, profile?.daily_limit)}</dd>
           <dt>On a reply</dt>
-          <dd>${campaign.settings?.stop_on_reply === false ? 'the lead gets the remaining steps anyway' : 'the lead’s sequence stops'}</dd>
+          <dd>${onReplyText(campaign)}</dd>
         </dl>
       </section>
       <section class="card" aria-labelledby="stats-title">

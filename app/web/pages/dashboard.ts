@@ -5,6 +5,7 @@ import { html } from '../../html/html.ts';
 import { activityTable } from './activity.ts';
 import { page, when, type Viewer } from '../../html/layout.ts';
 import { badge, dataTable, type Column } from './table.ts';
+import { statusBadge } from './campaign.ts';
 
 export interface DashboardView {
   appName: string;
@@ -30,7 +31,7 @@ const PROFILE_COLUMNS: readonly Column<Profile>[] = [
 
 const CAMPAIGN_COLUMNS: readonly Column<CampaignRow>[] = [
   ['Campaign', (c) => html`<a href="/app/campaigns/${c.id}">${c.name}</a>`],
-  ['Status', (c) => badge(c.status)],
+  ['Status', (c) => statusBadge(c.status)],
   ['Profile', (c) => c.profile_name],
   ['Steps', (c) => c.step_count],
   ['Leads', (c) => c.lead_count],
@@ -47,6 +48,16 @@ const CONVERSATION_COLUMNS: readonly Column<ConversationRow>[] = [
   ['Last', (c) => when(c.last_message_at)],
 ];
 
+/** Campaigns an assistant asked to start, which send nothing until the person approves them. */
+function awaitingNotice(campaigns: readonly CampaignRow[]) {
+  const waiting = campaigns.filter((c) => c.status === 'awaiting_approval');
+  if (!waiting.length) return '';
+  const links = waiting.map((c, i) => html`${i ? ', ' : ''}<a href="/app/campaigns/${c.id}">${c.name}</a>`);
+  return html`<p class="alert info" role="status">
+    ${waiting.length === 1 ? 'A campaign waits' : `${waiting.length} campaigns wait`} for your approval before sending: ${links}.
+  </p>`;
+}
+
 export function dashboardPage(view: DashboardView): string {
   return page({
     appName: view.appName,
@@ -55,8 +66,11 @@ export function dashboardPage(view: DashboardView): string {
     csrf: view.csrf,
     section: 'dashboard',
     body: html`<h1>Dashboard</h1>
-      <p class="lede">What your AI assistant did through ${view.appName}. Open a campaign to pause, resume or archive it, and to see what went out.</p>
+      <p class="lede">
+        What your AI assistant did through ${view.appName}. Open a campaign to approve, start, pause, resume or archive it, and to see what went out.
+      </p>
       ${!view.authorized && html`<p class="alert info">No AI client is connected yet. <a href="/app/mcp">Open the MCP dialog</a> to authorize one.</p>`}
+      ${awaitingNotice(view.campaigns)}
       <section class="card" aria-labelledby="profiles-title">
         <h2 id="profiles-title">Sender profiles</h2>
         ${dataTable(view.profiles, PROFILE_COLUMNS, 'No profiles.', { stack: true })}

@@ -53,6 +53,12 @@ export function grantName(grant: { kind: string; client_name: string | null; cli
   return grant.kind === 'cli' ? 'Admin token (CLI)' : 'MCP dialog';
 }
 
+/** The client an authorization is used by, as a sentence names it: "You, in Claude", "asked from Claude". */
+export function clientOf(grant: { kind: string; client_name: string | null; client_id: string | null }): string {
+  if (grant.kind === 'oauth') return grantName(grant);
+  return grant.kind === 'cli' ? 'a client with an admin token' : 'the client you authorized in the MCP dialog';
+}
+
 /** When what the grant holds stops working: its one token, or (a connector) its refresh token, which the client renews by using it. */
 function expiry(grant: GrantInUse): SafeHtml | string {
   if (grant.kind === 'oauth')

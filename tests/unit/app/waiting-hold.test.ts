@@ -25,10 +25,14 @@ test('nothing holds a lead that is due inside the window and under the limits, o
   assert.equal(waitingHold(state({ sent_today: 2 }), at('2026-11-23T11:00:00.000Z'), MONDAY_10), undefined, 'not due yet: its due time says it');
 });
 
-test('a paused campaign, or a paused profile, holds the lead until a person resumes it', () => {
+test('a paused campaign (or one awaiting approval), or a paused profile, holds the lead until a person resumes (or approves) it', () => {
   assert.deepEqual(waitingHold(state({ status: 'paused' }), DUE, MONDAY_10), {
     kind: 'campaign_paused',
     sentence: 'held: the campaign is paused; it sends again once resumed',
+  });
+  assert.deepEqual(waitingHold(state({ status: 'awaiting_approval' }), DUE, MONDAY_10), {
+    kind: 'campaign_paused',
+    sentence: 'held: the campaign awaits its user’s approval; it sends once they approve it in the web app',
   });
   assert.deepEqual(waitingHold(state({}, { status: 'disconnected' }), DUE, MONDAY_10), {
     kind: 'profile_paused',

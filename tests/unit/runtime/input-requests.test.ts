@@ -47,6 +47,18 @@ describe('roundAsker', () => {
     await assert.rejects(ask('elicitation/create', { message: 'b' }), (err) => err instanceof InputRequired && err.key === 'input-2');
   });
 
+  test('asks a URL elicitation only of a client that declares url mode (an empty elicitation means forms only), a form only of one that takes forms', async () => {
+    const question = { mode: 'url', message: 'Approve it', url: 'https://x.test/approve/1', elicitationId: '1' };
+    for (const declared of [{ elicitation: {} }, { elicitation: { form: {} } }])
+      await assert.rejects(roundAsker({}, declared)('elicitation/create', question), InputUnavailableError, JSON.stringify(declared));
+    await assert.rejects(roundAsker({}, { elicitation: { url: {} } })('elicitation/create', question), InputRequired);
+    assert.deepEqual(await roundAsker({ 'input-1': { action: 'accept' } }, { elicitation: { url: {} } })('elicitation/create', question), { action: 'accept' });
+    // And the other way: a client that names url mode alone takes no form.
+    const form = { message: 'Sure?', requestedSchema: { type: 'object', properties: {} } };
+    await assert.rejects(roundAsker({}, { elicitation: { url: {} } })('elicitation/create', form), InputUnavailableError);
+    await assert.rejects(roundAsker({}, { elicitation: { form: {}, url: {} } })('elicitation/create', form), InputRequired);
+  });
+
   test('refuses a method whose capability the client did not declare', async () => {
     await assert.rejects(roundAsker({}, { elicitation: {} })('sampling/createMessage', {}), InputUnavailableError);
   });

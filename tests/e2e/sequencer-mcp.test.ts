@@ -236,7 +236,7 @@ for (const backend of await serverBackends()) {
       const database = backend.kind === 'postgres' ? await createPostgresDatabase() : undefined;
       const server = await startInProcessServer(database ? { DATABASE_URL: database.url } : {}, { clock: clock.now });
       try {
-        const account = await accountWithToken(server);
+        const account = await accountWithToken(server, { approval: 'off' });
         const assistant = await connectAssistant(server.mcpUrl, account.token);
         const pid = { service_profile_id: account.profileIds[0]! };
         // Any hour, no daily limit: only the pause can hold a lead.

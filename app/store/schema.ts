@@ -302,6 +302,10 @@ export interface OutboxTable {
   next_attempt_at: string;
   locked_until: string | null;
   last_error: string | null;
+  /** The attempt that holds the row now (a fencing token: its writes name it), or null. */
+  attempt_id?: string | null;
+  /** When an attempt of the message was about to send the end of its data (SMTP's point of no return), its outcome not yet recorded. */
+  end_of_data_at?: string | null;
 }
 
 export interface Database {

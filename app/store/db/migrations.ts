@@ -377,6 +377,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('messages').addColumn('automatic', 'integer').execute();
     },
   },
+  // Issue 28's exactly-once over SMTP (app/delivery/outbox-worker.ts, docs/decisions.md).
+  '0011_outbox_end_of_data': {
+    async up(db: Kysely<unknown>) {
+      // attempt_id: the attempt that holds the row, named by its every write (a fencing token: an
+      // attempt that outlived its lease writes nothing). end_of_data_at: the attempt was about to send
+      // the end of the message's data, after which the server may hold it: not to be sent again.
+      await db.schema.alterTable('outbox').addColumn('attempt_id', 'text').execute();
+      await db.schema.alterTable('outbox').addColumn('end_of_data_at', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

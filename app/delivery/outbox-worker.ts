@@ -12,6 +12,7 @@
  * sent again (docs/decisions.md, "Exactly once over SMTP").
  */
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { failSpan, inSpan } from '../tracing/span-failure.ts';
 import type { Db } from '../store/db/database.ts';
@@ -176,7 +177,8 @@ export class OutboxWorker {
   /** Takes the message for one attempt, under a new attempt id; undefined when it is not due or another worker holds it. */
   private async claim(messageId: string): Promise<Claim | undefined> {
     const now = this.clock();
-    const attemptId = randomUUID();
+    // Names its holder (host and process), for whoever looks at a message held after a crash.
+    const attemptId = `${hostname()}/${process.pid}/${randomUUID()}`;
     const result = await this.db
       .updateTable('outbox')
       .set({ locked_until: new Date(now.getTime() + this.leaseMs).toISOString(), attempt_id: attemptId })

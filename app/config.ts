@@ -28,6 +28,8 @@ export interface AppConfig {
   delivery: { retryDelayMs: number; attempts: number; leaseMs: number };
   /** MAILBOX_LEASE_MS: how long an instance reads a mailbox without renewing its lease (default 60 s); renewed every quarter of it. */
   mailboxLeaseMs: number;
+  /** MAILBOX_POLL_MS: a full read of each mailbox this often, besides IDLE's news (default 60 s). */
+  mailboxPollMs: number;
   /** Shared secret of POST /webhooks/inbound (replies reported by the delivery backend); unset: no such route. */
   inboundWebhookSecret?: string;
   /**
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     leaseMs: wholeNumber(env, 'DELIVERY_LEASE_MS', 30_000, [1_000, 3_600_000], 'milliseconds', problems),
   };
   const mailboxLeaseMs = wholeNumber(env, 'MAILBOX_LEASE_MS', 60_000, [1_000, 3_600_000], 'milliseconds', problems);
+  const mailboxPollMs = wholeNumber(env, 'MAILBOX_POLL_MS', 60_000, [500, 3_600_000], 'milliseconds', problems);
   const authFailuresPerMinute = perMinuteLimit(env, 'AUTH_FAILURES_PER_MINUTE', 30, problems);
   const requestsPerMinutePerToken = perMinuteLimit(env, 'MCP_REQUESTS_PER_MINUTE_PER_TOKEN', DEFAULT_REQUESTS_PER_MINUTE.perToken, problems);
   const requestsPerMinutePerAddress = perMinuteLimit(env, 'MCP_REQUESTS_PER_MINUTE_PER_ADDRESS', DEFAULT_REQUESTS_PER_MINUTE.perAddress, problems);
@@ -137,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ...(env.INBOUND_WEBHOOK_SECRET && { inboundWebhookSecret: env.INBOUND_WEBHOOK_SECRET }),
     delivery,
     mailboxLeaseMs,
+    mailboxPollMs,
     trustProxy: proxies,
     requestTimeoutMs,
     idleTimeoutMs,

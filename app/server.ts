@@ -330,6 +330,7 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     onUnsubscribe: async ({ token }) => void (await applyUnsubscribe({ db, suppressions }, token, 'mailto')),
     leaseMs: config.mailboxLeaseMs,
     refreshMs: config.mailboxLeaseMs / 4,
+    pollMs: config.mailboxPollMs,
     ...options.mailboxReaders,
   });
   const housekeeping = new Housekeeping(db, app.log);

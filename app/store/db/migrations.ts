@@ -387,6 +387,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('outbox').addColumn('end_of_data_at', 'text').execute();
     },
   },
+  // Issue 28's mailbox readers: a first read and a UIDVALIDITY change (app/mailbox/mailbox-reader.ts, docs/decisions.md).
+  '0012_mailbox_reader_places': {
+    async up(db: Kysely<unknown>) {
+      // mailbox_key: the mailbox the place is in (user at host); last_arrival and last_message_id: the
+      // last email processed (its arrival, its Message-ID), by which reading resumes when UIDs change.
+      for (const column of ['mailbox_key', 'last_arrival', 'last_message_id'])
+        await db.schema.alterTable('mailbox_readers').addColumn(column, 'text').execute();
+      // A place stored before: mail older than now was read by UID.
+      await sql`update mailbox_readers set last_arrival = ${new Date().toISOString()}`.execute(db);
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -157,7 +157,6 @@ recipients_map /etc/postfix/outreach-deferred.cf "SELECT reply FROM deferred WHE
 for stage in rcpt end-of-data; do
   recipients_map "/etc/postfix/outreach-late-$stage.cf" "SELECT 'sleep ' || seconds FROM answer_late WHERE address = '%s' AND stage = '$stage'"
 done
-rm -f /etc/postfix/outreach-slow.cf
 postfix_before=$(postconf -n; postconf -M; postconf -P)
 main_cf=(
   "myhostname = mail.$DOMAIN"

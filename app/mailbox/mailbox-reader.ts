@@ -131,7 +131,11 @@ export class MailboxReader {
     }
     this.reading = this.readNew()
       .catch((err: unknown) => {
-        if (err instanceof LeaseLostError) return void this.stop();
+        if (err instanceof LeaseLostError) {
+          // Told first, so that the readers start this mailbox again if this instance holds its lease again.
+          this.options.onClosed();
+          return void this.stop();
+        }
         this.options.logger.warn({ profileId: this.options.profileId, err: (err as Error).message }, 'reading the mailbox failed; trying again');
       })
       .finally(() => {

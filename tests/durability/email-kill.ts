@@ -6,14 +6,14 @@
  * campaign completed, every lead's mailbox is read over IMAP. Each lead must hold each step exactly
  * once, under the Message-ID of the store's message, and the store must call each message delivered.
  *
- * The kills fall at the two moments that decide exactly-once, each made to last a second by
+ * The kills fall at the two moments that decide exactly-once, each made to last two seconds by
  * Postfix answering a few "late" leads late (tests/helpers/mailboxes.ts, answerLate): at RCPT, where
  * the server has nothing yet and the message must go again, and after the end of the data, where
  * the server holds the message (it keeps it when the client is gone) and the store has not recorded
  * its answer, so the message must not go again. An outbox that sends such a message again delivers
  * it twice; one that takes an interrupted attempt for delivered loses one. (A kill at an arbitrary
- * instant can also fall in the sub-millisecond between the store recording the end of data and the
- * `.` leaving the process: docs/decisions.md says why that window stays, and these kills avoid it.)
+ * instant can also fall in the span, a millisecond or so, between the store recording the end of data
+ * and the `.` leaving the process: docs/decisions.md says why that window stays; these kills avoid it.)
  */
 import { openService } from '../../app/server.ts';
 import { loadConfig } from '../../app/config.ts';
@@ -41,10 +41,10 @@ const STEPS = 2;
 const DELIVERY_LEASE_MS = 3_000;
 const SETTLE_WITHIN_MS = 90_000;
 /** How long Postfix waits before it answers a late lead, and when in that wait the kill falls. */
-const LATE_SECONDS = 1;
+const LATE_SECONDS = 2;
 const KILL_INTO_WAIT_MS = 300;
-/** An attempt seen later than this after its claim (or its end of data) is let go: its wait may end before the kill. */
-const FRESH_WITHIN_MS = 200;
+/** An attempt seen later than this after its claim (or its end of data) is let go: its wait might end before the kill. */
+const FRESH_WITHIN_MS = 1_000;
 /** The kills, in turn: at RCPT (the message must go again), after the end of the data (it must not). */
 const KILL_STAGES: LateStage[] = ['rcpt', 'end-of-data'];
 

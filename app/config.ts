@@ -19,6 +19,17 @@ export interface AppConfig {
   deliveryWebhookUrl?: string;
   /** DKIM_KEYS_DIR: `<domain>.<selector>.pem` private keys; an email from a domain with a key is DKIM-signed. */
   dkimKeysDir?: string;
+  /**
+   * How the outbox retries a message its server did not take (a 4xx, no connection): the first
+   * retry after DELIVERY_RETRY_DELAY_MS (default 1 s), each next one after twice the last, DELIVERY_ATTEMPTS
+   * attempts in all (default 5); an attempt holds its message for DELIVERY_LEASE_MS (default 30 s)
+   * before another worker may take it over.
+   */
+  delivery: { retryDelayMs: number; attempts: number; leaseMs: number };
+  /** MAILBOX_LEASE_MS: how long an instance reads a mailbox without renewing its lease (default 60 s); renewed every quarter of it. */
+  mailboxLeaseMs: number;
+  /** MAILBOX_POLL_MS: a full read of each mailbox this often, besides IDLE's news (default 60 s). */
+  mailboxPollMs: number;
   /** Shared secret of POST /webhooks/inbound (replies reported by the delivery backend); unset: no such route. */
   inboundWebhookSecret?: string;
   /**
@@ -87,6 +98,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const idleTimeoutMs = env.IDLE_TIMEOUT_MS === undefined || env.IDLE_TIMEOUT_MS === '' ? 72_000 : Number(env.IDLE_TIMEOUT_MS);
   if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 100 || idleTimeoutMs > 600_000)
     problems.push(`IDLE_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000, got "${env.IDLE_TIMEOUT_MS}"`);
+  const delivery = {
+    retryDelayMs: wholeNumber(env, 'DELIVERY_RETRY_DELAY_MS', 1_000, [100, 86_400_000], 'milliseconds', problems),
+    attempts: wholeNumber(env, 'DELIVERY_ATTEMPTS', 5, [1, 100], 'attempts', problems),
+    leaseMs: wholeNumber(env, 'DELIVERY_LEASE_MS', 30_000, [1_000, 3_600_000], 'milliseconds', problems),
+  };
+  const mailboxLeaseMs = wholeNumber(env, 'MAILBOX_LEASE_MS', 60_000, [1_000, 3_600_000], 'milliseconds', problems);
+  const mailboxPollMs = wholeNumber(env, 'MAILBOX_POLL_MS', 60_000, [500, 3_600_000], 'milliseconds', problems);
   const authFailuresPerMinute = perMinuteLimit(env, 'AUTH_FAILURES_PER_MINUTE', 30, problems);
   const requestsPerMinutePerToken = perMinuteLimit(env, 'MCP_REQUESTS_PER_MINUTE_PER_TOKEN', DEFAULT_REQUESTS_PER_MINUTE.perToken, problems);
   const requestsPerMinutePerAddress = perMinuteLimit(env, 'MCP_REQUESTS_PER_MINUTE_PER_ADDRESS', DEFAULT_REQUESTS_PER_MINUTE.perAddress, problems);
@@ -120,6 +138,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ...(env.DELIVERY_WEBHOOK_URL && { deliveryWebhookUrl: env.DELIVERY_WEBHOOK_URL }),
     ...(env.DKIM_KEYS_DIR && { dkimKeysDir: path.resolve(env.DKIM_KEYS_DIR) }),
     ...(env.INBOUND_WEBHOOK_SECRET && { inboundWebhookSecret: env.INBOUND_WEBHOOK_SECRET }),
+    delivery,
+    mailboxLeaseMs,
+    mailboxPollMs,
     trustProxy: proxies,
     requestTimeoutMs,
     idleTimeoutMs,
@@ -147,6 +168,16 @@ function perMinuteLimit(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   const n = Number(value);
   if (Number.isInteger(n) && n >= 0) return n;
   problems.push(`${name} must be a whole number of requests a minute (0 for no limit), got "${value}"`);
+  return fallback;
+}
+
+/** A whole number from `name` within [min, max], else the fallback and a problem naming the variable. */
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, [min, max]: [number, number], unit: string, problems: string[]): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= min && n <= max) return n;
+  problems.push(`${name} must be a whole number of ${unit} from ${min} to ${max}, got "${value}"`);
   return fallback;
 }
 

@@ -244,7 +244,8 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
   });
   const adapter = new ProfileDeliveryAdapter((profileId) => profiles.mailbox(profileId), smtp, backend);
   const telemetry = options.telemetry ?? false;
-  const outbox = new OutboxWorker(db, adapter, { logger: app.log, clock, telemetry });
+  const { retryDelayMs, attempts, leaseMs } = config.delivery;
+  const outbox = new OutboxWorker(db, adapter, { logger: app.log, clock, telemetry, baseDelayMs: retryDelayMs, maxAttempts: attempts, leaseMs });
   const sequencer = new Sequencer(new SequencingStore(db, kind), {
     clock,
     logger: app.log,
@@ -361,6 +362,9 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     logger: app.log,
     // A mail client's unsubscribe (the List-Unsubscribe mailto): the same one function as the one-click URL's.
     onUnsubscribe: async ({ token }) => void (await applyUnsubscribe({ db, suppressions }, token, 'mailto')),
+    leaseMs: config.mailboxLeaseMs,
+    refreshMs: config.mailboxLeaseMs / 4,
+    pollMs: config.mailboxPollMs,
     ...options.mailboxReaders,
   });
   const housekeeping = new Housekeeping(db, app.log);

@@ -704,7 +704,8 @@ const MessageSchema = {
     },
     error: {
       type: 'string',
-      description: 'Why delivery failed, or why the email bounced ("bounced: ...").',
+      description:
+        'Why delivery failed, or why the email bounced ("bounced: ..."). On a queued message: why its last attempt did not go through (a temporary refusal, such as an SMTP 4xx), which attempt that was and when the next one is.',
     },
     automatic: {
       type: 'boolean',

@@ -614,7 +614,7 @@ export interface Message {
    */
   delivered_at?: Timestamp;
   /**
-   * Why delivery failed, or why the email bounced ("bounced: ...").
+   * Why delivery failed, or why the email bounced ("bounced: ..."). On a queued message: why its last attempt did not go through (a temporary refusal, such as an SMTP 4xx), which attempt that was and when the next one is.
    */
   error?: string;
   /**

@@ -14,6 +14,11 @@
 # hands every example.test recipient to Dovecot over LMTP, Dovecot refuses the unknown ones and
 # Postfix bounces them (a DSN to the sender). So adding a mailbox is appending a line; nothing is
 # reloaded. Nothing leaves the machine: any other domain bounces too.
+# Recipients that submission treats apart are rows of $STATE/access/recipients.sqlite, writable by
+# the same user: table deferred (address, reply) answers the recipient with its reply at RCPT (a 4xx,
+# "try later"); table answer_late (address, stage, seconds) has the server wait that long before it
+# answers the recipient's RCPT (stage 'rcpt') or the end of a message's data ('end-of-data'). Postfix
+# queries the file at every lookup: a row counts from the next message.
 #
 # The machine's Postfix and Dovecot configuration are this script's: run it on a development or CI
 # machine, never on one whose mail servers serve anything else.
@@ -29,7 +34,7 @@ started=$(date +%s%N)
 
 # --- install ---------------------------------------------------------------------------------
 missing=()
-for pkg in postfix dovecot-imapd dovecot-lmtpd; do
+for pkg in postfix postfix-sqlite sqlite3 dovecot-imapd dovecot-lmtpd; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -48,6 +53,15 @@ chown vmail:vmail "$STATE/mail"
 chmod 0755 "$STATE"
 [ -f "$STATE/users" ] || install -m 0644 /dev/null "$STATE/users"
 chown "$OWNER" "$STATE/users"
+# The recipients' tables exist before Postfix is told of them: a lookup in a missing table would
+# defer every recipient of submission.
+mkdir -p "$STATE/access"
+sqlite3 "$STATE/access/recipients.sqlite" "CREATE TABLE IF NOT EXISTS deferred (address TEXT PRIMARY KEY, reply TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS answer_late (address TEXT NOT NULL, stage TEXT NOT NULL CHECK (stage IN ('rcpt', 'end-of-data')),
+    seconds INTEGER NOT NULL, PRIMARY KEY (address, stage))"
+chown "$OWNER" "$STATE/access" "$STATE/access/recipients.sqlite"
+chmod 0755 "$STATE/access"
+chmod 0644 "$STATE/access/recipients.sqlite"
 if [ ! -s "$STATE/tls/cert.pem" ]; then
   # Self-signed, for localhost and 127.0.0.1: tests trust this file as their CA.
   openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=localhost" \
@@ -129,6 +143,20 @@ rm -f "$dovecot_conf"
 doveconf -n >/dev/null # fails here, with Dovecot's own message, on a bad setting
 
 # --- Postfix: 25 for example.test, 587 and 465 for authenticated submission --------------------
+# Submission's deferred and late-answered recipients (sqlite_table(5), from the postfix-sqlite
+# package); a late one's lookup answers the restriction "sleep <seconds>".
+recipients_map() { # <file> <query>
+  local written
+  written=$(mktemp)
+  printf '# Written by scripts/mail-servers.sh (outreach-mcp). Edits are overwritten.\ndbpath = %s\nquery = %s\n' \
+    "$STATE/access/recipients.sqlite" "$2" >"$written"
+  cmp -s "$written" "$1" || install -m 0644 "$written" "$1"
+  rm -f "$written"
+}
+recipients_map /etc/postfix/outreach-deferred.cf "SELECT reply FROM deferred WHERE address = '%s'"
+for stage in rcpt end-of-data; do
+  recipients_map "/etc/postfix/outreach-late-$stage.cf" "SELECT 'sleep ' || seconds FROM answer_late WHERE address = '%s' AND stage = '$stage'"
+done
 postfix_before=$(postconf -n; postconf -M; postconf -P)
 main_cf=(
   "myhostname = mail.$DOMAIN"
@@ -171,7 +199,8 @@ for service in submission/inet smtps/inet; do
     "$service/smtpd_tls_auth_only=no" \
     "$service/smtpd_client_restrictions=permit_sasl_authenticated,reject" \
     "$service/smtpd_relay_restrictions=permit_sasl_authenticated,reject" \
-    "$service/smtpd_recipient_restrictions=permit_sasl_authenticated,reject"
+    "$service/smtpd_recipient_restrictions=check_recipient_access,sqlite:/etc/postfix/outreach-deferred.cf,check_recipient_access,sqlite:/etc/postfix/outreach-late-rcpt.cf,permit_sasl_authenticated,reject" \
+    "$service/smtpd_end_of_data_restrictions=check_recipient_access,sqlite:/etc/postfix/outreach-late-end-of-data.cf"
 done
 postconf -P 'smtps/inet/smtpd_tls_wrappermode=yes'
 postconf -M 'postlog/unix-dgram=postlog unix-dgram n - n - 1 postlogd'
@@ -203,5 +232,6 @@ mail servers for $DOMAIN on 127.0.0.1 (ready in $(( ($(date +%s%N) - started) / 
   Postfix $(postconf -h mail_version): SMTP 25 (no auth, for $DOMAIN), submission 587 (auth, STARTTLS), 465 (auth, TLS)
   Dovecot $(dovecot --version | cut -d' ' -f1): IMAP 143 (STARTTLS), 993 (TLS); delivery from Postfix over LMTP
   mailboxes: $STATE/users (writable by $OWNER; one "user@$DOMAIN:{PLAIN}password::::::" a line)
+  recipients treated apart: $STATE/access/recipients.sqlite (writable by $OWNER; tables deferred: address, reply; answer_late: address, stage, seconds)
   certificate: $STATE/tls/cert.pem   logs: $STATE/log/
 EOF

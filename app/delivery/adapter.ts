@@ -22,14 +22,32 @@ export interface OutgoingMessage {
 /**
  * `ok`: a server accepted the message (it is delivered). `dryRun`: nothing was sent because the
  * profile has no mailbox connected; the message is recorded as a dry run, never as delivered.
+ * `unconfirmed`: the server had the whole message, end included, but its answer never came; it
+ * is counted as delivered and never sent again (docs/decisions.md, "Exactly once over SMTP").
  */
 export type DeliveryOutcome =
-  | { ok: true; dryRun?: true; /** The Message-ID header the email went out with, stored on the message. */ emailMessageId?: string }
+  | {
+      ok: true;
+      dryRun?: true;
+      unconfirmed?: true;
+      /** The Message-ID header the email went out with, stored on the message. */
+      emailMessageId?: string;
+    }
   | { ok: false; error: string; retryable: boolean };
+
+/** The outbox's side of one attempt, for an adapter whose protocol has a point of no return. */
+export interface DeliveryAttempt {
+  /**
+   * Records that the message is about to pass the point after which the server may hold it (SMTP:
+   * the end of data), with the Message-ID it carries. Throws when this attempt may not go on (another
+   * worker took the message over): the adapter must then stop short of that point.
+   */
+  beforeEndOfData(emailMessageId: string): Promise<void>;
+}
 
 export interface DeliveryAdapter {
   readonly name: string;
-  deliver(message: OutgoingMessage): Promise<DeliveryOutcome>;
+  deliver(message: OutgoingMessage, attempt?: DeliveryAttempt): Promise<DeliveryOutcome>;
 }
 
 /**

@@ -4,7 +4,7 @@
  * DELIVERY_WEBHOOK_URL is set, else the dry run of the log adapter), as before mailboxes existed.
  */
 import type { Mailbox } from '../store/profiles.ts';
-import type { DeliveryAdapter, DeliveryOutcome, OutgoingMessage } from './adapter.ts';
+import type { DeliveryAdapter, DeliveryAttempt, DeliveryOutcome, OutgoingMessage } from './adapter.ts';
 import type { SmtpDeliveryAdapter } from './smtp-adapter.ts';
 
 export class ProfileDeliveryAdapter implements DeliveryAdapter {
@@ -18,10 +18,10 @@ export class ProfileDeliveryAdapter implements DeliveryAdapter {
     this.name = `smtp+${otherwise.name}`;
   }
 
-  async deliver(message: OutgoingMessage): Promise<DeliveryOutcome> {
+  async deliver(message: OutgoingMessage, attempt?: DeliveryAttempt): Promise<DeliveryOutcome> {
     // Read for every message: a mailbox connected, changed or removed counts from the next one.
     const mailbox = message.channel === 'email' ? await this.mailboxOf(message.profile_id) : undefined;
-    return mailbox ? this.smtp.send(message, mailbox) : this.otherwise.deliver(message);
+    return mailbox ? this.smtp.send(message, mailbox, attempt) : this.otherwise.deliver(message, attempt);
   }
 
   close(): void {

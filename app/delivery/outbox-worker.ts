@@ -1,17 +1,36 @@
 /**
  * Delivers queued messages from the outbox. A row is claimed with a conditional UPDATE (a lease
- * in locked_until), so several instances can run workers on one database without delivering a
- * message twice at once; the network call happens outside any transaction; the outcome is then
- * recorded in one transaction. Failures are retried with exponential backoff, up to maxAttempts.
+ * in locked_until, and an attempt id that fences every later write of the attempt), so several
+ * instances can run workers on one database without delivering a message twice at once; the
+ * network call happens outside any transaction; the outcome is then recorded in one transaction.
+ * Failures are retried with exponential backoff, up to maxAttempts.
+ *
+ * Exactly once across a crash: an adapter with a point of no return (SMTP's end of data) has the
+ * attempt write `end_of_data_at` just before it. A worker that claims a message whose earlier
+ * attempt wrote it, and never its outcome, records it as delivered (unconfirmed) without sending
+ * it again; any other interrupted attempt never reached the server's point of acceptance and is
+ * sent again (docs/decisions.md, "Exactly once over SMTP").
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { failSpan, inSpan } from '../tracing/span-failure.ts';
 import type { Db } from '../store/db/database.ts';
 import { suppressedAmong, suppressionAddress } from '../store/suppressions.ts';
 import { systemClock, type Clock } from '../clock.ts';
-import type { DeliveryAdapter, DeliveryOutcome, OutgoingMessage } from './adapter.ts';
+import type { DeliveryAdapter, DeliveryAttempt, DeliveryOutcome, OutgoingMessage } from './adapter.ts';
 
 const tracer = trace.getTracer('outreach-outbox');
+
+/** What the outbox row of a message delivered without the server's answer says (its last_error). */
+export const UNCONFIRMED_NOTE =
+  'unconfirmed: the server had the whole message, end of data included, but its answer was not received; counted as delivered and not sent again';
+
+/** A claimed message: the attempt's fencing id, and whether an earlier attempt reached the end of data. */
+interface Claim {
+  attemptId: string;
+  endOfDataAt: string | null;
+}
 
 export interface OutboxWorkerOptions {
   maxAttempts?: number;
@@ -91,7 +110,15 @@ export class OutboxWorker {
 
   /** Tries to deliver one message now, if it is due and no other worker holds it. Returns whether it tried. */
   async deliver(messageId: string): Promise<boolean> {
-    if (!(await this.claim(messageId))) return false;
+    const claim = await this.claim(messageId);
+    if (!claim) return false;
+    if (claim.endOfDataAt) {
+      // An attempt that stopped (a crash, a lease run out) after handing the server the whole message:
+      // the server most likely holds it, so it is not sent again.
+      this.options.logger.warn({ messageId }, 'message handed over before an interruption: counted as delivered, not sent again');
+      await this.record(messageId, claim.attemptId, { ok: true, unconfirmed: true }, new Date(claim.endOfDataAt));
+      return true;
+    }
     const message = await this.load(messageId);
     if (!message) return false;
     // Checked at the last moment: an address may have unsubscribed after the message was queued.
@@ -100,17 +127,37 @@ export class OutboxWorker {
       await this.cancel(messageId, `Not sent: ${suppressionAddress(email)} unsubscribed (it is on the account's suppression list).`);
       return true;
     }
-    const outcome = await (this.options.telemetry ? this.tracedAttempt(message) : this.attempt(message));
-    await this.record(messageId, outcome);
+    const attempt: DeliveryAttempt = { beforeEndOfData: (emailMessageId) => this.markEndOfData(messageId, claim.attemptId, emailMessageId) };
+    const outcome = await (this.options.telemetry ? this.tracedAttempt(message, attempt) : this.attempt(message, attempt));
+    await this.record(messageId, claim.attemptId, outcome);
     return true;
   }
 
-  private async attempt(message: OutgoingMessage): Promise<DeliveryOutcome> {
+  private async attempt(message: OutgoingMessage, attempt: DeliveryAttempt): Promise<DeliveryOutcome> {
     try {
-      return await this.adapter.deliver(message);
+      return await this.adapter.deliver(message, attempt);
     } catch (err) {
       return { ok: false, error: (err as Error).message, retryable: true };
     }
+  }
+
+  /**
+   * Writes, in one transaction, that this attempt is handing the server the message's end (and the
+   * Message-ID it carries, by which a reply or a bounce finds it). Throws, so that the adapter stops
+   * short of the end, when another worker has taken the message over since this one claimed it.
+   */
+  private async markEndOfData(messageId: string, attemptId: string, emailMessageId: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const marked = await trx
+        .updateTable('outbox')
+        .set({ end_of_data_at: this.clock().toISOString() })
+        .where('message_id', '=', messageId)
+        .where('attempt_id', '=', attemptId)
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
+      if (Number(marked.numUpdatedRows) !== 1) throw new Error('another worker took the message over (this attempt outlived its lease)');
+      await trx.updateTable('messages').set({ email_message_id: emailMessageId }).where('id', '=', messageId).execute();
+    });
   }
 
   /**
@@ -118,26 +165,36 @@ export class OutboxWorker {
    * (the outbox's poll). Its message id only: never the recipient, the text or the error, which
    * can quote them.
    */
-  private tracedAttempt(message: OutgoingMessage): Promise<DeliveryOutcome> {
+  private tracedAttempt(message: OutgoingMessage, attempt: DeliveryAttempt): Promise<DeliveryOutcome> {
     const attributes = { 'outreach.message.id': message.id, 'outreach.delivery.adapter': this.adapter.name };
     return inSpan(tracer, 'outbox deliver', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
-      const outcome = await this.attempt(message);
+      const outcome = await this.attempt(message, attempt);
       if (!outcome.ok) failSpan(span, outcome.retryable ? 'delivery_retryable' : 'delivery_refused');
       return outcome;
     });
   }
 
-  private async claim(messageId: string): Promise<boolean> {
+  /** Takes the message for one attempt, under a new attempt id; undefined when it is not due or another worker holds it. */
+  private async claim(messageId: string): Promise<Claim | undefined> {
     const now = this.clock();
+    // Names its holder (host and process), for whoever looks at a message held after a crash.
+    const attemptId = `${hostname()}/${process.pid}/${randomUUID()}`;
     const result = await this.db
       .updateTable('outbox')
-      .set({ locked_until: new Date(now.getTime() + this.leaseMs).toISOString() })
+      .set({ locked_until: new Date(now.getTime() + this.leaseMs).toISOString(), attempt_id: attemptId })
       .where('message_id', '=', messageId)
       .where('state', '=', 'pending')
       .where('next_attempt_at', '<=', now.toISOString())
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())]))
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    if (Number(result.numUpdatedRows) !== 1) return undefined;
+    const row = await this.db
+      .selectFrom('outbox')
+      .select('end_of_data_at')
+      .where('message_id', '=', messageId)
+      .where('attempt_id', '=', attemptId)
+      .executeTakeFirst();
+    return row && { attemptId, endOfDataAt: row.end_of_data_at ?? null };
   }
 
   private async load(messageId: string): Promise<OutgoingMessage | undefined> {
@@ -201,31 +258,60 @@ export class OutboxWorker {
     });
   }
 
-  private async record(messageId: string, outcome: DeliveryOutcome): Promise<void> {
+  /**
+   * Records an attempt's outcome, if the attempt still holds the message (else another worker does,
+   * and records its own). `deliveredAt`: when an interrupted attempt handed the message over.
+   */
+  private async record(messageId: string, attemptId: string, outcome: DeliveryOutcome, deliveredAt?: Date): Promise<void> {
     const at = this.clock();
-    await this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('outbox').select(['attempts']).where('message_id', '=', messageId).executeTakeFirstOrThrow();
+    const held = await this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('outbox')
+        .select(['attempts'])
+        .where('message_id', '=', messageId)
+        .where('attempt_id', '=', attemptId)
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
+      if (!row) return false;
       const attempts = Number(row.attempts) + 1;
       if (outcome.ok) {
-        await trx.updateTable('outbox').set({ state: 'done', attempts, locked_until: null, last_error: null }).where('message_id', '=', messageId).execute();
+        await trx
+          .updateTable('outbox')
+          .set({ state: 'done', attempts, locked_until: null, attempt_id: null, last_error: outcome.unconfirmed ? UNCONFIRMED_NOTE : null })
+          .where('message_id', '=', messageId)
+          .execute();
         // A dry run is done with (the sequence goes on) but was never sent: no delivered_at.
-        const sent = outcome.dryRun ? { status: 'dry_run' as const, delivered_at: null } : { status: 'delivered' as const, delivered_at: at.toISOString() };
+        const sent = outcome.dryRun
+          ? { status: 'dry_run' as const, delivered_at: null }
+          : { status: 'delivered' as const, delivered_at: (deliveredAt ?? at).toISOString() };
         await trx
           .updateTable('messages')
           .set({ ...sent, error: null, ...(outcome.emailMessageId && { email_message_id: outcome.emailMessageId }) })
           .where('id', '=', messageId)
           .execute();
-        return;
+        return true;
       }
       const giveUp = !outcome.retryable || attempts >= this.maxAttempts;
       const next = new Date(at.getTime() + this.baseDelayMs * 2 ** (attempts - 1)).toISOString();
       await trx
         .updateTable('outbox')
-        .set({ state: giveUp ? 'failed' : 'pending', attempts, locked_until: null, last_error: outcome.error, next_attempt_at: next })
+        .set({
+          state: giveUp ? 'failed' : 'pending',
+          attempts,
+          locked_until: null,
+          attempt_id: null,
+          end_of_data_at: null,
+          last_error: outcome.error,
+          next_attempt_at: next,
+        })
         .where('message_id', '=', messageId)
         .execute();
+      // Refused after its end (or never sent): the Message-ID written before the end names nothing a server holds.
+      // While it waits for the next attempt, the message says why it is still queued, and until when.
+      const error = giveUp ? outcome.error : `${outcome.error} (attempt ${attempts} of ${this.maxAttempts}; trying again at ${next})`;
+      await trx.updateTable('messages').set({ error, email_message_id: null }).where('id', '=', messageId).execute();
       if (giveUp) {
-        await trx.updateTable('messages').set({ status: 'failed', error: outcome.error }).where('id', '=', messageId).execute();
+        await trx.updateTable('messages').set({ status: 'failed' }).where('id', '=', messageId).execute();
         // A campaign step that could not be delivered ends that lead's sequence, with the reason.
         const sent = await trx.selectFrom('messages').select(['lead_id', 'step_id']).where('id', '=', messageId).executeTakeFirst();
         if (sent?.lead_id && sent.step_id)
@@ -236,7 +322,9 @@ export class OutboxWorker {
             .where('sequence_status', 'in', ['waiting', 'finished'])
             .execute();
       }
+      return true;
     });
-    if (!outcome.ok) this.options.logger.warn({ messageId, error: outcome.error }, 'message delivery failed');
+    if (!held) this.options.logger.warn({ messageId }, 'another worker took the message over; its outcome is recorded there');
+    else if (!outcome.ok) this.options.logger.warn({ messageId, error: outcome.error }, 'message delivery failed');
   }
 }

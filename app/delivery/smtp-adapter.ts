@@ -3,13 +3,17 @@
  * per profile, made again when the profile's mailbox changes, closed on shutdown. The server's
  * answer decides the outcome: 250 is delivered; a 5xx fails the message with the server's own
  * words; a 4xx, a refused login or a connection failure is retried by the outbox, with backoff.
+ * Before the end of data goes out, the outbox records that the attempt reached it (end-of-data-gate.ts):
+ * from there on no answer at all (a lost connection, a timeout) means "sent, unconfirmed", never "send
+ * again", since the server may already hold the message.
  */
 import { createHash } from 'node:crypto';
 import type { Transporter } from 'nodemailer';
 import type { Mailbox } from '../store/profiles.ts';
-import type { DeliveryOutcome, OutgoingMessage } from './adapter.ts';
+import type { DeliveryAttempt, DeliveryOutcome, OutgoingMessage } from './adapter.ts';
 import type { DkimKey } from './dkim-keys.ts';
 import { addressDomain, emailFor, type UnsubscribeSettings } from './email-message.ts';
+import { gateEndOfData, type GatedMail } from './end-of-data-gate.ts';
 import { smtpTransport } from '../mailbox/smtp-transport.ts';
 
 interface PooledTransport {
@@ -36,16 +40,32 @@ export class SmtpDeliveryAdapter {
 
   constructor(private readonly options: SmtpAdapterOptions) {}
 
-  /** Sends one message of a profile from its mailbox. */
-  async send(message: OutgoingMessage, mailbox: Mailbox): Promise<DeliveryOutcome> {
+  /** Sends one message of a profile from its mailbox; `attempt` is told before the end of data goes out. */
+  async send(message: OutgoingMessage, mailbox: Mailbox, attempt?: DeliveryAttempt): Promise<DeliveryOutcome> {
     const to = message.to?.email;
     if (!to) return { ok: false, error: 'the lead has no email address: an email profile sends to an email address', retryable: false };
     const email = emailFor(message, to, mailbox, this.options.unsubscribe);
     const dkim = this.options.dkimKeys?.get(addressDomain(mailbox.fromAddress));
+    let endOfDataSent = false;
+    let heldBack: Error | undefined;
+    const gate: GatedMail = {
+      beforeEndOfData: async () => {
+        await attempt?.beforeEndOfData(email.messageId).catch((err: unknown) => {
+          heldBack = err as Error;
+          throw err;
+        });
+        endOfDataSent = true;
+      },
+      ...(dkim && { signWith: dkim }),
+    };
     try {
-      await this.transport(message.profile_id, mailbox).sendMail({ ...email, ...(dkim && { dkim }) });
+      await this.transport(message.profile_id, mailbox).sendMail({ ...email, ...gate });
       return { ok: true, emailMessageId: email.messageId };
     } catch (err) {
+      // The end of data never went out, so the server dropped the message: safe to send again.
+      if (heldBack) return { ok: false, error: `not sent: ${heldBack.message}`, retryable: true };
+      // The server's own answer (a 4xx or 5xx after the end of data) still decides; no answer does not.
+      if (endOfDataSent && (err as SmtpError).responseCode === undefined) return { ok: true, unconfirmed: true, emailMessageId: email.messageId };
       return smtpOutcome(err as SmtpError);
     }
   }
@@ -65,6 +85,7 @@ export class SmtpDeliveryAdapter {
     if (pooled?.settings === settings) return pooled.transporter;
     pooled?.transporter.close();
     const transporter = smtpTransport(smtp, { pool: true, ...(this.options.timeoutMs !== undefined && { timeoutMs: this.options.timeoutMs }) });
+    gateEndOfData(transporter);
     this.transports.set(profileId, { settings, transporter });
     return transporter;
   }

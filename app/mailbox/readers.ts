@@ -5,6 +5,7 @@
  * whose connection ended, and one whose IMAP settings changed. Intervals: docs/decisions.md.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { ProfileStore } from '../store/profiles.ts';
 import type { InboundMailStore } from '../store/inbound-mail.ts';
 import type { MailboxReaderStore } from '../store/mailbox-readers.ts';
@@ -26,8 +27,8 @@ export interface MailboxReadersOptions {
 }
 
 export class MailboxReaders {
-  /** This instance, as its leases name it. */
-  readonly holder = `reader-${randomUUID()}`;
+  /** This instance, as its leases name it: its host and process, for whoever looks at mailbox_readers. */
+  readonly holder = `${hostname()}/${process.pid}/reader-${randomUUID()}`;
   private readonly running = new Map<string, { reader: MailboxReader; settings: string; closed: boolean }>();
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
@@ -95,6 +96,7 @@ export class MailboxReaders {
         onClosed: () => (entry.closed = true),
       });
       this.running.set(profileId, entry);
+      this.options.logger.info({ profileId, holder: this.holder }, 'reading the mailbox of a profile (this instance holds its lease)');
       await entry.reader.start();
     }
   }

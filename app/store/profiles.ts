@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import type { MailboxPasswords } from '../auth/mailbox-passwords.ts';
 import type { MailServer } from '../mailbox/mailbox-url.ts';
 import { newId } from './ids.ts';
+import { connectMailbox, forgetMailbox, mailboxKey } from './mailbox-readers.ts';
 import type { ProfileMailboxesTable, ProfilesTable } from './schema.ts';
 
 export interface Mailbox {
@@ -82,7 +83,11 @@ export class ProfileStore {
           created_at: now,
         })
         .execute();
-      if (mailboxRow) await trx.insertInto('profile_mailboxes').values(mailboxRow).execute();
+      if (mailboxRow) {
+        await trx.insertInto('profile_mailboxes').values(mailboxRow).execute();
+        // Its reader starts at the mail arriving from now: what the mailbox held before is not a reply to this profile.
+        await connectMailbox(trx, id, mailboxKey(input.mailbox!.imap), now);
+      }
     });
     return id;
   }
@@ -110,7 +115,11 @@ export class ProfileStore {
       if (changes.fromAddress !== undefined) mailbox.from_address = changes.fromAddress;
       if (changes.smtp) Object.assign(mailbox, this.serverColumns(profileId, 'smtp', changes.smtp));
       if (changes.imap) Object.assign(mailbox, this.serverColumns(profileId, 'imap', changes.imap));
+      const before = await trx.selectFrom('profile_mailboxes').select(['imap_host', 'imap_user']).where('profile_id', '=', profileId).executeTakeFirst();
       await trx.updateTable('profile_mailboxes').set(mailbox).where('profile_id', '=', profileId).execute();
+      // Another mailbox (not the same one with a new password or port): read from now on, as a new one.
+      const key = changes.imap && mailboxKey(changes.imap);
+      if (key && before && key !== mailboxKey({ host: before.imap_host, user: before.imap_user })) await connectMailbox(trx, profileId, key, now);
     });
   }
 
@@ -134,6 +143,7 @@ export class ProfileStore {
           `Profile ${profileId} has running campaigns (${running.map((c) => `"${c.name}" ${c.id}`).join(', ')}): pause them first, then remove the profile`,
         );
       await trx.deleteFrom('profile_mailboxes').where('profile_id', '=', profileId).execute();
+      await forgetMailbox(trx, profileId);
       const conversation = await trx.selectFrom('conversations').select('id').where('profile_id', '=', profileId).limit(1).executeTakeFirst();
       if (campaigns.length || conversation) {
         await trx.updateTable('profiles').set({ status: 'disconnected' }).where('id', '=', profileId).execute();

@@ -346,6 +346,12 @@ export interface MailboxReadersTable {
   last_uid: Generated<number>;
   holder: string | null;
   lease_until: string | null;
+  /** Which mailbox the place is in (its IMAP user at its host): another one starts afresh. */
+  mailbox_key?: string | null;
+  /** When the last email processed arrived (IMAP INTERNALDATE), or when the mailbox was connected: older mail is not read. */
+  last_arrival?: string | null;
+  /** The Message-ID of the last email processed: after a UIDVALIDITY change, reading goes on after it. */
+  last_message_id?: string | null;
 }
 
 export interface OutboxTable {
@@ -356,6 +362,10 @@ export interface OutboxTable {
   next_attempt_at: string;
   locked_until: string | null;
   last_error: string | null;
+  /** The attempt that holds the row now, `<host>/<pid>/<uuid>` (a fencing token: its writes name it), or null. */
+  attempt_id?: string | null;
+  /** When an attempt of the message was about to send the end of its data (SMTP's point of no return), its outcome not yet recorded. */
+  end_of_data_at?: string | null;
 }
 
 export interface Database {

@@ -46,6 +46,11 @@ export class Instances {
     return this.processes.every((p) => p.child.exitCode === null && p.child.signalCode === null);
   }
 
+  /** The index of the process with this pid, or -1. */
+  indexOf(pid: number): number {
+    return this.processes.findIndex((p) => p.child.pid === pid);
+  }
+
   /** kill -9 one process (a random one by default), then start it again on its port. */
   async killAndRestart(index = Math.floor(Math.random() * this.processes.length)): Promise<void> {
     const victim = this.processes[index]!;

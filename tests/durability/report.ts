@@ -2,6 +2,7 @@
  * The figures of durability runs as a person reads them (a table per kill setup, a paragraph for
  * the database restart), and the broken promises in them: what makes a run fail.
  */
+import type { EmailKillFigures } from './email-kill.ts';
 import type { KillFigures } from './kill-scenario.ts';
 import type { RestartFigures } from './postgres-restart.ts';
 import { ANSWER_WITHIN_MS } from './tool-answer.ts';
@@ -45,6 +46,30 @@ export function restartProblemsOf(f: RestartFigures): string[] {
   if (f.recoveredMs.some((ms) => ms < 0)) problems.push('an instance did not recover within 60 s of the database coming back');
   if (!f.sameProcesses) problems.push('an instance exited (or was restarted) while the database was down');
   return problems;
+}
+
+/** Every broken promise of a kill -9 run over SMTP: each lead holds each step once, and the store agrees. */
+export function emailProblemsOf(f: EmailKillFigures): string[] {
+  const problems: string[] = [];
+  if (!f.settled) problems.push(`the outbox did not empty (or the campaign did not complete) within ${Math.round(f.settleMs / 1000)} s`);
+  if (f.duplicates.length) problems.push(`${f.duplicates.length} steps reached a lead more than once: ${f.duplicates.slice(0, 5).join(', ')}`);
+  if (f.missing.length) problems.push(`${f.missing.length} steps never reached their lead: ${f.missing.slice(0, 5).join(', ')}`);
+  if (f.strangers.length) problems.push(`${f.strangers.length} emails carry no Message-ID of the store's message: ${f.strangers.slice(0, 3).join(', ')}`);
+  if (f.notDelivered.length) problems.push(`${f.notDelivered.length} messages not recorded as delivered: ${f.notDelivered.slice(0, 5).join(', ')}`);
+  // Each kill while Postfix held a message leaves one for the next worker to recognise as handed over, and no other does.
+  if (f.unconfirmed !== f.killsWhileHeld)
+    problems.push(`${f.killsWhileHeld} kills fell while the server held a message, and ${f.unconfirmed} messages were recorded as handed over at a kill`);
+  return problems;
+}
+
+export function emailKillTable(rows: EmailKillFigures[]): string {
+  const head = ['setup', 'kills (while held)', 'sent', 'received', 'duplicates', 'missing', 'unconfirmed (held at a kill, not sent again)'];
+  const widths = [34, 19, 6, 9, 11, 8, 0];
+  const line = (cells: Array<string | number>) => cells.map((c, i) => pad(c, widths[i]!)).join(' ');
+  return [
+    line(head),
+    ...rows.map((r) => line([r.setup, `${r.kills} (${r.killsWhileHeld})`, r.sent, r.received, r.duplicates.length, r.missing.length, r.unconfirmed])),
+  ].join('\n');
 }
 
 const pad = (value: string | number, width: number) => String(value).padEnd(width);

@@ -5,9 +5,11 @@
  * mailparser (as the service reads replies and bounces). Without the servers a test fails, naming
  * the script: mail tests never skip.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, appendFileSync, constants, readFileSync } from 'node:fs';
 import net from 'node:net';
+import { DatabaseSync } from 'node:sqlite';
 import { ImapFlow } from 'imapflow';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
@@ -32,6 +34,8 @@ export const MAIL_SERVERS = {
   /** The servers' self-signed certificate (localhost, 127.0.0.1): trusted as the CA here. */
   certificateFile: '/var/lib/outreach-mail-test/tls/cert.pem',
   logs: '/var/lib/outreach-mail-test/log/',
+  /** Recipients submission treats apart (tables deferred and answer_late), queried by Postfix at every lookup. */
+  recipientsFile: '/var/lib/outreach-mail-test/access/recipients.sqlite',
 } as const;
 
 const START_THEM = 'start them with `bash scripts/mail-servers.sh` (root, or a user with sudo; .ci/run does it)';
@@ -64,18 +68,23 @@ function portAnswers(port: number): Promise<string | undefined> {
 
 /** Throws, saying how to start them, unless both servers answer and mailboxes can be added. */
 export async function requireMailServers(): Promise<void> {
-  const { host, submissionPort, smtpPort, imapPort, usersFile } = MAIL_SERVERS;
+  const { host, submissionPort, smtpPort, imapPort, usersFile, recipientsFile } = MAIL_SERVERS;
   for (const port of [smtpPort, submissionPort, imapPort]) {
     const problem = await portAnswers(port);
     if (problem) throw new Error(`the test mail servers do not answer at ${host}:${port} (${problem}): ${START_THEM}`);
   }
-  try {
-    accessSync(usersFile, constants.W_OK);
-  } catch (err) {
-    throw new Error(
-      `this user cannot add mailboxes to ${usersFile} (${(err as NodeJS.ErrnoException).code}): run \`bash scripts/mail-servers.sh\` as the user who runs the tests (it makes the file theirs)`,
-    );
-  }
+  const files: [string, string][] = [
+    [usersFile, 'add mailboxes to'],
+    [recipientsFile, 'defer or slow recipients in'],
+  ];
+  for (const [file, what] of files)
+    try {
+      accessSync(file, constants.W_OK);
+    } catch (err) {
+      throw new Error(
+        `this user cannot ${what} ${file} (${(err as NodeJS.ErrnoException).code}): run \`bash scripts/mail-servers.sh\` as the user who runs the tests (it makes the file, and makes it theirs)`,
+      );
+    }
 }
 
 /**
@@ -84,15 +93,22 @@ export async function requireMailServers(): Promise<void> {
  * a second), so this resolves when that second has begun.
  */
 export async function createMailboxes<const Prefixes extends readonly string[]>(...prefixes: Prefixes): Promise<{ [K in keyof Prefixes]: Mailbox }> {
-  const boxes = prefixes.map((prefix) => ({
-    address: `${prefix}-${randomBytes(5).toString('hex')}@${MAIL_SERVERS.domain}`.toLowerCase(),
-    password: randomBytes(12).toString('base64url'),
-  }));
+  const boxes = prefixes.map(newMailbox);
+  await addMailboxes(boxes);
+  return boxes as { [K in keyof Prefixes]: Mailbox };
+}
+
+/** A mailbox's address and password, not on the servers yet (mail to it bounces until addMailboxes). */
+export function newMailbox(prefix: string): Mailbox {
+  return { address: `${prefix}-${randomBytes(5).toString('hex')}@${MAIL_SERVERS.domain}`.toLowerCase(), password: randomBytes(12).toString('base64url') };
+}
+
+/** Puts mailboxes on the servers; resolves once Dovecot knows them. */
+export async function addMailboxes(boxes: Mailbox[]): Promise<void> {
   // Dovecot's passwd-file: user:password:uid:gid:gecos:home:shell:extra (uid, gid and home come
   // from its default_fields). One short append is atomic, so test files may add mailboxes at once.
   appendFileSync(MAIL_SERVERS.usersFile, boxes.map((b) => `${b.address}:{PLAIN}${b.password}::::::\n`).join(''));
   await new Promise((resolve) => setTimeout(resolve, 1_050 - (Date.now() % 1_000)));
-  return boxes as { [K in keyof Prefixes]: Mailbox };
 }
 
 /** One new mailbox (createMailboxes). */
@@ -182,6 +198,61 @@ export function rawHeader(message: ReadMessage, name: string): string | undefine
     ?.slice(line.indexOf(':') + 1)
     .replace(/\r?\n[ \t]+/g, ' ')
     .trim();
+}
+
+/** `doveadm` with these arguments (through sudo when not root, as scripts/mail-servers.sh); throws with its words when it fails. */
+function doveadm(...args: string[]): string {
+  const [command, argv] = process.getuid?.() === 0 ? ['doveadm', args] : ['sudo', ['-n', 'doveadm', ...args]];
+  const run = spawnSync(command, argv, { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`doveadm ${args.join(' ')} failed (${run.error?.message ?? run.status}): ${run.stderr}`);
+  return run.stdout;
+}
+
+/** Gives the mailbox's INBOX a new UIDVALIDITY, as a server that renumbered it: Dovecot ends the IMAP sessions on it. */
+export function changeUidValidity(box: Mailbox, uidValidity: number): void {
+  doveadm('mailbox', 'update', '-u', box.address, '--uid-validity', String(uidValidity), 'INBOX');
+}
+
+/** Runs `change` on the recipients Postfix's submission treats apart (scripts/mail-servers.sh). */
+function changeRecipients(change: (db: DatabaseSync) => void): void {
+  const db = new DatabaseSync(MAIL_SERVERS.recipientsFile);
+  try {
+    change(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** From the next message on, submission answers `address` at RCPT with `reply` (a 4xx: "try later"), until liftDeferral. */
+export function deferRecipient(address: string, reply = '450 4.2.0 try later'): void {
+  changeRecipients((db) => db.prepare('INSERT OR REPLACE INTO deferred (address, reply) VALUES (?, ?)').run(address, reply));
+}
+
+/** Submission takes mail for `address` again. */
+export function liftDeferral(address: string): void {
+  changeRecipients((db) => db.prepare('DELETE FROM deferred WHERE address = ?').run(address));
+}
+
+/** Where in a message submission waits before it answers: the recipient (RCPT), or the end of the data (the `.`). */
+export type LateStage = 'rcpt' | 'end-of-data';
+
+/**
+ * From the next message on, submission waits `seconds` before it answers `stage` of a message to
+ * these addresses (whole seconds: Postfix's `sleep` restriction). A client gone during the wait at
+ * the end of data still leaves the message with Postfix, as a server that received it whole does.
+ */
+export function answerLate(addresses: string[], stage: LateStage, seconds: number): void {
+  changeRecipients((db) => {
+    const late = db.prepare('INSERT OR REPLACE INTO answer_late (address, stage, seconds) VALUES (?, ?, ?)');
+    for (const address of addresses) late.run(address, stage, seconds);
+  });
+}
+
+/** Submission answers mail to these addresses at once again. */
+export function answerOnTime(addresses: string[]): void {
+  changeRecipients((db) => {
+    for (const address of addresses) db.prepare('DELETE FROM answer_late WHERE address = ?').run(address);
+  });
 }
 
 /** A test mailbox's server as `profile create --smtp/--imap` takes it: plain on 127.0.0.1 (the servers' certificate is self-signed). */

@@ -438,6 +438,27 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Issue 28's exactly-once over SMTP (app/delivery/outbox-worker.ts, docs/decisions.md).
+  '0014_outbox_end_of_data': {
+    async up(db: Kysely<unknown>) {
+      // attempt_id: the attempt that holds the row, named by its every write (a fencing token: an
+      // attempt that outlived its lease writes nothing). end_of_data_at: the attempt was about to send
+      // the end of the message's data, after which the server may hold it: not to be sent again.
+      await db.schema.alterTable('outbox').addColumn('attempt_id', 'text').execute();
+      await db.schema.alterTable('outbox').addColumn('end_of_data_at', 'text').execute();
+    },
+  },
+  // Issue 28's mailbox readers: a first read and a UIDVALIDITY change (app/mailbox/mailbox-reader.ts, docs/decisions.md).
+  '0015_mailbox_reader_places': {
+    async up(db: Kysely<unknown>) {
+      // mailbox_key: the mailbox the place is in (user at host); last_arrival and last_message_id: the
+      // last email processed (its arrival, its Message-ID), by which reading resumes when UIDs change.
+      for (const column of ['mailbox_key', 'last_arrival', 'last_message_id'])
+        await db.schema.alterTable('mailbox_readers').addColumn(column, 'text').execute();
+      // A place stored before: mail older than now was read by UID.
+      await sql`update mailbox_readers set last_arrival = ${new Date().toISOString()}`.execute(db);
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -72,7 +72,11 @@ export function conversationPage(view: ConversationView): string {
               </div>
               ${m.subject && html`<p><strong>${m.subject}</strong></p>`}
               <p class="message-text">${m.text}</p>
-              ${m.error && html`<p class="alert error">${m.error}</p>`}
+              ${
+                m.error &&
+                // A queued message's error is why its last attempt did not go through; it is tried again.
+                (m.status === 'queued' ? html`<p class="alert info" role="status">Not sent yet: ${m.error}</p>` : html`<p class="alert error">${m.error}</p>`)
+              }
             </li>`,
         )}
       </ol>

@@ -81,7 +81,12 @@ for (const backend of await serverBackends()) {
     }
 
     async function shot(page: Page, name: string): Promise<void> {
+      // Chromium paints an iframe of another origin only inside the window: make the window as tall as the page.
+      const viewport = page.viewportSize()!;
+      const height = await page.evaluate(() => (globalThis as any).document.documentElement.scrollHeight as number);
+      await page.setViewportSize({ width: viewport.width, height: Math.max(height, viewport.height) });
       await screenshot(page, name);
+      await page.setViewportSize(viewport);
       if (!LOOK_DIR) return;
       mkdirSync(LOOK_DIR, { recursive: true });
       copyFileSync(path.join(SCREENSHOT_DIR, `${name}.png`), path.join(LOOK_DIR, `${name}.png`));

@@ -210,7 +210,8 @@ function applyHostTheme(context: McpUiHostContext | undefined): void {
   if (context?.styles?.css?.fonts) applyHostFonts(context.styles.css.fonts);
 }
 
-app.ontoolresult = (result) => void received(result as ToolResult).catch((err) => say(`Could not show the review: ${err instanceof Error ? err.message : String(err)}`, 'error'));
+app.ontoolresult = (result) =>
+  void received(result as ToolResult).catch((err) => say(`Could not show the review: ${err instanceof Error ? err.message : String(err)}`, 'error'));
 app.onhostcontextchanged = (context) => applyHostTheme(context);
 ui.approve.addEventListener('click', () => void approveAndStart());
 ui.edit.addEventListener('click', () => void askToEdit());

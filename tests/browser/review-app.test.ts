@@ -51,7 +51,14 @@ for (const backend of await serverBackends()) {
         schedule: { days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start_hour: 0, end_hour: 24, timezone: 'Europe/London' },
         steps: [
           { name: 'Intro', type: 'message', text: 'Hi {first_name}, congrats on {company}’s launch!', fallback_text: 'Hi there, congrats on the launch!' },
-          { name: 'Follow-up', type: 'inmail', subject: 'Quick question, {first_name}', text: 'Any thoughts, {first_name}?', auto_fallback: true, delay_days: 3 },
+          {
+            name: 'Follow-up',
+            type: 'inmail',
+            subject: 'Quick question, {first_name}',
+            text: 'Any thoughts, {first_name}?',
+            auto_fallback: true,
+            delay_days: 3,
+          },
         ],
         settings: { daily_limit: 20 },
       });
@@ -107,7 +114,14 @@ for (const backend of await serverBackends()) {
         try {
           // start_campaign's result has the campaign, not the review: the app asks review_campaign itself.
           const tool = size === 'wide' ? 'review_campaign' : 'start_campaign';
-          host = await openAppHost({ page, serverUrl: server.mcpUrl, token: run.token, tool, args: run.ref, protocolVersion: size === 'wide' ? '2026-07-28' : '2025-11-25' });
+          host = await openAppHost({
+            page,
+            serverUrl: server.mcpUrl,
+            token: run.token,
+            tool,
+            args: run.ref,
+            protocolVersion: size === 'wide' ? '2026-07-28' : '2025-11-25',
+          });
           const { frame } = host;
           await frame.locator('#facts-section:not([hidden])').waitFor();
           assert.equal(await words(frame, 'h1'), 'Spring launch');
@@ -195,7 +209,9 @@ for (const backend of await serverBackends()) {
           await frame.locator('#status', { hasText: 'Running' }).waitFor({ timeout: 20_000 });
           assert.equal(await words(frame, '#notice'), 'You approved campaign "Autumn push" in the web app: it started and sends within its schedule.');
           assert.equal(await frame.locator('#actions').isHidden(), true, 'no decision once it runs');
-          const approved = await host.waitFor((e) => e.direction === 'host->server' && e.method === 'tools/call' && (e.params as any)?.name === 'approve_campaign');
+          const approved = await host.waitFor(
+            (e) => e.direction === 'host->server' && e.method === 'tools/call' && (e.params as any)?.name === 'approve_campaign',
+          );
           assert.equal(approved.error, undefined);
           await shot(page, `review-app-running-${size}`);
           await eventually(async () => (await sent(run.ref.campaign_id)) === 3, 'step 1 went to the three leads', { timeoutMs: 20_000 });

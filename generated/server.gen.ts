@@ -5,6 +5,7 @@ import { scopes } from './scopes.gen.ts';
 import { toolsList } from './tools-list.gen.ts';
 import { resources, resourcesList, resourceTemplatesList } from './resources.gen.ts';
 import { prompts, promptsList } from './prompts.gen.ts';
+import { campaignReviewApp } from './apps/campaign_review.gen.ts';
 import { validateAddLeadsArguments, validateAddLeadsResult } from './validators/add_leads.gen.js';
 import { validateAddStepArguments, validateAddStepResult } from './validators/add_step.gen.js';
 import { validateApproveCampaignArguments, validateApproveCampaignResult } from './validators/approve_campaign.gen.js';
@@ -267,4 +268,5 @@ export const serverDefinition: ServerDefinition = {
   resourceTemplatesList,
   prompts,
   promptsList,
+  apps: { campaign_review: campaignReviewApp },
 };

@@ -1249,6 +1249,7 @@ export const toolsList: readonly ToolListing[] = [
       },
     },
     annotations: { title: 'Ask the user to approve a campaign', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    _meta: { ui: { resourceUri: 'ui://outreach/campaign-review', visibility: ['app'] }, 'ui/resourceUri': 'ui://outreach/campaign-review' },
   },
   {
     name: 'archive_campaign',
@@ -1302,7 +1303,7 @@ export const toolsList: readonly ToolListing[] = [
     name: 'create_campaign',
     title: 'Create a campaign',
     description:
-      "Creates a draft campaign for a sender profile, optionally with its steps, schedule and\nsettings. Without a schedule it sends on weekdays from 09:00 to 17:00 in the profile's time\nzone (`schedule: {}` for any time). Step text may use placeholders such as {name} or {company}; such a step needs\n`fallback_text` (a generic version used when a lead's value is unknown) unless\n`auto_fallback` is true. Add leads with `add_leads`, then `start_campaign`.\n",
+      "Creates a draft campaign for a sender profile, optionally with its steps, schedule and\nsettings. Without a schedule it sends on weekdays from 09:00 to 17:00 in the profile's time\nzone (`schedule: {}` for any time). Step text may use placeholders such as {name} or {company}; such a step needs\n`fallback_text` (a generic version used when a lead's value is unknown) unless\n`auto_fallback` is true. Add leads with `add_leads`, then `start_campaign`. Clients that\nrender MCP Apps show the campaign review app beside the result (each step for the leads).\n",
     inputSchema: {
       type: 'object',
       required: ['service_profile_id', 'name'],
@@ -1327,6 +1328,7 @@ export const toolsList: readonly ToolListing[] = [
     },
     outputSchema: CampaignResultSchema,
     annotations: { title: 'Create a campaign', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    _meta: { ui: { resourceUri: 'ui://outreach/campaign-review' }, 'ui/resourceUri': 'ui://outreach/campaign-review' },
   },
   {
     name: 'delete_step',
@@ -1638,7 +1640,7 @@ export const toolsList: readonly ToolListing[] = [
     name: 'review_campaign',
     title: 'Review a campaign before it starts',
     description:
-      'What a campaign will send, to whom and when, as the user sees it before approving it: each\nstep rendered for a few real leads (placeholders filled, fallbacks marked), the subject\nlines, the schedule in its time zone with when the first messages would go out, the daily\nlimits, the number of recipients and what a reply does. Show it to the user before\n`approve_campaign`; `revision` is the version an approval is for.\n',
+      "What a campaign will send, to whom and when, as the user sees it before approving it: each\nstep rendered for a few real leads (placeholders filled, fallbacks marked), the subject\nlines, the schedule in its time zone with when the first messages would go out, the daily\nlimits, the number of recipients and what a reply does. Show it to the user before\n`approve_campaign`; `revision` is the version an approval is for. Clients that render MCP\nApps show it as the campaign review app, whose Approve and start button asks the user to\napprove it on the web app's approval page.\n",
     inputSchema: CampaignRefSchema,
     outputSchema: {
       type: 'object',
@@ -1649,6 +1651,7 @@ export const toolsList: readonly ToolListing[] = [
       },
     },
     annotations: { title: 'Review a campaign before it starts', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    _meta: { ui: { resourceUri: 'ui://outreach/campaign-review' }, 'ui/resourceUri': 'ui://outreach/campaign-review' },
   },
   {
     name: 'send_message',
@@ -1703,7 +1706,7 @@ export const toolsList: readonly ToolListing[] = [
     name: 'start_campaign',
     title: 'Start a campaign',
     description:
-      "Starts a draft campaign, or resumes a paused one; it needs at least one step and one lead.\nFrom then on it sends by itself: each lead gets step 1 (after its delay), then each next step\nafter that step's delay, only inside the schedule and within the daily limits, until they\nreply (with stop_on_reply) or the steps run out. Leads added later start the same way. A\nresumed campaign continues where each lead was. Follow it with get_campaign, list_leads and\ncampaign_stats. When the user's approval policy is on, it does not start: it waits in\nawaiting_approval, sending nothing, until the user approves it in the web app (`approval`\nin the result says so and links the page; `approve_campaign` opens it for them).\n",
+      "Starts a draft campaign, or resumes a paused one; it needs at least one step and one lead.\nFrom then on it sends by itself: each lead gets step 1 (after its delay), then each next step\nafter that step's delay, only inside the schedule and within the daily limits, until they\nreply (with stop_on_reply) or the steps run out. Leads added later start the same way. A\nresumed campaign continues where each lead was. Follow it with get_campaign, list_leads and\ncampaign_stats. When the user's approval policy is on, it does not start: it waits in\nawaiting_approval, sending nothing, until the user approves it in the web app (`approval`\nin the result says so and links the page; `approve_campaign` opens it for them). Clients\nthat render MCP Apps show the campaign review app beside the result.\n",
     inputSchema: CampaignRefSchema,
     outputSchema: {
       type: 'object',
@@ -1716,6 +1719,7 @@ export const toolsList: readonly ToolListing[] = [
       },
     },
     annotations: { title: 'Start a campaign', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    _meta: { ui: { resourceUri: 'ui://outreach/campaign-review' }, 'ui/resourceUri': 'ui://outreach/campaign-review' },
   },
   {
     name: 'update_campaign',

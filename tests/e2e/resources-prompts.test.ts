@@ -61,8 +61,18 @@ function clientScenario(connect: () => Promise<AnyClient>) {
       const { resources } = await client.listResources();
       assert.deepEqual(
         resources.map((r) => r.uri),
-        ['outreach://docs/reference'],
+        ['outreach://docs/reference', 'ui://outreach/campaign-review'],
       );
+      // The campaign review app (MCP Apps): the document, its MIME type, no outside origin, and the tools that open it.
+      const app = (await client.readResource({ uri: 'ui://outreach/campaign-review' })).contents[0] as { mimeType?: string; text?: string; _meta?: any };
+      assert.equal(app.mimeType, 'text/html;profile=mcp-app');
+      assert.match(app.text ?? '', /^<!doctype html>[\s\S]*Approve and start[\s\S]*<\/html>\s*$/i);
+      assert.deepEqual(app._meta?.ui, { prefersBorder: true });
+      const { tools } = await client.listTools();
+      const ui = (name: string) => (tools.find((t) => t.name === name)?._meta as any)?.ui;
+      for (const name of ['create_campaign', 'start_campaign', 'review_campaign'])
+        assert.deepEqual(ui(name), { resourceUri: 'ui://outreach/campaign-review' }, name);
+      assert.deepEqual(ui('approve_campaign'), { resourceUri: 'ui://outreach/campaign-review', visibility: ['app'] });
       const { resourceTemplates } = await client.listResourceTemplates();
       assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(), [
         'outreach://profiles/{profile_id}/campaigns/{campaign_id}',

@@ -14,7 +14,10 @@
  * `_meta.ui.csp` (no undeclared origin is reachable). Once the app has initialized it gets the
  * tool's input and result. The app's requests for the server go through the host to that client:
  * tools/call (refused, as the spec says, for a tool whose visibility leaves out "app"),
- * resources/read and resources/list. Everything is written to `hostLog`, in order.
+ * resources/read and resources/list. A URL-mode elicitation from the server (`elicitation/create`,
+ * e.g. approve_campaign's approval page) is logged with its URL and accepted, as a host does once
+ * its person consents to open the page; the test then opens the URL itself. Everything is written
+ * to `hostLog`, in order.
  */
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
@@ -40,7 +43,7 @@ export interface AppHostOptions {
 
 /** One step the host saw: the app's requests and notifications, what it sent the app, what it asked the server. */
 export interface HostLogEntry {
-  direction: 'app->host' | 'host->app' | 'host->server' | 'host';
+  direction: 'app->host' | 'host->app' | 'host->server' | 'server->host' | 'host';
   method: string;
   params?: unknown;
   /** For host->server: the server's answer, or why the host refused or the call failed. */
@@ -53,6 +56,8 @@ export interface AppHost {
   frame: FrameLocator;
   /** Every step so far, in order (it grows while the app runs). */
   hostLog: HostLogEntry[];
+  /** The tools a host would offer its model: those whose `_meta.ui.visibility` includes "model" (or says nothing). */
+  modelTools: string[];
   /** What the tool call answered (what the app was given). */
   toolResult: CallToolResult;
   /** The app as read: its URI, HTML and `_meta.ui`. */
@@ -130,10 +135,15 @@ export async function openAppHost(options: AppHostOptions): Promise<AppHost> {
   const client = new Client(
     { name: 'mcpyard-test-host', version: '1.0.0' },
     {
-      capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } },
+      capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } }, elicitation: { url: {} } },
       ...(version === '2026-07-28' && { versionNegotiation: { mode: { pin: version } } }),
     },
   );
+  // The person's consent to open a page is the test's: it opens the logged URL itself. Forms: declined.
+  client.setRequestHandler('elicitation/create', async (request) => {
+    record({ direction: 'server->host', method: 'elicitation/create', params: request.params });
+    return { action: (request.params as { mode?: string }).mode === 'url' ? 'accept' : 'decline' };
+  });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(options.serverUrl), {
       ...(options.token !== undefined && { requestInit: { headers: { authorization: `Bearer ${options.token}` } } }),
@@ -230,7 +240,9 @@ export async function openAppHost(options: AppHostOptions): Promise<AppHost> {
 
     await page.goto(hostPage.url);
     await waitFor((e) => e.direction === 'host->app' && e.method === 'ui/notifications/tool-result');
-    return { frame: page.frameLocator('#app'), hostLog, toolResult, app, waitFor, close };
+    const visibility = (t: Tool) => (t._meta as { ui?: { visibility?: string[] } } | undefined)?.ui?.visibility;
+    const modelTools = [...tools.values()].filter((t) => visibility(t)?.includes('model') ?? true).map((t) => t.name);
+    return { frame: page.frameLocator('#app'), hostLog, modelTools, toolResult, app, waitFor, close };
   } catch (err) {
     await close();
     throw err;

@@ -7,7 +7,8 @@
 import type { CampaignStats } from '../../store/stats.ts';
 import type { CampaignReview } from '../../store/campaign-review.ts';
 import { dailyLimitsText, onReplyText, scheduleText } from '../../domain/campaign-review.ts';
-import { decisionForms, profileText, reviewSection } from './review.ts';
+import { decisionForms, reviewSection } from './review.ts';
+import { profileText } from '../../domain/review-words.ts';
 import type { Campaign, Step } from '../../store/campaigns.ts';
 import type { Lead } from '../../store/leads.ts';
 import { leadDisplayName } from '../../store/dashboard.ts';

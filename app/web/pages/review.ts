@@ -8,26 +8,15 @@
 import type { CampaignReview, ReviewSample, ReviewStep } from '../../store/campaign-review.ts';
 import { html, type SafeHtml } from '../../html/html.ts';
 import { page, type Viewer } from '../../html/layout.ts';
-
-/** The profile as a person knows it: its name, with its channel unless the name says it already ("Ada Lovelace (email)"). */
-export function profileText(profile: { name: string; channel: string }): string {
-  return profile.name.toLowerCase().includes(profile.channel.toLowerCase()) ? profile.name : `${profile.name} (${profile.channel})`;
-}
-
-const leadsText = (n: number) => `${n} lead${n === 1 ? '' : 's'}`;
-
-const SOURCE_WORDS = { fallback_text: 'fallback text', auto_fallback: 'generic words' } as const;
+import { fallbackLabel, leadsText, profileText } from '../../domain/review-words.ts';
 
 /** One step as one lead gets it; where the lead lacks a value, which fallback stands in, said in words. */
 function sampleCard(s: ReviewSample): SafeHtml {
-  const fallback = s.source !== 'personalized' || s.unresolved.length > 0;
+  const fallback = fallbackLabel(s);
   return html`<li class="sample${fallback ? ' uses-fallback' : ''}">
     <p class="sample-to">
       To <strong>${s.lead_name}</strong>
-      ${
-        fallback &&
-        html`<span class="badge fallback">${s.source === 'personalized' ? 'generic words' : SOURCE_WORDS[s.source]} for ${s.unresolved.join(', ')}</span>`
-      }
+      ${fallback && html`<span class="badge fallback">${fallback}</span>`}
     </p>
     ${s.subject !== undefined && html`<p class="sample-subject">Subject: ${s.subject}</p>`}
     <p class="message-text">${s.text}</p>

@@ -1,0 +1,236 @@
+/**
+ * The campaign review app (MCP Apps) in Chromium, inside the ext-apps test host
+ * (helpers/app-host.ts), against `npm start` on both stores. An account with the approval policy
+ * on; its assistant drafted a campaign of two steps for three leads and started it, so it waits.
+ * The app, opened by review_campaign (or by start_campaign, whose result carries no review: the app
+ * asks review_campaign itself), shows each step for the leads with placeholders filled and the
+ * fallback marked, the subjects, the schedule, the limits, the recipients, what a reply does and
+ * the status, at a laptop's and a phone's width. Edit sends a message to the conversation; Cancel
+ * leaves it waiting. Approve and start calls approve_campaign through the host: the server asks
+ * the host to open the approval page (URL elicitation), the person approves there, signed in, and
+ * the app then shows it running, and it sends. The host offers its model no approve_campaign.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
+import { chromiumSkip, launchChromium, openContext, ProblemLog, screenshot, SCREENSHOT_DIR, submitSignIn, VIEWPORTS } from '../helpers/browser.ts';
+import { openAppHost, type AppHost } from '../helpers/app-host.ts';
+import { connectAssistant, serverBackends } from '../helpers/outreach.ts';
+import { eventually, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
+
+/** Where the screenshots are copied for a person to look at (beside test-artifacts/screenshots). */
+const LOOK_DIR = process.env.REVIEW_APP_SCREENS_DIR;
+
+const words = async (frame: FrameLocator, selector: string) => ((await frame.locator(selector).first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
+
+for (const backend of await serverBackends()) {
+  describe(`the campaign review app in the ext-apps test host, on ${backend.kind}`, { skip: chromiumSkip() ?? backend.skip, timeout: 180_000 }, () => {
+    let server: TestServer;
+    let browser: Browser;
+    const log = new ProblemLog();
+
+    before(async () => {
+      [server, browser] = await Promise.all([backend.start(), launchChromium()]);
+    });
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+
+    /** A new account (approval on), whose assistant drafted a campaign of two steps for three leads and started it: it waits. */
+    async function waiting(name: string) {
+      const account = await server.createAccount();
+      const token = await server.token(account);
+      const assistant = await connectAssistant(server.mcpUrl, token);
+      const p = { service_profile_id: account.profileIds[0]! };
+      const { campaign } = await assistant.tools.createCampaign({
+        ...p,
+        name,
+        schedule: { days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start_hour: 0, end_hour: 24, timezone: 'Europe/London' },
+        steps: [
+          { name: 'Intro', type: 'message', text: 'Hi {first_name}, congrats on {company}’s launch!', fallback_text: 'Hi there, congrats on the launch!' },
+          {
+            name: 'Follow-up',
+            type: 'inmail',
+            subject: 'Quick question, {first_name}',
+            text: 'Any thoughts, {first_name}?',
+            auto_fallback: true,
+            delay_days: 3,
+          },
+        ],
+        settings: { daily_limit: 20 },
+      });
+      const ref = { ...p, campaign_id: campaign.id };
+      await assistant.tools.addLeads({
+        ...ref,
+        leads: [
+          { first_name: 'Ada', last_name: 'Lovelace', company: 'Engines Ltd' },
+          // Lead data is untrusted text: shown as written, never as HTML.
+          { first_name: 'Grace <b>', last_name: 'Hopper' },
+          { first_name: 'Alan', company: 'Bletchley' },
+        ],
+      });
+      assert.equal((await assistant.tools.startCampaign(ref)).campaign.status, 'awaiting_approval');
+      return { ...account, token, ref };
+    }
+
+    async function sent(campaignId: string): Promise<number> {
+      const rows = await server.admin.db
+        .selectFrom('messages')
+        .innerJoin('leads', 'leads.id', 'messages.lead_id')
+        .select('messages.id')
+        .where('leads.campaign_id', '=', campaignId)
+        .where('messages.direction', '=', 'outbound')
+        .execute();
+      return rows.length;
+    }
+
+    async function shot(page: Page, name: string): Promise<void> {
+      // Chromium paints an iframe of another origin only inside the window: make the window as tall as the page.
+      const viewport = page.viewportSize()!;
+      const height = await page.evaluate(() => (globalThis as any).document.documentElement.scrollHeight as number);
+      await page.setViewportSize({ width: viewport.width, height: Math.max(height, viewport.height) });
+      await screenshot(page, name);
+      await page.setViewportSize(viewport);
+      if (!LOOK_DIR) return;
+      mkdirSync(LOOK_DIR, { recursive: true });
+      copyFileSync(path.join(SCREENSHOT_DIR, `${name}.png`), path.join(LOOK_DIR, `${name}.png`));
+    }
+
+    /** The app's page neither scrolls sideways nor has anything wider than its window. */
+    async function assertFits(frame: FrameLocator): Promise<void> {
+      const { scrollWidth, clientWidth } = await frame.locator('html').evaluate((e: any) => ({ scrollWidth: e.scrollWidth, clientWidth: e.clientWidth }));
+      assert.ok(scrollWidth <= clientWidth + 1, `the app scrolls sideways: ${scrollWidth} > ${clientWidth}`);
+    }
+
+    test('it shows the review at a laptop’s and a phone’s width; Edit asks the assistant in the conversation; Cancel leaves it waiting', async () => {
+      const run = await waiting('Spring launch');
+      for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+        const context = await openContext(browser, log, { viewport });
+        const page = await context.newPage();
+        let host: AppHost | undefined;
+        try {
+          // start_campaign's result has the campaign, not the review: the app asks review_campaign itself.
+          const tool = size === 'wide' ? 'review_campaign' : 'start_campaign';
+          host = await openAppHost({
+            page,
+            serverUrl: server.mcpUrl,
+            token: run.token,
+            tool,
+            args: run.ref,
+            protocolVersion: size === 'wide' ? '2026-07-28' : '2025-11-25',
+          });
+          const { frame } = host;
+          await frame.locator('#facts-section:not([hidden])').waitFor();
+          assert.equal(await words(frame, 'h1'), 'Spring launch');
+          assert.equal(await words(frame, '#status'), 'Awaiting approval');
+          const cells = await frame.locator('#facts > *').allTextContents();
+          const facts = cells.filter((_, i) => i % 2 === 0).map((term, i) => `${term} ${cells[2 * i + 1]}`);
+          for (const fact of [
+            'Recipients 3 leads',
+            'Schedule every day 00:00–24:00, Europe/London',
+            'Daily limits at most 20 a day for this campaign; the profile sends at most 50 a day',
+            'On a reply the lead’s sequence stops',
+          ])
+            assert.ok(facts.includes(fact), `${fact} in: ${facts.join(' | ')}`);
+          const intro = frame.locator('.step').nth(0);
+          assert.deepEqual(
+            (await intro.locator('.sample .message-text').allTextContents()).map((t) => t.trim()),
+            ['Hi Ada, congrats on Engines Ltd’s launch!', 'Hi there, congrats on the launch!', 'Hi Alan, congrats on Bletchley’s launch!'],
+          );
+          assert.equal(await words(frame, '.step:nth-child(1) .sample.uses-fallback .sample-to'), 'To Grace <b> Hopper fallback text for {company}');
+          assert.equal(await frame.locator('.sample-to b').count(), 0, 'the lead’s name is text, not markup');
+          assert.equal(await words(frame, '.step:nth-child(2) .hint'), 'inmail · 3 days after step 1, within the schedule');
+          assert.deepEqual(
+            (await frame.locator('.step').nth(1).locator('.sample-subject').allTextContents()).map((t) => t.trim()),
+            ['Subject: Quick question, Ada', 'Subject: Quick question, Grace <b>', 'Subject: Quick question, Alan'],
+          );
+          if (size === 'narrow') assert.match(await words(frame, '#notice'), /waits for your approval and sends nothing/, 'start_campaign’s message');
+          assert.ok(!host.modelTools.includes('approve_campaign'), 'the host offers its model no approve_campaign');
+          assert.ok(host.modelTools.includes('review_campaign'));
+          await assertFits(frame);
+          await shot(page, `review-app-${size}`);
+
+          await frame.getByRole('button', { name: 'Edit' }).click();
+          const message = await host.waitFor((e) => e.direction === 'app->host' && e.method === 'ui/message');
+          assert.deepEqual((message.params as any).content, [
+            {
+              type: 'text',
+              text: `Let's change campaign "Spring launch" (${run.ref.campaign_id}) before I approve it: ask me what to change, then show me its review again.`,
+            },
+          ]);
+          await frame.getByRole('status').filter({ hasText: 'Asked your assistant, in the conversation' }).waitFor();
+
+          await frame.getByRole('button', { name: 'Cancel' }).click();
+          await frame.getByRole('status').filter({ hasText: 'Left as it is: it waits for your approval and sends nothing.' }).waitFor();
+          assert.ok(!host.hostLog.some((e) => e.method === 'tools/call' && (e.params as any)?.name === 'approve_campaign'), 'Edit and Cancel call no approval');
+        } finally {
+          await host?.close();
+          await context.close();
+        }
+      }
+      assert.equal((await server.admin.campaigns.get(run.accountId, run.ref.service_profile_id, run.ref.campaign_id))?.status, 'awaiting_approval');
+      assert.equal(await sent(run.ref.campaign_id), 0);
+    });
+
+    for (const [protocolVersion, size] of [
+      ['2025-11-25', 'narrow'],
+      ['2026-07-28', 'wide'],
+    ] as const) {
+      test(`at ${protocolVersion} (${size}): Approve and start opens the approval page by URL elicitation; the person approves there, and the app shows it running`, async () => {
+        const run = await waiting('Autumn push');
+        const context = await openContext(browser, log, { viewport: VIEWPORTS[size] });
+        const page = await context.newPage();
+        const person = await (await openContext(browser, log, { viewport: VIEWPORTS.wide })).newPage();
+        let host: AppHost | undefined;
+        try {
+          host = await openAppHost({ page, serverUrl: server.mcpUrl, token: run.token, tool: 'review_campaign', args: run.ref, protocolVersion });
+          const { frame } = host;
+          await frame.locator('#actions:not([hidden])').waitFor();
+          await frame.getByRole('button', { name: 'Approve and start' }).focus();
+          await page.keyboard.press('Enter');
+          const asked = await host.waitFor((e) => e.direction === 'server->host' && e.method === 'elicitation/create');
+          const question = asked.params as { mode: string; url: string };
+          assert.equal(question.mode, 'url');
+          assert.match(question.url, new RegExp(`^${server.baseUrl}/app/approvals/apr_[A-Za-z0-9]+$`));
+          await frame.getByRole('status').filter({ hasText: 'Approve (or reject) the campaign there, signed in' }).waitFor();
+          assert.equal(await frame.getByRole('button', { name: 'Approve and start' }).isDisabled(), true, 'no second click while it waits');
+          await shot(page, `review-app-waiting-${size}`);
+          assert.equal(await sent(run.ref.campaign_id), 0, 'nothing is sent before the person decides');
+
+          // The person, in their browser, signed in: the page the client opened.
+          await person.goto(question.url);
+          await submitSignIn(person, run.email, TEST_PASSWORD);
+          await person.getByRole('button', { name: 'Approve and start' }).click();
+          await person.waitForURL(`${server.baseUrl}/app/campaigns/${run.ref.campaign_id}`);
+
+          await frame.locator('#status', { hasText: 'Running' }).waitFor({ timeout: 20_000 });
+          assert.equal(await words(frame, '#notice'), 'You approved campaign "Autumn push" in the web app: it started and sends within its schedule.');
+          assert.equal(await frame.locator('#actions').isHidden(), true, 'no decision once it runs');
+          const approved = await host.waitFor(
+            (e) => e.direction === 'host->server' && e.method === 'tools/call' && (e.params as any)?.name === 'approve_campaign',
+          );
+          assert.equal(approved.error, undefined);
+          await shot(page, `review-app-running-${size}`);
+          await eventually(async () => (await sent(run.ref.campaign_id)) === 3, 'step 1 went to the three leads', { timeoutMs: 20_000 });
+        } finally {
+          await host?.close();
+          await context.close();
+          await person.context().close();
+        }
+      });
+    }
+
+    test('no page logged a console error, threw, broke the Content-Security-Policy or failed to load a file', () => {
+      // zod, inside ext-apps' App, tries eval once to see whether it may (and then does without):
+      // the sandbox's CSP refuses it, as SEP-1865's CSP must. Nothing else may go wrong.
+      const probe = (p: { kind: string; text: string }) => p.kind === 'csp' && /^script-src blocked eval /.test(p.text);
+      assert.deepEqual(
+        log.problems().filter((p) => !probe(p)),
+        [],
+      );
+    });
+  });
+}

@@ -45,6 +45,7 @@ const campaignUri = (profileId: string, id: string) => `outreach://profiles/${pr
 
 interface AnyClient {
   listResources(): Promise<{ resources: { uri: string }[] }>;
+  listTools(): Promise<{ tools: { name: string; _meta?: unknown }[] }>;
   listResourceTemplates(): Promise<{ resourceTemplates: { uriTemplate: string }[] }>;
   readResource(p: { uri: string }): Promise<{ contents: { uri: string; mimeType?: string; text?: unknown }[] }>;
   listPrompts(): Promise<{ prompts: { name: string; arguments?: { name: string; required?: boolean }[] }[] }>;

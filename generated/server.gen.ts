@@ -36,7 +36,7 @@ export const serverDefinition: ServerDefinition = {
     title: 'Outreach',
   },
   instructions:
-    "Tools to run outreach for the signed-in user. Call `profiles` first and pass the chosen\nprofile's `id` as `service_profile_id` to every other tool. A started campaign sends its steps\nby itself (within its schedule and daily limits); follow it with `get_campaign`, `list_leads`\nand `campaign_stats`. When the user's approval policy is on, a campaign you start waits in\n`awaiting_approval` until the user approves it in the web app: show them `review_campaign`,\nand `approve_campaign` opens the approval page for them.\n",
+    "Tools to run outreach for the signed-in user. Call `profiles` first and pass the chosen\nprofile's `id` as `service_profile_id` to every other tool. A started campaign sends its steps\nby itself (within its schedule and daily limits); follow it with `get_campaign`, `list_leads`\nand `campaign_stats`. When the user's approval policy is on, a campaign you start waits in\n`awaiting_approval` until the user approves it in the web app: call `review_campaign` (clients\nthat render MCP Apps show the user the review, whose Approve button asks for the approval); in\nother clients, show the user the review and its `review_url`, or call `approve_campaign`, which\nopens the approval page for them.\n",
   auth: 'bearer',
   scopes,
   errors: errorCatalog,

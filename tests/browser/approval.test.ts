@@ -23,13 +23,12 @@ import {
   submitSignIn,
   tabTo,
   VIEWPORTS,
+  pagePath as path,
+  pageText as text,
 } from '../helpers/browser.ts';
 import { bearer, callTool, modernMeta, STATELESS } from '../helpers/mcp-calls.ts';
 import { connectAssistant, serverBackends } from '../helpers/outreach.ts';
 import { eventually, postMcp, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
-
-const path = (page: Page) => new URL(page.url()).pathname;
-const text = async (page: Page, selector: string) => ((await page.locator(selector).first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
 
 for (const backend of await serverBackends()) {
   describe(`approving a campaign in Chromium, on ${backend.kind}`, { skip: chromiumSkip() ?? backend.skip, timeout: 180_000 }, () => {

@@ -23,12 +23,11 @@ import {
   submitSignIn,
   tabTo,
   VIEWPORTS,
+  pagePath as path,
 } from '../helpers/browser.ts';
 import { activityWritten, eventually, postMcp, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { serverBackends } from '../helpers/outreach.ts';
 import { bearer, callTool, closedSchedule } from '../helpers/mcp-calls.ts';
-
-const path = (page: Page) => new URL(page.url()).pathname;
 
 for (const backend of await serverBackends()) {
   describe(`campaign controls in Chromium, on ${backend.kind}`, { skip: chromiumSkip() ?? backend.skip, timeout: 120_000 }, () => {

@@ -24,6 +24,7 @@ import {
   tab,
   tabTo,
   VIEWPORTS,
+  pagePath as path,
 } from '../helpers/browser.ts';
 import { activityWritten, postMcp, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 
@@ -54,7 +55,6 @@ const TOP_BAR = [
   'button "Sign out"',
 ];
 
-const path = (page: Page) => new URL(page.url()).pathname;
 const scopeBox = (page: Page, scope: string) => page.getByRole('checkbox', { name: new RegExp(`^${scope}\\b`) });
 
 /** The server entry of a client configuration: the object that has the `url`. */

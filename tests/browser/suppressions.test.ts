@@ -22,13 +22,12 @@ import {
   submitSignIn,
   tabTo,
   VIEWPORTS,
+  pagePath as path,
+  pageText as text,
 } from '../helpers/browser.ts';
 import { closedSchedule } from '../helpers/mcp-calls.ts';
 import { serverBackends } from '../helpers/outreach.ts';
 import { TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
-
-const path = (page: Page) => new URL(page.url()).pathname;
-const text = async (page: Page, selector: string) => ((await page.locator(selector).first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
 
 for (const backend of await serverBackends()) {
   describe(`the Suppression list page in Chromium, on ${backend.kind}`, { skip: chromiumSkip() ?? backend.skip, timeout: 120_000 }, () => {

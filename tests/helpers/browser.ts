@@ -202,6 +202,13 @@ export async function screenshot(page: Page, name: string, { fullPage = true } =
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage });
 }
 
+/** The path of the page's URL (no origin, no query). */
+export const pagePath = (page: Page): string => new URL(page.url()).pathname;
+
+/** The text of the first element matching `selector`, its white space collapsed. */
+export const pageText = async (page: Page, selector: string): Promise<string> =>
+  ((await page.locator(selector).first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
+
 /** Clicks (or presses, with the keyboard) and waits until the next page has loaded. */
 export async function andWaitForPage(page: Page, action: () => Promise<void>): Promise<void> {
   await Promise.all([page.waitForEvent('framenavigated', (frame) => frame === page.mainFrame()), action()]);

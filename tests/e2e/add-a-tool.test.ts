@@ -111,7 +111,7 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
     const tools = Object.keys(serverDefinition.tools).length + 1;
     assert.match(
       (await inCopy('scripts/gen.mjs')).stdout,
-      new RegExp(`tools\\.yaml: ${tools} tools, 4 resources, 3 prompts; 0 file\\(s\\) written, 0 removed`),
+      new RegExp(`tools\\.yaml: ${tools} tools, 4 resources, 3 prompts, 1 app; 0 file\\(s\\) written, 0 removed`),
     );
     assert.equal(readFileSync(path.join(copy.dir, 'app/tools/count_profiles.ts'), 'utf8'), HANDLER);
   });

@@ -160,12 +160,15 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
     let from = output.length;
     const text = readFileSync(yamlPath, 'utf8');
     const { offset } = firstToolLine(text);
-    const at = /^tools:\n/m.exec(text)!.index;
+    // The app joins the project's ui: section (a second `ui:` would be a duplicate key).
+    const at = /^ui:\n/m.exec(text)!;
+    const end = at.index + at[0].length;
+    assert.ok(end < offset, 'tools.yaml declares its apps before its tools');
     writeFileSync(
       yamlPath,
-      text.slice(0, at) +
-        'ui:\n  dev_board: { uri: ui://outreach/dev-board, description: A board., html: ui/dev-board.html }\n\n' +
-        text.slice(at, offset) +
+      text.slice(0, end) +
+        '  dev_board: { uri: ui://outreach/dev-board, description: A board., html: ui/dev-board.html }\n' +
+        text.slice(end, offset) +
         '    ui: { app: dev_board }\n' +
         text.slice(offset),
     );

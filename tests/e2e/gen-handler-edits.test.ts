@@ -121,7 +121,7 @@ describe('gen writes and renames handlers with ts-morph, only when an edit is du
     const first = await gen();
     assert.equal(first.code, 0, first.stderr);
     const tools = Object.keys(serverDefinition.tools).length;
-    assert.match(first.stdout, new RegExp(`^tools\\.yaml: ${tools} tools, 4 resources, 2 prompts; 0 file\\(s\\) written, 0 removed$`, 'm'));
+    assert.match(first.stdout, new RegExp(`^tools\\.yaml: ${tools} tools, 4 resources, 2 prompts, 1 app; 0 file\\(s\\) written, 0 removed$`, 'm'));
     assert.deepEqual(tsMorphLoads(), []);
     // The same answered from the record of that run, and the check.
     assert.equal((await gen()).code, 0);

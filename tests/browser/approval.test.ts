@@ -27,7 +27,8 @@ import {
   pageText as text,
 } from '../helpers/browser.ts';
 import { bearer, callTool, modernMeta, STATELESS } from '../helpers/mcp-calls.ts';
-import { connectAssistant, serverBackends } from '../helpers/outreach.ts';
+import { draftedForReview, outboundCount } from '../helpers/campaign-review.ts';
+import { serverBackends } from '../helpers/outreach.ts';
 import { eventually, postMcp, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 
 for (const backend of await serverBackends()) {
@@ -44,52 +45,9 @@ for (const backend of await serverBackends()) {
       await server?.close();
     });
 
-    /** A new account (approval on), whose assistant drafts a campaign of two steps for three leads and, unless told, starts it. */
-    async function drafted(name: string, start = true) {
-      const account = await server.createAccount();
-      const token = await server.token(account);
-      const assistant = await connectAssistant(server.mcpUrl, token);
-      const p = { service_profile_id: account.profileIds[0]! };
-      const { campaign } = await assistant.tools.createCampaign({
-        ...p,
-        name,
-        schedule: { days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start_hour: 0, end_hour: 24, timezone: 'Europe/London' },
-        steps: [
-          { name: 'Intro', type: 'message', text: 'Hi {first_name}, congrats on {company}’s launch!', fallback_text: 'Hi there, congrats on the launch!' },
-          {
-            name: 'Follow-up',
-            type: 'inmail',
-            subject: 'Quick question, {first_name}',
-            text: 'Any thoughts, {first_name}?',
-            auto_fallback: true,
-            delay_days: 3,
-          },
-        ],
-        settings: { daily_limit: 20 },
-      });
-      const ref = { ...p, campaign_id: campaign.id };
-      await assistant.tools.addLeads({
-        ...ref,
-        leads: [
-          { first_name: 'Ada', last_name: 'Lovelace', company: 'Engines Ltd' },
-          { first_name: 'Grace', last_name: 'Hopper' },
-          { first_name: 'Alan', company: 'Bletchley' },
-        ],
-      });
-      if (start) assert.equal((await assistant.tools.startCampaign(ref)).campaign.status, 'awaiting_approval');
-      return { ...account, token, ref };
-    }
+    const drafted = (name: string, start = true) => draftedForReview(server, name, { start });
 
-    async function sent(campaignId: string): Promise<number> {
-      const rows = await server.admin.db
-        .selectFrom('messages')
-        .innerJoin('leads', 'leads.id', 'messages.lead_id')
-        .select('messages.id')
-        .where('leads.campaign_id', '=', campaignId)
-        .where('messages.direction', '=', 'outbound')
-        .execute();
-      return rows.length;
-    }
+    const sent = (campaignId: string) => outboundCount(server, campaignId);
 
     async function signedIn(email: string, viewport: { width: number; height: number } = VIEWPORTS.wide): Promise<Page> {
       const context = await openContext(browser, log, { viewport });

@@ -26,6 +26,7 @@ import {
   pagePath as path,
 } from '../helpers/browser.ts';
 import { activityWritten, eventually, postMcp, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { outboundCount } from '../helpers/campaign-review.ts';
 import { serverBackends } from '../helpers/outreach.ts';
 import { bearer, callTool, closedSchedule } from '../helpers/mcp-calls.ts';
 
@@ -63,18 +64,7 @@ for (const backend of await serverBackends()) {
       return { ...account, profileId, campaignId: campaign.id };
     }
 
-    /** Outbound messages of a campaign's leads (of one status, if given), from the store. */
-    async function sentFor(campaignId: string, status?: 'dry_run'): Promise<number> {
-      let q = server.admin.db
-        .selectFrom('messages')
-        .innerJoin('leads', 'leads.id', 'messages.lead_id')
-        .select('messages.id')
-        .where('leads.campaign_id', '=', campaignId)
-        .where('messages.direction', '=', 'outbound');
-      if (status) q = q.where('messages.status', '=', status);
-      const rows = await q.execute();
-      return rows.length;
-    }
+    const sentFor = (campaignId: string, status?: 'dry_run') => outboundCount(server, campaignId, status);
 
     async function signedIn(email: string, viewport: { width: number; height: number } = VIEWPORTS.wide): Promise<Page> {
       const context = await openContext(browser, log, { viewport });

@@ -17,7 +17,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { chromiumSkip, launchChromium, openContext, ProblemLog, screenshot, SCREENSHOT_DIR, submitSignIn, VIEWPORTS } from '../helpers/browser.ts';
 import { openAppHost, type AppHost } from '../helpers/app-host.ts';
-import { connectAssistant, serverBackends } from '../helpers/outreach.ts';
+import { draftedForReview, outboundCount, REVIEW_LEADS } from '../helpers/campaign-review.ts';
+import { serverBackends } from '../helpers/outreach.ts';
 import { eventually, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 
 /** Where the screenshots are copied for a person to look at (beside test-artifacts/screenshots). */
@@ -39,53 +40,11 @@ for (const backend of await serverBackends()) {
       await server?.close();
     });
 
-    /** A new account (approval on), whose assistant drafted a campaign of two steps for three leads and started it: it waits. */
-    async function waiting(name: string) {
-      const account = await server.createAccount();
-      const token = await server.token(account);
-      const assistant = await connectAssistant(server.mcpUrl, token);
-      const p = { service_profile_id: account.profileIds[0]! };
-      const { campaign } = await assistant.tools.createCampaign({
-        ...p,
-        name,
-        schedule: { days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start_hour: 0, end_hour: 24, timezone: 'Europe/London' },
-        steps: [
-          { name: 'Intro', type: 'message', text: 'Hi {first_name}, congrats on {company}’s launch!', fallback_text: 'Hi there, congrats on the launch!' },
-          {
-            name: 'Follow-up',
-            type: 'inmail',
-            subject: 'Quick question, {first_name}',
-            text: 'Any thoughts, {first_name}?',
-            auto_fallback: true,
-            delay_days: 3,
-          },
-        ],
-        settings: { daily_limit: 20 },
-      });
-      const ref = { ...p, campaign_id: campaign.id };
-      await assistant.tools.addLeads({
-        ...ref,
-        leads: [
-          { first_name: 'Ada', last_name: 'Lovelace', company: 'Engines Ltd' },
-          // Lead data is untrusted text: shown as written, never as HTML.
-          { first_name: 'Grace <b>', last_name: 'Hopper' },
-          { first_name: 'Alan', company: 'Bletchley' },
-        ],
-      });
-      assert.equal((await assistant.tools.startCampaign(ref)).campaign.status, 'awaiting_approval');
-      return { ...account, token, ref };
-    }
+    // Lead data is untrusted text: Grace's name is shown as written, never as HTML.
+    const waiting = (name: string) =>
+      draftedForReview(server, name, { leads: REVIEW_LEADS.map((lead) => (lead.first_name === 'Grace' ? { ...lead, first_name: 'Grace <b>' } : lead)) });
 
-    async function sent(campaignId: string): Promise<number> {
-      const rows = await server.admin.db
-        .selectFrom('messages')
-        .innerJoin('leads', 'leads.id', 'messages.lead_id')
-        .select('messages.id')
-        .where('leads.campaign_id', '=', campaignId)
-        .where('messages.direction', '=', 'outbound')
-        .execute();
-      return rows.length;
-    }
+    const sent = (campaignId: string) => outboundCount(server, campaignId);
 
     async function shot(page: Page, name: string): Promise<void> {
       // Chromium paints an iframe of another origin only inside the window: make the window as tall as the page.

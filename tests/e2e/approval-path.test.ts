@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { serverDefinition } from '../../generated/server.gen.ts';
+import { outboundCount } from '../helpers/campaign-review.ts';
 import { connectAssistant, serverBackends } from '../helpers/outreach.ts';
 import { assertToolResult, bearer, callTool, modernMeta, STATELESS } from '../helpers/mcp-calls.ts';
 import { activityWritten, eventually, postMcp, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
@@ -53,16 +54,7 @@ for (const backend of await serverBackends()) {
       return { account, token, assistant, ref };
     }
 
-    async function outbound(campaignId: string): Promise<number> {
-      const rows = await server.admin.db
-        .selectFrom('messages')
-        .innerJoin('leads', 'leads.id', 'messages.lead_id')
-        .select('messages.id')
-        .where('leads.campaign_id', '=', campaignId)
-        .where('messages.direction', '=', 'outbound')
-        .execute();
-      return rows.length;
-    }
+    const outbound = (campaignId: string) => outboundCount(server, campaignId);
 
     /** The person, in their browser: signs in, opens the page the client opened, and decides there. */
     async function personDecides(email: string, url: string, decision: 'approve' | 'reject'): Promise<string> {

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import type { OutreachMcpClient } from '../../generated/client.gen.ts';
+import { outboundCount } from '../helpers/campaign-review.ts';
 import { connectAssistant, REPO_ROOT, serverBackends, toolError } from '../helpers/outreach.ts';
 import { activityWritten, eventually, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { csrfOf, signIn, WebClient } from '../helpers/web-client.ts';
@@ -67,16 +68,7 @@ for (const backend of await serverBackends()) {
       return ref;
     }
 
-    async function outbound(campaignId: string): Promise<number> {
-      const rows = await server.admin.db
-        .selectFrom('messages')
-        .innerJoin('leads', 'leads.id', 'messages.lead_id')
-        .select('messages.id')
-        .where('leads.campaign_id', '=', campaignId)
-        .where('messages.direction', '=', 'outbound')
-        .execute();
-      return rows.length;
-    }
+    const outbound = (campaignId: string) => outboundCount(server, campaignId);
 
     async function web(email: string): Promise<WebClient> {
       const client = new WebClient(server.baseUrl);

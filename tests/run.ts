@@ -2,7 +2,8 @@
  * `npm test`: type-check, `gen --check`, then every tests/**\/*.test.ts with node's test runner
  * (Node 20's runner does not expand globs itself). Extra arguments narrow the files:
  * `npm test -- e2e` runs the files whose path contains "e2e"; a layer's name (tests/layers.ts:
- * framework, outreach, repository) runs the files of that layer.
+ * framework, outreach, repository) runs the files of that layer, and a slice's name
+ * (tests/slices.ts: node-line) the files of that slice.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build, isFresh } from '../scripts/build.mjs';
 import { layerOf, LAYER_NAMES, type Layer } from './layers.ts';
+import { inSlice, isSlice } from './slices.ts';
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const quick = process.argv.includes('--quick');
@@ -38,7 +40,7 @@ if (!isFresh()) {
 const files = readdirSync('tests', { recursive: true, withFileTypes: true })
   .filter((e) => e.isFile() && e.name.endsWith('.test.ts'))
   .map((e) => path.join(e.parentPath, e.name))
-  .filter((f) => !filters.length || filters.some((x) => (isLayer(x) ? layerOf(f.split(path.sep).join('/')) === x : f.includes(x))))
+  .filter((f) => !filters.length || filters.some((x) => matches(f.split(path.sep).join('/'), x)))
   .sort();
 if (!files.length) {
   console.error(`no test files match ${filters.join(', ')}`);
@@ -82,6 +84,13 @@ if (process.env.CI) {
     console.error('CI runs every test to the end: finish or remove the tests marked to do (a failing one passes)');
   }
   if (skipped.length || todo.length) process.exit(1);
+}
+
+/** A filter is a layer's name, a slice's name, or any part of a file's path. */
+function matches(file: string, filter: string): boolean {
+  if (isLayer(filter)) return layerOf(file) === filter;
+  if (isSlice(filter)) return inSlice(file, filter);
+  return file.includes(filter);
 }
 
 function isLayer(filter: string): filter is Layer {

@@ -1,0 +1,39 @@
+/**
+ * Named slices of the suite, for `npm test -- <slice>` (tests/run.ts), beside the layers
+ * (tests/layers.ts).
+ *
+ * - node-line: what can differ from one Node line to the next, for CI's second Node line (the first
+ *   runs everything; both in one CI run would take twice the suite's 12 to 17 minutes). The
+ *   runtime's own APIs are under all of it: node:sqlite (the store, the sequencer, tasks), crypto
+ *   (tokens, OAuth, key encryption at rest), the bundle `npm start` runs, child processes and
+ *   stdio, sockets to PostgreSQL, Redis, SMTP and IMAP, the test runner and the type-stripping
+ *   loader. Left out: the browser suites (Chromium is the same on either line; the server under them
+ *   is covered here), the attack, durability and soak slices and the generator's long edit loops.
+ */
+export const SLICES = {
+  'node-line': [
+    'tests/unit/',
+    'tests/store/',
+    'tests/framework/',
+    'tests/golden/',
+    'tests/e2e/start.test.ts',
+    'tests/e2e/workflow.test.ts',
+    'tests/e2e/oauth.test.ts',
+    'tests/e2e/stdio.test.ts',
+    'tests/e2e/key-encryption.test.ts',
+    'tests/e2e/sequencer-mcp.test.ts',
+    'tests/e2e/email-replies.test.ts',
+    'tests/e2e/rate-limits.test.ts',
+  ],
+} as const;
+
+export type Slice = keyof typeof SLICES;
+
+export function isSlice(name: string): name is Slice {
+  return Object.hasOwn(SLICES, name);
+}
+
+/** Whether a test file (path from the repository's root, with "/") is in the slice. */
+export function inSlice(file: string, slice: Slice): boolean {
+  return SLICES[slice].some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
+}

@@ -84,7 +84,7 @@ function appBar(options: PageOptions): SafeHtml {
             ${NAV.map(([key, label, href]) => html`<a href="${href}" ${key === options.section ? html` aria-current="page"` : ''}>${label}</a>`)}
           </nav>
           <div class="whoami">
-            <span>${viewer.name} · ${viewer.email}</span>
+            <span title="${viewer.name} · ${viewer.email}">${viewer.name} · ${viewer.email}</span>
             <form method="post" action="/signout">
               <input type="hidden" name="_csrf" value="${options.csrf}" />
               <button type="submit" class="secondary">Sign out</button>

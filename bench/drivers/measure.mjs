@@ -1,7 +1,7 @@
 /**
  * One SQLite driver's cost per read, in this process alone: `node measure.mjs node:sqlite`,
  * `node measure.mjs node:sqlite-arrays` (rows read as arrays and made objects by a function
- * compiled per statement, as app/store/db/sqlite-driver.ts does) or `node measure.mjs <folder of a
+ * compiled per statement, and parameters written `+?`, as app/store/db/sqlite-driver.ts does) or `node measure.mjs <folder of a
  * better-sqlite3 package>`. Prints one JSON line: µs per call of
  * each read, the best of three rounds. The reads are the shapes the store runs on every tool call
  * (an in-memory database: the driver's cost, not the disk's), each statement prepared once.
@@ -73,7 +73,10 @@ function open(which) {
       version: `node:sqlite${arrays ? ', rows built in JavaScript' : ''} (SQLite ${db.prepare('select sqlite_version() as v').get().v})`,
       exec: (sql) => db.exec(sql),
       prepare: (sql) => {
-        const statement = db.prepare(sql);
+        // As the store's driver writes them, parameters are `+?` (app/store/db/sqlite-driver.ts,
+        // plusParameters: SQLite 3.54 plans a joined, sorted or limited statement on a bare `?`
+        // again on every run once node:sqlite clears its bindings).
+        const statement = db.prepare(arrays ? sql.replace(/\?/g, '+?') : sql);
         if (!arrays) return (values) => statement.all(...values);
         statement.setReturnArrays(true);
         const columns = statement.columns().map((column, i) => `${JSON.stringify(column.name)}: r[${i}]`);

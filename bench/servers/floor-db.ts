@@ -132,7 +132,10 @@ async function sqliteStore(dataDir: string): Promise<Store & { driver: string }>
   const prepared = new Map<string, ReturnType<SqliteDriver['prepare']>>();
   const statement = (sql: string) => {
     let s = prepared.get(sql);
-    if (!s) prepared.set(sql, (s = db.prepare(sql.replace(/\$\d+/g, '?'))));
+    // `+?` rather than `?`, as the store's driver writes them: with SQLite 3.54 (node:sqlite on
+    // Node 22.23 and 24.22) a statement that joins, sorts or limits on a bare `?` is planned again
+    // on every run once node:sqlite clears its bindings; the same value either way.
+    if (!s) prepared.set(sql, (s = db.prepare(sql.replace(/\$\d+/g, '+?'))));
     return s;
   };
   const begin = db.prepare('begin immediate');

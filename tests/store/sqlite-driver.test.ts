@@ -3,7 +3,8 @@
  * the store rely on of it. Values go in as an array; rows come out as ordinary objects; a statement says up front whether it returns
  * rows; a failure names SQLite's result code as SQLite does (the store tells "written first" and
  * "the file cannot be opened" apart by those names); statements are prepared once per SQL text;
- * transactions show; and loading it prints nothing (Node 22 warns that node:sqlite is
+ * transactions show; parameters are written `+?` (SQLite 3.54 would otherwise plan a joined, sorted or
+ * limited statement again on every run) with the same answers; and loading it prints nothing (Node 22 warns that node:sqlite is
  * experimental; an operator cannot act on that, so the driver leaves that one warning out).
  */
 import assert from 'node:assert/strict';
@@ -14,7 +15,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { isUniqueViolation } from '../../app/store/db/db-errors.ts';
 import { describeStoreOutage } from '../../app/store/db/outage.ts';
-import { execute, openSqlite, sqliteCodeName } from '../../app/store/db/sqlite-driver.ts';
+import { execute, openSqlite, plusParameters, sqliteCodeName } from '../../app/store/db/sqlite-driver.ts';
 
 describe('the SQLite driver', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sqlite-driver-'));
@@ -89,5 +90,42 @@ describe('the SQLite driver', () => {
     );
     assert.equal(child.status, 0, child.stderr);
     assert.equal(child.stderr, '');
+  });
+});
+
+describe('plusParameters: every ? a +?, nothing else changed', () => {
+  test('each positional parameter, numbered ones too, in every clause', () => {
+    assert.equal(plusParameters('select * from t where a = ? and b in (?, ?) order by c limit ?'), 'select * from t where a = +? and b in (+?, +?) order by c limit +?');
+    assert.equal(plusParameters('insert into t (a, b) values (?1, ?2)'), 'insert into t (a, b) values (+?1, +?2)');
+    assert.equal(plusParameters('select 1'), 'select 1');
+  });
+
+  test("a ? inside a string, a quoted name or a comment is left alone (a doubled quote does not end the string)", () => {
+    assert.equal(plusParameters(`select 'it''s ?', "col?", [x?], \`y?\` from t where a = ? -- why?\n and b = ? /* c? */ and d = ?`),
+      `select 'it''s ?', "col?", [x?], \`y?\` from t where a = +? -- why?\n and b = +? /* c? */ and d = +?`);
+    assert.equal(plusParameters("select 'unclosed ?"), "select 'unclosed ?");
+    assert.equal(plusParameters('select ? -- to the end ?'), 'select +? -- to the end ?');
+  });
+
+  const dir = mkdtempSync(path.join(tmpdir(), 'sqlite-plus-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const { connection, database } = openSqlite(path.join(dir, 'plus.sqlite'));
+  execute(database, `create table t (id text primary key, n integer not null, day text);
+    create index t_n on t (n);
+    insert into t values ('a', 1, '2026-11-27'), ('b', 2, '2026-11-28'), ('c', 3, null), ('d', 10, '2026-11-28')`);
+
+  test('the same answers as bare parameters: comparisons with the column affinity applied, IN, LIMIT, NULL, writes', () => {
+    // A text '2' compared with an integer column matches 2, as it does with a bare ?.
+    assert.deepStrictEqual(connection.prepare('select id from t where n = ?').all(['2']), [{ id: 'b' }]);
+    assert.deepStrictEqual(connection.prepare('select id from t where day in (?, ?) order by n desc limit ?').all(['2026-11-27', '2026-11-28', 2]), [{ id: 'd' }, { id: 'b' }]);
+    assert.deepStrictEqual(connection.prepare('select count(*) as k from t where day is ?').all([null]), [{ k: 1 }]);
+    const blob = new Uint8Array([0, 1, 2]);
+    connection.prepare('insert into t (id, n, day) values (?, ?, ?)').run(['e', 5, blob as unknown as string]);
+    assert.deepStrictEqual(connection.prepare('select n, day from t where id = ?').all(['e']), [{ n: 5, day: blob }]);
+  });
+
+  test('an index still serves a column compared with +?', () => {
+    const plan = database.prepare(`explain query plan ${plusParameters('select id from t where n = ?')}`).all(1) as { detail: string }[];
+    assert.match(plan.map((r) => r.detail).join(' '), /USING (COVERING )?INDEX t_n \(n=\?\)/);
   });
 });

@@ -95,14 +95,19 @@ describe('the SQLite driver', () => {
 
 describe('plusParameters: every ? a +?, nothing else changed', () => {
   test('each positional parameter, numbered ones too, in every clause', () => {
-    assert.equal(plusParameters('select * from t where a = ? and b in (?, ?) order by c limit ?'), 'select * from t where a = +? and b in (+?, +?) order by c limit +?');
+    assert.equal(
+      plusParameters('select * from t where a = ? and b in (?, ?) order by c limit ?'),
+      'select * from t where a = +? and b in (+?, +?) order by c limit +?',
+    );
     assert.equal(plusParameters('insert into t (a, b) values (?1, ?2)'), 'insert into t (a, b) values (+?1, +?2)');
     assert.equal(plusParameters('select 1'), 'select 1');
   });
 
-  test("a ? inside a string, a quoted name or a comment is left alone (a doubled quote does not end the string)", () => {
-    assert.equal(plusParameters(`select 'it''s ?', "col?", [x?], \`y?\` from t where a = ? -- why?\n and b = ? /* c? */ and d = ?`),
-      `select 'it''s ?', "col?", [x?], \`y?\` from t where a = +? -- why?\n and b = +? /* c? */ and d = +?`);
+  test('a ? inside a string, a quoted name or a comment is left alone (a doubled quote does not end the string)', () => {
+    assert.equal(
+      plusParameters(`select 'it''s ?', "col?", [x?], \`y?\` from t where a = ? -- why?\n and b = ? /* c? */ and d = ?`),
+      `select 'it''s ?', "col?", [x?], \`y?\` from t where a = +? -- why?\n and b = +? /* c? */ and d = +?`,
+    );
     assert.equal(plusParameters("select 'unclosed ?"), "select 'unclosed ?");
     assert.equal(plusParameters('select ? -- to the end ?'), 'select +? -- to the end ?');
   });
@@ -110,14 +115,20 @@ describe('plusParameters: every ? a +?, nothing else changed', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sqlite-plus-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const { connection, database } = openSqlite(path.join(dir, 'plus.sqlite'));
-  execute(database, `create table t (id text primary key, n integer not null, day text);
+  execute(
+    database,
+    `create table t (id text primary key, n integer not null, day text);
     create index t_n on t (n);
-    insert into t values ('a', 1, '2026-11-27'), ('b', 2, '2026-11-28'), ('c', 3, null), ('d', 10, '2026-11-28')`);
+    insert into t values ('a', 1, '2026-11-27'), ('b', 2, '2026-11-28'), ('c', 3, null), ('d', 10, '2026-11-28')`,
+  );
 
   test('the same answers as bare parameters: comparisons with the column affinity applied, IN, LIMIT, NULL, writes', () => {
     // A text '2' compared with an integer column matches 2, as it does with a bare ?.
     assert.deepStrictEqual(connection.prepare('select id from t where n = ?').all(['2']), [{ id: 'b' }]);
-    assert.deepStrictEqual(connection.prepare('select id from t where day in (?, ?) order by n desc limit ?').all(['2026-11-27', '2026-11-28', 2]), [{ id: 'd' }, { id: 'b' }]);
+    assert.deepStrictEqual(connection.prepare('select id from t where day in (?, ?) order by n desc limit ?').all(['2026-11-27', '2026-11-28', 2]), [
+      { id: 'd' },
+      { id: 'b' },
+    ]);
     assert.deepStrictEqual(connection.prepare('select count(*) as k from t where day is ?').all([null]), [{ k: 1 }]);
     const blob = new Uint8Array([0, 1, 2]);
     connection.prepare('insert into t (id, n, day) values (?, ?, ?)').run(['e', 5, blob as unknown as string]);

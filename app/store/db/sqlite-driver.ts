@@ -2,10 +2,10 @@
  * The embedded store's SQLite driver: Node's built-in `node:sqlite`, shaped as Kysely's SQLite
  * dialect expects a connection (prepare, close) and its statements (reader, all, run, iterate).
  *
- * Why this driver (docs/performance.md has the table): per read it costs what better-sqlite3 12
- * does on Node 22 (4.3 µs for a two-row indexed select) and 1.1 to 1.3 times it on Node 24, where
- * better-sqlite3 12 aborts the process whenever the collector frees a statement; better-sqlite3 13,
- * which does not, builds every row through calls into JavaScript and costs 4 to 5 times as much.
+ * Why this driver (docs/performance.md has the table): read as below, it is the fastest per read on
+ * Node 22 and 24 (1.5 µs for a two-row indexed select, better-sqlite3 12 1.9), and better-sqlite3 12
+ * aborts the process on Node 24 whenever the collector frees a statement; better-sqlite3 13, which
+ * does not, builds every row through calls into JavaScript and costs up to 5 times as much.
  * Being part of Node, it also needs no native build and no download at install.
  *
  * Every statement's `?` parameters are written `+?` (see plusParameters(): SQLite 3.54 with

@@ -182,6 +182,63 @@ for (const backend of await serverBackends()) {
       });
     }
 
+    test('a draft: Approve and start asks start_campaign, which waits for the person, who approves on the page the client opened', async () => {
+      const run = await draftedForReview(server, 'Winter draft', { start: false });
+      const context = await openContext(browser, log, { viewport: VIEWPORTS.wide });
+      const page = await context.newPage();
+      const person = await (await openContext(browser, log, { viewport: VIEWPORTS.wide })).newPage();
+      let host: AppHost | undefined;
+      try {
+        host = await openAppHost({ page, serverUrl: server.mcpUrl, token: run.token, tool: 'review_campaign', args: run.ref, protocolVersion: '2026-07-28' });
+        const { frame } = host;
+        await frame.locator('#status', { hasText: 'Draft' }).waitFor();
+        await frame.getByRole('button', { name: 'Approve and start' }).click();
+        const started = await host.waitFor((e) => e.direction === 'host->server' && e.method === 'tools/call' && (e.params as any)?.name === 'start_campaign');
+        assert.equal(started.error, undefined);
+        const asked = await host.waitFor((e) => e.direction === 'server->host' && e.method === 'elicitation/create');
+        const question = asked.params as { mode: string; url: string };
+        assert.equal(question.mode, 'url');
+        assert.equal(await sent(run.ref.campaign_id), 0, 'the draft waits for the person: nothing is sent before they decide');
+
+        await person.goto(question.url);
+        await submitSignIn(person, run.email, TEST_PASSWORD);
+        await person.getByRole('button', { name: 'Approve and start' }).click();
+        await person.waitForURL(`${server.baseUrl}/app/campaigns/${run.ref.campaign_id}`);
+
+        await frame.locator('#status', { hasText: 'Running' }).waitFor({ timeout: 20_000 });
+        assert.equal(await words(frame, '#notice'), 'You approved campaign "Winter draft" in the web app: it started and sends within its schedule.');
+        await eventually(async () => (await sent(run.ref.campaign_id)) === 3, 'step 1 went to the three leads', { timeoutMs: 20_000 });
+      } finally {
+        await host?.close();
+        await context.close();
+        await person.context().close();
+      }
+    });
+
+    test('a draft with the approval policy off: Approve and start starts it at once, without asking the client for a page', async () => {
+      const run = await draftedForReview(server, 'Spring draft', { start: false, approval: 'off' });
+      const context = await openContext(browser, log, { viewport: VIEWPORTS.narrow });
+      const page = await context.newPage();
+      let host: AppHost | undefined;
+      try {
+        host = await openAppHost({ page, serverUrl: server.mcpUrl, token: run.token, tool: 'review_campaign', args: run.ref, protocolVersion: '2025-11-25' });
+        const { frame } = host;
+        await frame.locator('#status', { hasText: 'Draft' }).waitFor();
+        await frame.getByRole('button', { name: 'Approve and start' }).click();
+        await frame.locator('#status', { hasText: 'Running' }).waitFor({ timeout: 20_000 });
+        assert.equal(await words(frame, '#notice'), 'Started: it sends within its schedule.');
+        assert.equal(
+          host.hostLog.some((e) => e.method === 'elicitation/create'),
+          false,
+          'no approval page was asked for',
+        );
+        await eventually(async () => (await sent(run.ref.campaign_id)) === 3, 'step 1 went to the three leads', { timeoutMs: 20_000 });
+      } finally {
+        await host?.close();
+        await context.close();
+      }
+    });
+
     test('no page logged a console error, threw, broke the Content-Security-Policy or failed to load a file', () => {
       // zod, inside ext-apps' App, tries eval once to see whether it may (and then does without):
       // the sandbox's CSP refuses it, as SEP-1865's CSP must. Nothing else may go wrong.

@@ -16,11 +16,15 @@ export const REVIEW_LEADS = [
 ];
 
 /**
- * A new account (approval on), whose assistant drafts a campaign of two steps for `leads` and,
- * unless told not to, starts it: it then waits for the person's approval.
+ * A new account (approval on unless told otherwise), whose assistant drafts a campaign of two steps
+ * for `leads` and, unless told not to, starts it: it then waits for the person's approval.
  */
-export async function draftedForReview(server: TestServer, name: string, { start = true, leads = REVIEW_LEADS } = {}) {
-  const account = await server.createAccount();
+export async function draftedForReview(
+  server: TestServer,
+  name: string,
+  { start = true, leads = REVIEW_LEADS, approval = 'on' }: { start?: boolean; leads?: typeof REVIEW_LEADS; approval?: 'on' | 'off' } = {},
+) {
+  const account = await server.createAccount({ approval });
   const token = await server.token(account);
   const assistant = await connectAssistant(server.mcpUrl, token);
   const p = { service_profile_id: account.profileIds[0]! };

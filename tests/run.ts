@@ -11,16 +11,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build, isFresh } from '../scripts/build.mjs';
 import { layerOf, LAYER_NAMES, type Layer } from './layers.ts';
+import { failedTests, markedTests } from './tap-report.ts';
 import { inSlice, isSlice } from './slices.ts';
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const quick = process.argv.includes('--quick');
 
-function step(title: string, cmd: string, args: string[], failure = `${title} failed`): void {
+function step(title: string, cmd: string, args: string[], failure: () => string = () => `${title} failed`): void {
   console.log(`\n> ${title}`);
   const r = spawnSync(cmd, args, { stdio: 'inherit' });
   if (r.status !== 0) {
-    console.error(failure);
+    console.error(failure());
     process.exit(r.status ?? 1);
   }
 }
@@ -68,8 +69,9 @@ step(
     `--test-reporter-destination=${tapFile}`,
     ...files,
   ],
-  // The runner's own summary above counts the failures; each one is a "not ok" line.
-  'tests failed: the "# fail" count above says how many; search the output for "not ok"',
+  // The runner's own summary above counts the failures; the list at the very end names each one
+  // with where it is, so that a log cut to its last lines (CI keeps only the tail) still says.
+  () => `tests failed:\n${failedTests(readFileSync(tapFile, 'utf8')).join('\n') || '  (the report names none: see "not ok" above)'}`,
 );
 const tap = readFileSync(tapFile, 'utf8');
 const skipped = markedTests(tap, 'SKIP');
@@ -95,14 +97,4 @@ function matches(file: string, filter: string): boolean {
 
 function isLayer(filter: string): filter is Layer {
   return (LAYER_NAMES as readonly string[]).includes(filter);
-}
-
-/** "name: reason" of every test or suite, passed or failed, that the TAP report marks `# SKIP` or `# TODO`. */
-function markedTests(tap: string, directive: 'SKIP' | 'TODO'): string[] {
-  const line = new RegExp(`^\\s*(?:not )?ok \\d+ - (.*?) # ${directive}(?: (.*))?$`);
-  return tap
-    .split('\n')
-    .map((l) => line.exec(l))
-    .filter((m) => m !== null)
-    .map((m) => `${m[1]}: ${m[2] ?? '(no reason given)'}`);
 }

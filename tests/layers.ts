@@ -41,7 +41,8 @@ const REPOSITORY = [
 export const LAYER_NAMES = ['framework', 'outreach', 'repository'] as const;
 export type Layer = (typeof LAYER_NAMES)[number];
 
-const under = (file: string, paths: readonly string[]) => paths.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
+/** Whether `file` is one of `paths` or under one of them (a folder ends in "/"); the slices (slices.ts) use it too. */
+export const under = (file: string, paths: readonly string[]) => paths.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
 
 /** The layer of a test file, by its path from the repository's root (with "/"). */
 export function layerOf(file: string): Layer {

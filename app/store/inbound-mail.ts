@@ -60,7 +60,10 @@ export class InboundMailStore {
       .select(['messages.id', 'messages.lead_id', 'messages.status'])
       .where('messages.profile_id', '=', profileId)
       .where('messages.direction', '=', 'outbound');
-    let message = bounce.originalMessageIds.length ? await sent.where('email_message_id', 'in', bounce.originalMessageIds).executeTakeFirst() : undefined;
+    let message: { id: string; lead_id: string | null; status: string } | undefined;
+    // One `=` per id (a bounce names one or two), not `in (...)`: for an IN list SQLite's planner
+    // preferred the profile's index, reading every message the profile ever sent.
+    for (const id of bounce.originalMessageIds) if ((message = await sent.where('email_message_id', '=', id).executeTakeFirst())) break;
     if (!message && bounce.recipients.length)
       message = await sent
         .innerJoin('leads', 'leads.id', 'messages.lead_id')

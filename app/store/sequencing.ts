@@ -33,6 +33,8 @@ export interface RunningCampaign {
 export interface BatchResult {
   /** Messages queued. */
   queued: number;
+  /** Leads taken straight from `pending` (their first step due at once): started and sent in one write. */
+  started: number;
   /** Leads whose sequence ended in this batch (every step sent). */
   finished: number;
   /** Whether more due leads may be waiting (the batch was full). */
@@ -99,11 +101,13 @@ export class SequencingStore {
   /**
    * Sends what is due of one campaign, up to `max` messages and the daily limits: one
    * transaction. Rendering follows preview_message (the lead's values, else fallback_text, else
-   * the auto_fallback replacements).
+   * the auto_fallback replacements). `pendingDue`: the campaign's first step is due at once, so its
+   * leads that have not started are due too, after the waiting ones (startPending would have made
+   * them due now; taking them as they are writes each such lead once instead of twice).
    */
-  async sendDue(campaign: RunningCampaign, campaignTimezone: string, now: Date, max: number): Promise<BatchResult> {
+  async sendDue(campaign: RunningCampaign, campaignTimezone: string, now: Date, max: number, pendingDue = false): Promise<BatchResult> {
     return this.db.transaction().execute(async (trx) => {
-      const none = { queued: 0, finished: 0, more: false, capped: false, busy: false };
+      const none = { queued: 0, started: 0, finished: 0, more: false, capped: false, busy: false };
       if (!(await this.lockProfile(trx, campaign.profile_id))) return { ...none, busy: true };
       const profileDay = localDay(campaign.profile.timezone, now);
       const campaignDay = localTime(now, campaignTimezone).day;
@@ -125,22 +129,13 @@ export class SequencingStore {
       );
       if (allowance <= 0) return { ...none, capped: true };
       const limit = Math.min(allowance, max);
-      let due = trx
-        .selectFrom('leads')
-        .selectAll()
-        .where('campaign_id', '=', campaign.id)
-        .where('sequence_status', '=', 'waiting')
-        .where('next_due_at', '<=', now.toISOString())
-        .orderBy('next_due_at')
-        .orderBy('id')
-        .limit(limit);
-      if (this.kind === 'postgres') due = due.forUpdate().skipLocked();
-      const dueLeads = await due.execute();
+      const dueLeads = await this.dueLeads(trx, campaign.id, now, limit, pendingDue);
       if (!dueLeads.length) return none;
       // An address suppressed since the lead was scheduled (unsubscribed from another campaign of
       // the account, or listed by its owner) gets nothing more: the lead stops here.
       const leads = await this.withoutSuppressed(trx, campaign.account_id, dueLeads);
-      if (!leads.length) return { ...none, more: dueLeads.length === limit };
+      const started = dueLeads.filter((l) => l.sequence_status === 'pending').length;
+      if (!leads.length) return { ...none, started, more: dueLeads.length === limit };
 
       const steps = await this.steps(campaign.id, trx);
       const at = now.toISOString();
@@ -180,7 +175,14 @@ export class SequencingStore {
         await this.touchConversations(trx, existing, at);
         await this.count(trx, campaign, profileDay, campaignDay, messages.length);
       }
-      return { queued: messages.length, finished, more: dueLeads.length === limit, capped: limit === allowance && leads.length === limit, busy: false };
+      return {
+        queued: messages.length,
+        started,
+        finished,
+        more: dueLeads.length === limit,
+        capped: limit === allowance && leads.length === limit,
+        busy: false,
+      };
     });
   }
 
@@ -209,6 +211,39 @@ export class SequencingStore {
         .execute();
       return true;
     });
+  }
+
+  /**
+   * Up to `limit` due leads, locked for this transaction (PostgreSQL; another instance skips them):
+   * the waiting ones oldest due first, then (`pendingDue`) those not started, in the order
+   * startPending's common due time gave them (their id).
+   */
+  private async dueLeads(trx: Trx, campaignId: string, now: Date, limit: number, pendingDue: boolean): Promise<Selectable<LeadsTable>[]> {
+    const lock = <Q extends { forUpdate(): Q; skipLocked(): Q }>(q: Q): Q => (this.kind === 'postgres' ? q.forUpdate().skipLocked() : q);
+    const waiting = await lock(
+      trx
+        .selectFrom('leads')
+        .selectAll()
+        .where('campaign_id', '=', campaignId)
+        .where('sequence_status', '=', 'waiting')
+        .where('next_due_at', '<=', now.toISOString())
+        .orderBy('next_due_at')
+        .orderBy('id')
+        .limit(limit),
+    ).execute();
+    if (!pendingDue || waiting.length === limit) return waiting;
+    const pending = await lock(
+      trx
+        .selectFrom('leads')
+        .selectAll()
+        .where('campaign_id', '=', campaignId)
+        .where('sequence_status', '=', 'pending')
+        // The index's order (a pending lead has no due time): no sort of every pending lead per batch.
+        .orderBy('next_due_at')
+        .orderBy('id')
+        .limit(limit - waiting.length),
+    ).execute();
+    return waiting.concat(pending);
   }
 
   /** The leads whose address is not on the account's suppression list; the others are stopped as `unsubscribed`. */

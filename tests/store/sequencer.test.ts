@@ -181,6 +181,48 @@ for (const backend of await backends()) {
       assert.deepEqual(await perCampaign(), [5, 4]);
     });
 
+    test('a first step due at once goes straight from pending; leads past the tick budget stay pending for the next tick, those a limit holds wait with step 1 due', async () => {
+      const world = sequencingWorld(database, MONDAY_7_PARIS);
+      const owner = await world.account();
+      const campaign = await world.campaign(owner, { steps: STEPS.slice(0, 2), leads: LEADS.slice(0, 5), settings: { daily_limit: 4 } });
+      // Batches of 2 and 3 messages a tick: the tick's budget ends before the leads do.
+      const sequencer = new Sequencer(new SequencingStore(world.db, database.kind), {
+        clock: world.clock.now,
+        logger: { error() {} },
+        batchSize: 2,
+        perCampaignPerTick: 3,
+      });
+      const states = async () =>
+        (await world.db.selectFrom('leads').select(['sequence_status', 'next_step', 'next_due_at']).where('campaign_id', '=', campaign.id).execute())
+          .map(
+            (l) =>
+              `${l.sequence_status}:${Number(l.next_step)}:${l.next_due_at === null ? '-' : l.next_due_at <= world.clock.now().toISOString() ? 'due' : 'later'}`,
+          )
+          .sort();
+
+      const first = await sequencer.tick();
+      assert.deepEqual([first.queued, first.started], [3, 3], 'three sent, each started in the same write');
+      assert.deepEqual(
+        await states(),
+        ['pending:1:-', 'pending:1:-', 'waiting:2:later', 'waiting:2:later', 'waiting:2:later'],
+        'the budget ran out: the other two are still pending, due next tick',
+      );
+      const second = await sequencer.tick();
+      assert.deepEqual([second.queued, second.started], [1, 2], "one more sent (the campaign's limit of 4), and the held lead started");
+      assert.deepEqual(
+        await states(),
+        ['waiting:1:due', 'waiting:2:later', 'waiting:2:later', 'waiting:2:later', 'waiting:2:later'],
+        'held by the limit: waiting, step 1 due, as any held lead',
+      );
+      world.clock.advance(DAY);
+      assert.equal((await sequencer.tick()).queued, 1, 'the held lead the next day');
+      assert.deepEqual(
+        (await world.sent(campaign.id)).map((m) => m.step),
+        [1, 1, 1, 1, 1],
+        'step 1 once to each lead',
+      );
+    });
+
     test("a lead's conversation is created with its first step and moved by each later one", async () => {
       const world = sequencingWorld(database, MONDAY_7_PARIS);
       const owner = await world.account();
@@ -234,6 +276,37 @@ for (const backend of await backends()) {
     });
   });
 }
+
+test('the pending leads of a campaign (a first step due at once) are read in order from its index, with no sort (SQLite query plan)', async () => {
+  const database = await sqliteBackend.create();
+  try {
+    const plan = await sql<{
+      detail: string;
+    }>`explain query plan select * from leads where campaign_id = ${'cmp_x'} and sequence_status = 'pending' order by next_due_at, id limit 500`.execute(
+      database.db,
+    );
+    const details = plan.rows.map((r) => r.detail).join(' | ');
+    assert.match(details, /USING INDEX leads_campaign_sequence/, details);
+    assert.doesNotMatch(details, /TEMP B-TREE/, `no sort step: ${details}`);
+  } finally {
+    await database.close();
+  }
+});
+
+test('a reply or a bounce is matched to its message through the partial Message-ID index (SQLite query plan)', async () => {
+  const database = await sqliteBackend.create();
+  try {
+    for (const query of [
+      sql`explain query plan select conversation_id from messages where profile_id = ${'prf_x'} and email_message_id = ${'<a@x>'}`,
+      sql`explain query plan select id from messages where profile_id = ${'prf_x'} and direction = 'outbound' and email_message_id = ${'<a@x>'}`,
+    ]) {
+      const details = (await query.execute(database.db)).rows.map((r) => (r as { detail: string }).detail).join(' | ');
+      assert.match(details, /USING INDEX messages_email_message_id/, details);
+    }
+  } finally {
+    await database.close();
+  }
+});
 
 test('the due-work query of a campaign is answered from its index (SQLite query plan)', async () => {
   const database = await sqliteBackend.create();

@@ -3,7 +3,7 @@
  * SQLite and PostgreSQL. Run at start by Kysely's Migrator (which locks against concurrent runs).
  * Never edit a migration that has shipped: add the next one.
  */
-import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
 const migrations: Record<string, Migration> = {
   '0001_accounts_profiles_grants_keys_campaigns': {
@@ -457,6 +457,38 @@ const migrations: Record<string, Migration> = {
         await db.schema.alterTable('mailbox_readers').addColumn(column, 'text').execute();
       // A place stored before: mail older than now was read by UID.
       await sql`update mailbox_readers set last_arrival = ${new Date().toISOString()}`.execute(db);
+    },
+  },
+  // Issue 25: the sequencer's messages are queued without a Message-ID (it is set when the email is
+  // sent, and never for another channel), and every one of them was an entry in this index. Only
+  // the ids it is searched by (a reply's In-Reply-To, a bounce's original) are indexed now: both
+  // stores use a partial index for `email_message_id = ?` and `in (...)`, which imply not null.
+  '0016_message_email_ids_partial': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.dropIndex('messages_email_message_id').execute();
+      await db.schema
+        .createIndex('messages_email_message_id')
+        .on('messages')
+        .column('email_message_id')
+        .where(sql.ref('email_message_id'), 'is not', null)
+        .execute();
+    },
+  },
+  // Issue 25, PostgreSQL only: a message's and a conversation's account_id and profile_id are copies
+  // (of the conversation's, and of the lead's campaign's), written by the store from rows it read in
+  // the same transaction, and nothing deletes an account, or a profile that has a conversation
+  // (ProfileStore.remove disconnects it instead). Their foreign keys checked each copy again per
+  // row, each check a query and a row lock: 4 of the 9 checks of a sequenced message, and 20% of
+  // the sequencer's time (docs/decisions.md, "Foreign keys of copies"). The keys that are not copies
+  // stay: a message's conversation and lead, a conversation's lead and campaign. SQLite keeps all of
+  // them: its checks are index lookups, and it cannot drop a constraint without rebuilding the table.
+  '0017_postgres_copy_foreign_keys': {
+    async up(db: Kysely<unknown>) {
+      if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+      await sql`alter table messages drop constraint if exists messages_account_id_fkey, drop constraint if exists messages_profile_id_fkey`.execute(db);
+      await sql`alter table conversations drop constraint if exists conversations_account_id_fkey, drop constraint if exists conversations_profile_id_fkey`.execute(
+        db,
+      );
     },
   },
 };

@@ -7,25 +7,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
 import { build, isFresh } from './build.mjs';
 
-// Under load V8 grows its young generation to two 16 MB semi-spaces, all of it resident, beyond
-// the heap in use. Node takes --max-semi-space-size only on its command line, which `npm start`
-// does not own; a growth factor of 1, set before anything is allocated, keeps the young generation
-// at its initial 2 MB instead. Measured with `npm run soak` (SQLite, 50 connections): RSS 145-172 MB
-// without it (growing 25 MB in 4 minutes), 102-107 MB with it and the smaller SQLite cache
-// (app/store/db/database.ts), with no more CPU per call. An operator's own choice of semi-space size
-// (NODE_OPTIONS or node flags) is left alone, and so is V8's default while OpenTelemetry is on
-// (the test is app/ops/telemetry.ts's telemetryRequested): its SDK allocates for every span, and
-// in a 2 MB young generation the collector was the largest part of tracing's cost (bench (b):
-// CPU per call 1.30 of off's with it, 1.14 without it).
-const operatorChose = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => arg.includes('semi-space'));
-const env = process.env;
-const tracing =
-  env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true' &&
-  Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT);
-if (!operatorChose && !tracing) setFlagsFromString('--semi-space-growth-factor=1');
+// V8's young generation is left at its default: under load it grows to two semi-spaces of up to
+// 16 MB each, all of it resident. Until 2026-11-28 this file held it at its initial 2 MB (a growth
+// factor of 1), for memory; measured again then (SQLite, `profiles`, 50 connections, Node 22, three
+// alternating pairs), that cap cost 15 to 19% of npm start's throughput (CPU per call 2 to 12% more)
+// for 12 to 16 MB less resident memory: the collector ran several times as often. An operator short
+// of memory sets the small young generation with NODE_OPTIONS=--max-semi-space-size=1
+// (docs/operating.md, Memory).
 
 // With --stdio, stdout carries the client's JSON-RPC and nothing else: the build says its word on stderr.
 const say = process.argv.includes('--stdio') ? console.error : console.log;

@@ -1,5 +1,5 @@
 /** The tool-call activity log: written in batches by the recorder, read by the dashboard. */
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, PostgresAdapter } from 'kysely';
 import type { Db } from './db/database.ts';
 import type { ToolCallsTable } from './schema.ts';
 
@@ -21,17 +21,39 @@ const COLUMNS = [
   'lead_id',
   'error_message',
 ] as const satisfies readonly (keyof ToolCallRow)[];
-/** Rows per INSERT statement (14 columns each: well under both back-ends' parameter limits). */
+/** Rows per INSERT statement on SQLite (14 columns each: well under its parameter limit). */
 const CHUNK = 200;
 
-export class ActivityStore {
-  /** The INSERT text for 1 and for CHUNK rows, compiled once: a busy server writes thousands of rows a second. */
-  private readonly statements = new Map<number, string>();
+/**
+ * PostgreSQL: a batch of any size in one statement of one array per column, the same text every
+ * time, so that it is prepared once. A statement of 200 rows of values (2,800 parameters) was
+ * parsed and planned at every flush, and the remainder of a batch went one row per statement:
+ * together about 50 µs of PostgreSQL's CPU per tool call at 2,000 calls a second (issue 25).
+ */
+const UNNEST_INSERT =
+  `insert into tool_calls (${COLUMNS.map((c) => `"${c}"`).join(', ')}) ` +
+  `select * from unnest(${COLUMNS.map((c, i) => `$${i + 1}::${c === 'duration_ms' ? 'integer' : 'text'}[]`).join(', ')})`;
 
-  constructor(private readonly db: Db) {}
+export class ActivityStore {
+  /** SQLite's INSERT text for 1 and for CHUNK rows, compiled once: a busy server writes thousands of rows a second. */
+  private readonly statements = new Map<number, string>();
+  private readonly postgres: boolean;
+
+  constructor(private readonly db: Db) {
+    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
 
   async insert(rows: readonly ToolCallRow[]): Promise<void> {
     if (!rows.length) return;
+    if (this.postgres) {
+      await this.db.executeQuery(
+        CompiledQuery.raw(
+          UNNEST_INSERT,
+          COLUMNS.map((c) => rows.map((row) => row[c])),
+        ),
+      );
+      return;
+    }
     await this.db.transaction().execute(async (trx) => {
       let i = 0;
       for (; i + CHUNK <= rows.length; i += CHUNK) await trx.executeQuery(this.statement(rows.slice(i, i + CHUNK)));

@@ -19,7 +19,9 @@ const row = (i: number, at: string): ToolCallRow => ({
   actor: i % 5 ? null : 'web',
   campaign_id: i % 4 ? null : `cmp_${i}`,
   lead_id: i % 6 ? null : `led_${i}`,
-  error_message: i % 3 ? null : `Campaign cmp_${i} not found`,
+  // Every ninth message carries what an array literal must escape (PostgreSQL inserts a batch as
+  // one array per column): quotes, a backslash, commas, braces, the word NULL, and more than ASCII.
+  error_message: i % 3 ? null : i % 9 ? `Campaign cmp_${i} not found` : `Campaign "{a, b}" \\ NULL, é ${i}`,
 });
 
 for (const backend of await backends()) {
@@ -30,7 +32,7 @@ for (const backend of await backends()) {
     });
     after(async () => database.close());
 
-    test('a batch of 451 rows (two full statements and single rows) is stored exactly; the dashboard reads it newest first', async () => {
+    test('a batch of 451 rows (SQLite: two full statements and single rows; PostgreSQL: one statement of arrays) is stored exactly, escapes included; the dashboard reads it newest first', async () => {
       const store = new ActivityStore(database.db);
       const rows = Array.from({ length: 451 }, (_, i) => row(i, `2026-11-23T10:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(3, '0')}Z`));
       await store.insert(rows);

@@ -219,31 +219,23 @@ export class SequencingStore {
    * startPending's common due time gave them (their id).
    */
   private async dueLeads(trx: Trx, campaignId: string, now: Date, limit: number, pendingDue: boolean): Promise<Selectable<LeadsTable>[]> {
-    const lock = <Q extends { forUpdate(): Q; skipLocked(): Q }>(q: Q): Q => (this.kind === 'postgres' ? q.forUpdate().skipLocked() : q);
-    const waiting = await lock(
-      trx
+    // In the order of leads_campaign_sequence (campaign, status, due time, id): no sort step. A
+    // pending lead has no due time, so pending ones come in id order.
+    const inIndexOrder = (status: 'waiting' | 'pending', count: number) => {
+      const q = trx
         .selectFrom('leads')
         .selectAll()
         .where('campaign_id', '=', campaignId)
-        .where('sequence_status', '=', 'waiting')
-        .where('next_due_at', '<=', now.toISOString())
+        .where('sequence_status', '=', status)
+        .$if(status === 'waiting', (w) => w.where('next_due_at', '<=', now.toISOString()))
         .orderBy('next_due_at')
         .orderBy('id')
-        .limit(limit),
-    ).execute();
+        .limit(count);
+      return (this.kind === 'postgres' ? q.forUpdate().skipLocked() : q).execute();
+    };
+    const waiting = await inIndexOrder('waiting', limit);
     if (!pendingDue || waiting.length === limit) return waiting;
-    const pending = await lock(
-      trx
-        .selectFrom('leads')
-        .selectAll()
-        .where('campaign_id', '=', campaignId)
-        .where('sequence_status', '=', 'pending')
-        // The index's order (a pending lead has no due time): no sort of every pending lead per batch.
-        .orderBy('next_due_at')
-        .orderBy('id')
-        .limit(limit - waiting.length),
-    ).execute();
-    return waiting.concat(pending);
+    return waiting.concat(await inIndexOrder('pending', limit - waiting.length));
   }
 
   /** The leads whose address is not on the account's suppression list; the others are stopped as `unsubscribed`. */

@@ -1,6 +1,7 @@
 /** The tool-call activity log: written in batches by the recorder, read by the dashboard. */
-import { CompiledQuery, PostgresAdapter } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { Db } from './db/database.ts';
+import { kindOf } from './db/kind.ts';
 import type { ToolCallsTable } from './schema.ts';
 
 export type ToolCallRow = ToolCallsTable;
@@ -40,7 +41,7 @@ export class ActivityStore {
   private readonly postgres: boolean;
 
   constructor(private readonly db: Db) {
-    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+    this.postgres = kindOf(db) === 'postgres';
   }
 
   async insert(rows: readonly ToolCallRow[]): Promise<void> {

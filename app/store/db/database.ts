@@ -13,6 +13,7 @@ import { migrationProvider } from './migrations.ts';
 import { allowDirectReads, postgresReader, sqliteReader } from './prepared.ts';
 import type { Database } from '../schema.ts';
 import { tracedStatement } from './traced-statements.ts';
+import type { DbKind } from './kind.ts';
 
 export interface DatabaseConfig {
   dataDir: string;
@@ -20,7 +21,7 @@ export interface DatabaseConfig {
 }
 
 export type Db = Kysely<Database>;
-export type DbKind = 'sqlite' | 'postgres';
+export type { DbKind } from './kind.ts';
 
 /**
  * Opens the store; `traced`: a span per query (OpenTelemetry is on). PostgreSQL's driver is traced

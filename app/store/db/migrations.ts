@@ -3,7 +3,8 @@
  * SQLite and PostgreSQL. Run at start by Kysely's Migrator (which locks against concurrent runs).
  * Never edit a migration that has shipped: add the next one.
  */
-import { PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { kindOf } from './kind.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_accounts_profiles_grants_keys_campaigns': {
@@ -462,7 +463,8 @@ const migrations: Record<string, Migration> = {
   // Issue 25: the sequencer's messages are queued without a Message-ID (it is set when the email is
   // sent, and never for another channel), and every one of them was an entry in this index. Only
   // the ids it is searched by (a reply's In-Reply-To, a bounce's original) are indexed now: both
-  // stores use a partial index for `email_message_id = ?` and `in (...)`, which imply not null.
+  // stores use a partial index for `email_message_id = ?`, which implies not null (look ids up with
+  // `=`: for `in (...)` SQLite's planner takes another index).
   '0016_message_email_ids_partial': {
     async up(db: Kysely<unknown>) {
       await db.schema.dropIndex('messages_email_message_id').execute();
@@ -484,7 +486,7 @@ const migrations: Record<string, Migration> = {
   // them: its checks are index lookups, and it cannot drop a constraint without rebuilding the table.
   '0017_postgres_copy_foreign_keys': {
     async up(db: Kysely<unknown>) {
-      if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+      if (kindOf(db) !== 'postgres') return;
       await sql`alter table messages drop constraint if exists messages_account_id_fkey, drop constraint if exists messages_profile_id_fkey`.execute(db);
       await sql`alter table conversations drop constraint if exists conversations_account_id_fkey, drop constraint if exists conversations_profile_id_fkey`.execute(
         db,

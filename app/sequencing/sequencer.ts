@@ -21,7 +21,7 @@ const tracer = trace.getTracer('outreach-sequencer');
 
 export interface SequencerOptions {
   clock: Clock;
-  /** Leads per transaction (default 500). */
+  /** Leads per transaction (default: the store's, SequencingStore.batchSize). */
   batchSize?: number;
   /** Messages per campaign per tick at most, so one large campaign cannot hold a tick (default 5000). */
   perCampaignPerTick?: number;
@@ -111,7 +111,7 @@ export class Sequencer {
     /** The tick's budget for this campaign ran out with more due: the rest goes out next tick, pending or not. */
     let leftForNextTick = false;
     if (campaign.profile.status === 'active' && isOpen(window, now)) {
-      const batchSize = this.options.batchSize ?? 500;
+      const batchSize = this.options.batchSize ?? this.store.batchSize;
       let budget = this.options.perCampaignPerTick ?? 5000;
       while (budget > 0) {
         const max = Math.min(batchSize, budget);

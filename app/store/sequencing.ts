@@ -14,6 +14,7 @@ import { toStep, type Schedule, type Settings, type Step } from './campaigns.ts'
 import { inChunks } from './chunks.ts';
 import type { Db, DbKind } from './db/database.ts';
 import { newId } from './ids.ts';
+import { oneOf } from './one-of.ts';
 import { insertMany } from './insert-many.ts';
 import { toLead } from './leads.ts';
 import { suppressedAmong, suppressionAddress } from './suppressions.ts';
@@ -49,10 +50,21 @@ export interface BatchResult {
 export const sequenceKey = (leadId: string, stepId: string) => `sequence:${leadId}:${stepId}`;
 
 export class SequencingStore {
+  /**
+   * Leads per transaction. SQLite's writer holds the whole store while a batch is written (every
+   * other write waits for it), so its batches stay short: 500 leads, about 25 ms. On PostgreSQL a
+   * batch locks only its profile and its leads, and each transaction costs its fixed statements
+   * and a commit: 1,000 leads measured 8% fewer milliseconds per message than 500 (2,000: 4% fewer
+   * again, for twice the time a lead replying meanwhile waits).
+   */
+  readonly batchSize: number;
+
   constructor(
     private readonly db: Db,
     private readonly kind: DbKind,
-  ) {}
+  ) {
+    this.batchSize = kind === 'postgres' ? 1000 : 500;
+  }
 
   /** The active campaigns with what sending needs of their profile. */
   async runningCampaigns(): Promise<RunningCampaign[]> {
@@ -143,6 +155,7 @@ export class SequencingStore {
       const { byLead: conversations, existing } = await this.conversationsFor(trx, campaign, toSend, at);
       const messages: MessagesTable[] = toSend.map((lead) => {
         const step = steps[Number(lead.next_step) - 1]!;
+        const values = leadValues(toLead(lead));
         return {
           id: newId('msg'),
           account_id: campaign.account_id,
@@ -152,8 +165,8 @@ export class SequencingStore {
           step_id: step.id,
           direction: 'outbound',
           status: 'queued',
-          subject: renderSubject(step.subject, leadValues(toLead(lead))) ?? null,
-          text: renderStep(step, leadValues(toLead(lead))).text,
+          subject: renderSubject(step.subject, values) ?? null,
+          text: renderStep(step, values).text,
           idempotency_key: sequenceKey(lead.id, step.id),
           created_at: at,
           delivered_at: null,
@@ -275,10 +288,13 @@ export class SequencingStore {
       .selectFrom('conversations')
       .select(['id', 'lead_id'])
       .where('profile_id', '=', campaign.profile_id)
-      .where(
-        'lead_id',
-        'in',
-        leads.map((l) => l.id),
+      .where((eb) =>
+        oneOf(
+          eb,
+          this.kind,
+          'lead_id',
+          leads.map((l) => l.id),
+        ),
       )
       .execute();
     for (const c of existing) byLead.set(c.lead_id!, c.id);
@@ -303,7 +319,9 @@ export class SequencingStore {
     const byStep = new Map<number, string[]>();
     for (const lead of leads) {
       const position = Number(lead.next_step);
-      byStep.set(position, [...(byStep.get(position) ?? []), lead.id]);
+      const ids = byStep.get(position);
+      if (ids) ids.push(lead.id);
+      else byStep.set(position, [lead.id]);
     }
     let finished = 0;
     for (const [position, ids] of byStep) {
@@ -319,14 +337,20 @@ export class SequencingStore {
           sequence_status: done ? 'finished' : 'waiting',
           next_due_at: done ? null : dueAfter(now, next).toISOString(),
         })
-        .where('id', 'in', ids)
+        .where((eb) => oneOf(eb, this.kind, 'id', ids))
         .execute();
     }
     return finished;
   }
 
   private async touchConversations(trx: Trx, ids: readonly string[], at: string): Promise<void> {
-    await inChunks(ids, 500, (chunk) => trx.updateTable('conversations').set({ last_message_at: at }).where('id', 'in', chunk).execute());
+    await inChunks(ids, 500, (chunk) =>
+      trx
+        .updateTable('conversations')
+        .set({ last_message_at: at })
+        .where((eb) => oneOf(eb, this.kind, 'id', chunk))
+        .execute(),
+    );
   }
 
   private async count(trx: Trx, campaign: RunningCampaign, profileDay: string, campaignDay: string, sent: number): Promise<void> {

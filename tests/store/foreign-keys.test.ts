@@ -1,6 +1,7 @@
 /**
- * The foreign keys of the rows the sequencer writes most (migration 0017): on PostgreSQL a message
- * and a conversation keep only the keys that are not copies (their conversation, lead and campaign);
+ * The foreign keys of the rows the sequencer writes most (migrations 0017 and 0018): on PostgreSQL a
+ * message and a conversation keep only the keys that are not copies (a message's conversation, a
+ * conversation's lead);
  * SQLite keeps every key. A migration that brought the copies back on PostgreSQL, or dropped more,
  * fails here.
  */
@@ -14,8 +15,8 @@ const ALL = {
   conversations: ['account_id', 'campaign_id', 'lead_id', 'profile_id'],
 };
 const NOT_COPIES = {
-  messages: ['conversation_id', 'lead_id'],
-  conversations: ['campaign_id', 'lead_id'],
+  messages: ['conversation_id'],
+  conversations: ['lead_id'],
 };
 
 for (const backend of await backends()) {

@@ -493,6 +493,20 @@ const migrations: Record<string, Migration> = {
       );
     },
   },
+  // Issue 25, PostgreSQL only: two more copies. A message's lead_id is its conversation's
+  // (MessageStore and the sequencer write the one they resolved the conversation by), and a
+  // conversation's campaign_id is its lead's campaign, read in the same transaction; nothing deletes
+  // a lead (removing one marks it) or a campaign (archiving keeps it). Their checks were 8% of the
+  // sequencer's time on PostgreSQL (docs/decisions.md, "Foreign keys of copies"). The keys that
+  // remain are the ones no other key implies: a message's conversation, a conversation's lead, an
+  // outbox entry's message.
+  '0018_postgres_more_copy_foreign_keys': {
+    async up(db: Kysely<unknown>) {
+      if (kindOf(db) !== 'postgres') return;
+      await sql`alter table messages drop constraint if exists messages_lead_id_fkey`.execute(db);
+      await sql`alter table conversations drop constraint if exists conversations_campaign_id_fkey`.execute(db);
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

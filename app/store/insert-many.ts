@@ -1,7 +1,8 @@
 /**
  * Inserts many rows of one table in as few statements as each back-end allows.
  *
- * PostgreSQL gets one statement with one array per column (`insert ... select * from unnest($1::text[], ...)`):
+ * PostgreSQL gets one statement with one array per column (`insert ... select * from unnest($1::text[], ...)`,
+ * each array a literal made at once: pg-arrays.ts):
  * a multi-row VALUES list costs a bound parameter per value, which Kysely builds and compiles
  * as an operation tree node by node, the driver serializes one by one and the server parses and
  * plans anew for each statement; an array per column is one parameter whatever the number of
@@ -15,6 +16,7 @@
 import { sql, type Insertable, type Transaction } from 'kysely';
 import { inChunks } from './chunks.ts';
 import type { DbKind } from './db/database.ts';
+import { pgArray } from './pg-arrays.ts';
 import type { Database } from './schema.ts';
 
 /** Rows per SQLite statement: 200 rows of up to 14 columns stay well under SQLite's 32,766 bound parameters. */
@@ -40,7 +42,12 @@ export async function insertMany<T extends keyof Database & string>(
   }
   const columns = Object.keys(rows[0]!);
   const arrays = columns.map((column) => rows.map((row) => (row as Record<string, unknown>)[column] ?? null));
-  const unnest = sql.join(arrays.map((values, i) => sql`${values}::${sql.raw(arrayType(table, columns[i]!, values))}`));
+  const unnest = sql.join(
+    arrays.map((values, i) => {
+      const type = arrayType(table, columns[i]!, values);
+      return sql`${pgArray(values as (string | number | null)[])}::${sql.raw(type)}`;
+    }),
+  );
   await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) select * from unnest(${unnest})`.execute(trx);
 }
 

@@ -8,8 +8,9 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { DbKind } from './db/kind.ts';
+import { pgArray } from './pg-arrays.ts';
 
 export function oneOf<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, kind: DbKind, column: string, values: readonly string[]): Expression<SqlBool> {
-  if (kind === 'postgres') return sql<SqlBool>`${sql.ref(column)} = any(${values}::text[])`;
+  if (kind === 'postgres') return sql<SqlBool>`${sql.ref(column)} = any(${pgArray(values)}::text[])`;
   return eb(eb.ref(column as never), 'in', values as never);
 }

@@ -6,7 +6,7 @@
  * SKIP LOCKED: another instance on the same profile moves on) or SQLite's single writer makes
  * instances take turns per profile, so the daily limits hold across instances.
  */
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
 import { renderStep, renderSubject } from '../domain/placeholders.ts';
 import { leadValues } from '../domain/leads.ts';
 import { dueAfter, localDay, localTime } from '../domain/schedule.ts';
@@ -15,10 +15,11 @@ import { inChunks } from './chunks.ts';
 import type { Db, DbKind } from './db/database.ts';
 import { newId } from './ids.ts';
 import { oneOf } from './one-of.ts';
+import { pipelined, type Issue } from './pipelined.ts';
 import { insertMany } from './insert-many.ts';
 import { toLead } from './leads.ts';
 import { suppressedAmong, suppressionAddress } from './suppressions.ts';
-import type { Database, LeadsTable, MessagesTable } from './schema.ts';
+import type { ConversationsTable, Database, LeadsTable, MessagesTable } from './schema.ts';
 
 type Trx = Transaction<Database>;
 
@@ -152,42 +153,51 @@ export class SequencingStore {
       const steps = await this.steps(campaign.id, trx);
       const at = now.toISOString();
       const toSend = leads.filter((lead) => steps[Number(lead.next_step) - 1] !== undefined);
-      const { byLead: conversations, existing } = await this.conversationsFor(trx, campaign, toSend, at);
-      const messages: MessagesTable[] = toSend.map((lead) => {
-        const step = steps[Number(lead.next_step) - 1]!;
-        const values = leadValues(toLead(lead));
-        return {
-          id: newId('msg'),
-          account_id: campaign.account_id,
-          conversation_id: conversations.get(lead.id)!,
-          profile_id: campaign.profile_id,
-          lead_id: lead.id,
-          step_id: step.id,
-          direction: 'outbound',
-          status: 'queued',
-          subject: renderSubject(step.subject, values) ?? null,
-          text: renderStep(step, values).text,
-          idempotency_key: sequenceKey(lead.id, step.id),
-          created_at: at,
-          delivered_at: null,
-          error: null,
-          email_message_id: null,
-        };
-      });
-      await insertMany(trx, this.kind, 'messages', messages);
-      await insertMany(
-        trx,
-        this.kind,
-        'outbox',
-        messages.map((m) => ({ message_id: m.id, state: 'pending' as const, attempts: 0, next_attempt_at: at, locked_until: null, last_error: null })),
-      );
-      const finished = await this.advance(trx, leads, steps, now);
-      if (messages.length) {
+      const { byLead: conversations, existing, missing } = await this.conversationsFor(trx, campaign, toSend, at);
+      let messages: MessagesTable[] = [];
+      let finished = 0;
+      // The writes are issued together (pipelined.ts): the leads' update first, the server's longest
+      // statement, which needs nothing rendered; the messages are rendered and serialized meanwhile.
+      await pipelined(this.kind, (issue) => {
+        finished = this.advance(trx, leads, steps, now, issue);
+        issue(() => insertMany(trx, this.kind, 'conversations', missing));
+        messages = toSend.map((lead) => {
+          const step = steps[Number(lead.next_step) - 1]!;
+          const values = leadValues(toLead(lead));
+          return {
+            id: newId('msg'),
+            account_id: campaign.account_id,
+            conversation_id: conversations.get(lead.id)!,
+            profile_id: campaign.profile_id,
+            lead_id: lead.id,
+            step_id: step.id,
+            direction: 'outbound',
+            status: 'queued',
+            subject: renderSubject(step.subject, values) ?? null,
+            text: renderStep(step, values).text,
+            idempotency_key: sequenceKey(lead.id, step.id),
+            created_at: at,
+            delivered_at: null,
+            error: null,
+            email_message_id: null,
+          };
+        });
+        if (!messages.length) return;
+        issue(() => insertMany(trx, this.kind, 'messages', messages));
+        const outbox = messages.map((m) => ({
+          message_id: m.id,
+          state: 'pending' as const,
+          attempts: 0,
+          next_attempt_at: at,
+          locked_until: null,
+          last_error: null,
+        }));
+        issue(() => insertMany(trx, this.kind, 'outbox', outbox));
         // Conversations created above already say `at`; touching them again would rewrite every
         // new row and its indexes (PostgreSQL: a dead tuple each) for nothing.
-        await this.touchConversations(trx, existing, at);
-        await this.count(trx, campaign, profileDay, campaignDay, messages.length);
-      }
+        issue(() => this.touchConversations(trx, existing, at));
+        issue(() => this.count(trx, campaign, profileDay, campaignDay, messages.length));
+      });
       return {
         queued: messages.length,
         started,
@@ -273,17 +283,18 @@ export class SequencingStore {
   }
 
   /**
-   * Each lead's conversation with the profile, created for the leads that have none; `existing`:
-   * the ids of those that were there already (the ones whose last_message_at must move).
+   * Each lead's conversation with the profile; `missing`: the rows to insert for the leads that have
+   * none (their ids already in `byLead`); `existing`: the ids of those that were there already (the
+   * ones whose last_message_at must move).
    */
   private async conversationsFor(
     trx: Trx,
     campaign: RunningCampaign,
     leads: readonly Selectable<LeadsTable>[],
     at: string,
-  ): Promise<{ byLead: Map<string, string>; existing: string[] }> {
+  ): Promise<{ byLead: Map<string, string>; existing: string[]; missing: Insertable<ConversationsTable>[] }> {
     const byLead = new Map<string, string>();
-    if (!leads.length) return { byLead, existing: [] };
+    if (!leads.length) return { byLead, existing: [], missing: [] };
     const existing = await trx
       .selectFrom('conversations')
       .select(['id', 'lead_id'])
@@ -309,13 +320,12 @@ export class SequencingStore {
         created_at: at,
         last_message_at: at,
       }));
-    await insertMany(trx, this.kind, 'conversations', missing);
     for (const c of missing) byLead.set(c.lead_id, c.id);
-    return { byLead, existing: [...new Set(existing.map((c) => c.id))] };
+    return { byLead, existing: [...new Set(existing.map((c) => c.id))], missing };
   }
 
-  /** Moves each lead past the step it was due for: waiting for the next one, or finished. Returns how many finished. */
-  private async advance(trx: Trx, leads: readonly Selectable<LeadsTable>[], steps: readonly Step[], now: Date): Promise<number> {
+  /** Moves each lead past the step it was due for: waiting for the next one, or finished (one update issued per step). Returns how many finished. */
+  private advance(trx: Trx, leads: readonly Selectable<LeadsTable>[], steps: readonly Step[], now: Date, issue: Issue): number {
     const byStep = new Map<number, string[]>();
     for (const lead of leads) {
       const position = Number(lead.next_step);
@@ -329,16 +339,18 @@ export class SequencingStore {
       const next = steps[position];
       const done = !sent || next === undefined;
       if (done) finished += ids.length;
-      await trx
-        .updateTable('leads')
-        .set({
-          next_step: sent ? position + 1 : position,
-          ...(sent && { last_sent_at: now.toISOString() }),
-          sequence_status: done ? 'finished' : 'waiting',
-          next_due_at: done ? null : dueAfter(now, next).toISOString(),
-        })
-        .where((eb) => oneOf(eb, this.kind, 'id', ids))
-        .execute();
+      issue(() =>
+        trx
+          .updateTable('leads')
+          .set({
+            next_step: sent ? position + 1 : position,
+            ...(sent && { last_sent_at: now.toISOString() }),
+            sequence_status: done ? 'finished' : 'waiting',
+            next_due_at: done ? null : dueAfter(now, next).toISOString(),
+          })
+          .where((eb) => oneOf(eb, this.kind, 'id', ids))
+          .execute(),
+      );
     }
     return finished;
   }

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { localTime } from '../../app/domain/schedule.ts';
 import { Sequencer } from '../../app/sequencing/sequencer.ts';
 import type { NewStep } from '../../app/store/campaigns.ts';
-import { SequencingStore } from '../../app/store/sequencing.ts';
+import { SequencingStore, sequenceKey } from '../../app/store/sequencing.ts';
 import { sql, type RawBuilder } from 'kysely';
 import { backends, sqliteBackend, type TestDatabase } from '../helpers/databases.ts';
 import { DAY, HOUR, sequencingWorld } from '../helpers/sequencing.ts';
@@ -221,6 +221,65 @@ for (const backend of await backends()) {
         [1, 1, 1, 1, 1],
         'step 1 once to each lead',
       );
+    });
+
+    test('a batch whose write fails leaves nothing of it behind (its writes are issued together), and goes out whole once the cause is gone', async () => {
+      const world = sequencingWorld(database, MONDAY_7_PARIS);
+      const owner = await world.account();
+      const campaign = await world.campaign(owner, { steps: STEPS, leads: LEADS.slice(0, 4) });
+      // A message already holding the third lead's key for step 1: the batch's messages insert
+      // fails on the unique index, after the leads' update and the conversations were issued.
+      const [step1] = await new SequencingStore(world.db, database.kind).steps(campaign.id);
+      const blocked = campaign.leadIds[2]!;
+      const at = world.clock.now().toISOString();
+      await world.db
+        .insertInto('conversations')
+        .values({
+          id: 'cnv_blocker',
+          account_id: owner.accountId,
+          profile_id: owner.profileId,
+          lead_id: blocked,
+          campaign_id: campaign.id,
+          created_at: at,
+          last_message_at: at,
+        })
+        .execute();
+      await world.db
+        .insertInto('messages')
+        .values({
+          ...{
+            id: 'msg_blocker',
+            account_id: owner.accountId,
+            conversation_id: 'cnv_blocker',
+            profile_id: owner.profileId,
+            lead_id: blocked,
+            step_id: step1!.id,
+          },
+          ...{ direction: 'outbound', status: 'queued', subject: null, text: 'x', idempotency_key: sequenceKey(blocked, step1!.id), created_at: at },
+          ...{ delivered_at: null, error: null, email_message_id: null },
+        })
+        .execute();
+      const errors: string[] = [];
+      const sequencer = new Sequencer(new SequencingStore(world.db, database.kind), { clock: world.clock.now, logger: { error: (_o, m) => errors.push(m) } });
+      const written = async () => ({
+        leads: (await world.db.selectFrom('leads').select(['sequence_status', 'next_step']).where('campaign_id', '=', campaign.id).execute())
+          .map((l) => `${l.sequence_status}:${Number(l.next_step)}`)
+          .sort(),
+        conversations: (await world.db.selectFrom('conversations').select('id').where('campaign_id', '=', campaign.id).execute()).length,
+        messages: (await world.db.selectFrom('messages').select('id').where('profile_id', '=', owner.profileId).execute()).length,
+        outbox: (await world.db.selectFrom('outbox').select('message_id').execute()).filter((o) => o.message_id !== 'msg_blocker').length,
+        counted: (await world.db.selectFrom('profile_daily_usage').select('sent').where('profile_id', '=', owner.profileId).execute()).length,
+      });
+      const before = await written();
+      assert.equal((await sequencer.tick()).queued, 0);
+      assert.equal(errors.length, 1, 'the failure is logged');
+      assert.deepEqual(await written(), before, 'no lead advanced, no conversation, message, outbox entry or usage written');
+
+      await world.db.deleteFrom('outbox').where('message_id', '=', 'msg_blocker').execute();
+      await world.db.deleteFrom('messages').where('id', '=', 'msg_blocker').execute();
+      await world.db.deleteFrom('conversations').where('id', '=', 'cnv_blocker').execute();
+      assert.equal((await sequencer.tick()).queued, 4, 'all four at the next tick');
+      assert.deepEqual((await written()).leads, ['waiting:2', 'waiting:2', 'waiting:2', 'waiting:2']);
     });
 
     test("a lead's conversation is created with its first step and moved by each later one", async () => {

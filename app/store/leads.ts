@@ -28,6 +28,7 @@ interface LeadPageParams {
 
 // A lead's steps_sent counts the steps behind it: sent, or (for a step inserted behind it while paused) skipped.
 import type { Lead, LeadSequence } from '../../generated/types.gen.ts';
+import { oneOf } from './one-of.ts';
 
 export type { Lead, LeadSequence, NewLead };
 
@@ -109,7 +110,7 @@ export class LeadStore {
           .selectFrom('leads')
           .select(['id', 'dedupe_key'])
           .where('campaign_id', '=', campaignId)
-          .where('dedupe_key', 'in', chunk)
+          .where((eb) => oneOf(eb, this.kind, 'dedupe_key', chunk))
           .execute();
         for (const r of rows) existing.set(r.dedupe_key!, r.id);
       });

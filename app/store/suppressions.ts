@@ -6,6 +6,8 @@
  */
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from './db/database.ts';
+import { kindOf } from './db/kind.ts';
+import { oneOf } from './one-of.ts';
 import type { Database, SuppressionSource, SuppressionsTable } from './schema.ts';
 
 export interface Suppression {
@@ -48,12 +50,13 @@ export async function suppressedAmong(db: Reader, accountId: string, addresses: 
   const wanted = [...new Set(addresses.map(suppressionAddress))];
   if (!wanted.length) return new Set();
   const found = new Set<string>();
+  const kind = kindOf<Database>(db);
   for (let i = 0; i < wanted.length; i += 500) {
     const rows = await db
       .selectFrom('suppressions')
       .select('address')
       .where('account_id', '=', accountId)
-      .where('address', 'in', wanted.slice(i, i + 500))
+      .where((eb) => oneOf(eb, kind, 'address', wanted.slice(i, i + 500)))
       .execute();
     for (const r of rows) found.add(r.address);
   }

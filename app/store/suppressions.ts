@@ -4,7 +4,7 @@
  * with that address that is still in a sequence (`unsubscribed`); the sequencer and the outbox
  * check the list again before anything goes out, and add_leads skips listed addresses.
  */
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type Selectable, type Transaction, type WhereInterface } from 'kysely';
 import type { Db } from './db/database.ts';
 import { kindOf } from './db/kind.ts';
 import { oneOf } from './one-of.ts';
@@ -63,6 +63,21 @@ export async function suppressedAmong(db: Reader, accountId: string, addresses: 
   return found;
 }
 
+/**
+ * The account's leads with this address (trimmed, lower-cased), found by their dedupe key
+ * (`email:` + the address, as dedupeKey writes it) in each of the account's campaigns: the
+ * campaigns' dedupe index answers it. Leads have no index of their own on the address: every
+ * sequenced message updates its lead, and each index of the lead is written again on every update
+ * (7% of the sequencer's time on PostgreSQL, issue 25). A removed lead's dedupe key is cleared, so a
+ * removed lead is not found; it is out of its sequence anyway.
+ */
+function withAddress<QB extends WhereInterface<Database, 'leads'>>(query: QB, accountId: string, address: string): QB {
+  return query
+    .where('account_id', '=', accountId)
+    .where('campaign_id', 'in', (eb) => eb.selectFrom('campaigns').select('campaigns.id').where('campaigns.account_id', '=', accountId))
+    .where('dedupe_key', '=', `email:${address}`) as QB;
+}
+
 export class SuppressionStore {
   constructor(
     private readonly db: Db,
@@ -79,11 +94,7 @@ export class SuppressionStore {
     const at = this.clock().toISOString();
     return this.db.transaction().execute(async (trx) => {
       // The lead the message came from, when one had a message: the one contacted last.
-      const lead = await trx
-        .selectFrom('leads')
-        .select(['id', 'campaign_id'])
-        .where('account_id', '=', accountId)
-        .where(sql<string>`lower(email)`, '=', address)
+      const lead = await withAddress(trx.selectFrom('leads').select(['id', 'campaign_id']), accountId, address)
         .orderBy(sql`last_sent_at is null`)
         .orderBy('last_sent_at', 'desc')
         .limit(1)
@@ -93,11 +104,7 @@ export class SuppressionStore {
         .values({ account_id: accountId, address, source, lead_id: lead?.id ?? null, campaign_id: lead?.campaign_id ?? null, created_at: at })
         .onConflict((oc) => oc.columns(['account_id', 'address']).doNothing())
         .executeTakeFirst();
-      const stopped = await trx
-        .updateTable('leads')
-        .set({ sequence_status: 'unsubscribed', next_due_at: null })
-        .where('account_id', '=', accountId)
-        .where(sql<string>`lower(email)`, '=', address)
+      const stopped = await withAddress(trx.updateTable('leads').set({ sequence_status: 'unsubscribed', next_due_at: null }), accountId, address)
         .where('sequence_status', 'in', ['pending', 'waiting'])
         .executeTakeFirst();
       return { added: Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0, stopped: Number(stopped.numUpdatedRows) };

@@ -5,6 +5,7 @@
  * check the list again before anything goes out, and add_leads skips listed addresses.
  */
 import { sql, type Selectable, type Transaction, type WhereInterface } from 'kysely';
+import { dedupeKey } from '../domain/leads.ts';
 import type { Db } from './db/database.ts';
 import { kindOf } from './db/kind.ts';
 import { oneOf } from './one-of.ts';
@@ -65,7 +66,7 @@ export async function suppressedAmong(db: Reader, accountId: string, addresses: 
 
 /**
  * The account's leads with this address (trimmed, lower-cased), found by their dedupe key
- * (`email:` + the address, as dedupeKey writes it) in each of the account's campaigns: the
+ * (dedupeKey's, from the address alone) in each of the account's campaigns: the
  * campaigns' dedupe index answers it. Leads have no index of their own on the address: every
  * sequenced message updates its lead, and each index of the lead is written again on every update
  * (7% of the sequencer's time on PostgreSQL, issue 25). A removed lead's dedupe key is cleared, so a
@@ -75,7 +76,7 @@ function withAddress<QB extends WhereInterface<Database, 'leads'>>(query: QB, ac
   return query
     .where('account_id', '=', accountId)
     .where('campaign_id', 'in', (eb) => eb.selectFrom('campaigns').select('campaigns.id').where('campaigns.account_id', '=', accountId))
-    .where('dedupe_key', '=', `email:${address}`) as QB;
+    .where('dedupe_key', '=', dedupeKey({ email: address })!.key) as QB;
 }
 
 export class SuppressionStore {

@@ -247,16 +247,21 @@ for (const backend of await backends()) {
       await world.db
         .insertInto('messages')
         .values({
-          ...{
-            id: 'msg_blocker',
-            account_id: owner.accountId,
-            conversation_id: 'cnv_blocker',
-            profile_id: owner.profileId,
-            lead_id: blocked,
-            step_id: step1!.id,
-          },
-          ...{ direction: 'outbound', status: 'queued', subject: null, text: 'x', idempotency_key: sequenceKey(blocked, step1!.id), created_at: at },
-          ...{ delivered_at: null, error: null, email_message_id: null },
+          id: 'msg_blocker',
+          account_id: owner.accountId,
+          conversation_id: 'cnv_blocker',
+          profile_id: owner.profileId,
+          lead_id: blocked,
+          step_id: step1!.id,
+          direction: 'outbound',
+          status: 'queued',
+          subject: null,
+          text: 'x',
+          idempotency_key: sequenceKey(blocked, step1!.id),
+          created_at: at,
+          delivered_at: null,
+          error: null,
+          email_message_id: null,
         })
         .execute();
       const errors: string[] = [];

@@ -28,7 +28,7 @@ import { addAsyncCleanup, rssMb } from './lib/children.ts';
 import { spawnFloor } from './lib/floors.ts';
 import { BASE_HEADERS, check, HOST, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import { measure, pidsNamed, type LoadResult } from './lib/load.ts';
-import { fmt, table } from './lib/report.ts';
+import { fmt, mean, table } from './lib/report.ts';
 import { SERVER_LABEL, startServer, type ServerKind, type StoreSettings } from './lib/server-under-test.ts';
 import { baseline, baselineDied, BaselineUnavailable, baselineUnavailable, judgeAgainstBaseline, type BaselineComparison } from './lib/baseline.ts';
 import { summarizeProfile } from './profile-summary.ts';
@@ -50,6 +50,14 @@ const READ_TOOLS: readonly ToolName[] = ['profiles', 'get_campaign'];
  */
 export const DB_FLOOR_TARGETS = { sqliteReads: 0.85, sqliteCreate: 0.7, p99Factor: 1.5, postgresReads: 0.8 } as const;
 const DB_FLOOR_READS: readonly ToolName[] = ['profiles', 'get_campaign', 'list_leads'];
+/**
+ * Each floor is loaded this many times, every tool once per pass and the passes one after the
+ * other (so a tool's runs are apart in time), and compared by the mean of its runs; npm start by
+ * the mean of its runs before and after the baseline. One 3-second run of floor (b) on
+ * PostgreSQL gave 8,115, 5,710 and 8,358 req/s in three runs of the bench, which alone moved a
+ * ratio from 0.67 to 1.20 (docs/performance.md).
+ */
+export const FLOOR_PASSES = 2;
 /** list_leads reads one page of this many. */
 const LEAD_PAGE = 50;
 /**
@@ -500,7 +508,8 @@ async function benchDbFloor(
     log(`(f) hand-written floor (b) on ${label}: ${String(child.started.driver)}`);
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS, authorization: 'Bearer not-checked' };
-    for (const a of answers.filter((x) => x.server === 'npm-start')) {
+    const mine = answers.filter((x) => x.server === 'npm-start');
+    for (const a of mine) {
       const what = `(f) hand-written floor for ${a.tool} on ${label}`;
       const res = await post(url, headers, a.body);
       check(res.status === 200, `${what}: HTTP ${res.status} ${res.text}`);
@@ -513,19 +522,23 @@ async function benchDbFloor(
           `${what}: ${res.text.length} bytes, the ${SERVER_LABEL[other.server]} answered ${other.first.length}:\n  floor: ${res.text}\n  other: ${other.first}`,
         );
       log(`verified ${what}: the same ${a.expectBody !== undefined ? 'bytes' : 'length and form'} as npm start, the same length as the bench build`);
-      const runs = await loadRuns({
-        url,
-        headers,
-        body: a.body,
-        ...(a.expectBody !== undefined && { expectBody: a.expectBody }),
-        ...(a.verifyBody && { verifyBody: a.verifyBody }),
-        ...(databasePids && { databasePids }),
-        child,
-        label: what,
-        plan: { ...plan, connections: [Math.max(...plan.connections)] },
-      });
-      floors.push({ tool: a.tool, backend: kind, driver: String(child.started.driver), runs });
+      floors.push({ tool: a.tool, backend: kind, driver: String(child.started.driver), runs: [] });
     }
+    for (let pass = 1; pass <= FLOOR_PASSES; pass++)
+      for (const [i, a] of mine.entries())
+        floors[i]!.runs.push(
+          ...(await loadRuns({
+            url,
+            headers,
+            body: a.body,
+            ...(a.expectBody !== undefined && { expectBody: a.expectBody }),
+            ...(a.verifyBody && { verifyBody: a.verifyBody }),
+            ...(databasePids && { databasePids }),
+            child,
+            label: `(f) hand-written floor for ${a.tool} on ${label}, pass ${pass} of ${FLOOR_PASSES}`,
+            plan: { ...plan, connections: [Math.max(...plan.connections)] },
+          })),
+        );
     rss.push({ server: 'hand-written floor (b)', backend: kind, mb: rssMb(child.proc.pid!) });
   } finally {
     await child.stop();
@@ -533,7 +546,7 @@ async function benchDbFloor(
   return floors;
 }
 
-async function benchFloor(tmp: string, plan: RunPlan, p: Pending): Promise<Floor> {
+async function benchFloor(tmp: string, plan: RunPlan, p: Pending, pass: number): Promise<Floor> {
   const responseFile = path.join(tmp, `floor-${p.row.tool}-${p.row.responseBytes}.json`);
   writeFileSync(responseFile, p.responseBody);
   const port = await freePort(HOST);
@@ -544,7 +557,8 @@ async function benchFloor(tmp: string, plan: RunPlan, p: Pending): Promise<Floor
     const res = await post(url, headers, p.requestBody);
     check(res.status === 200 && res.text === p.responseBody, `(f) floor for ${p.row.tool}: not the same bytes: HTTP ${res.status} ${res.text}`);
     log(`verified (f) floor for ${p.row.tool}: bare Fastify answers the same ${p.row.responseBytes} bytes to the same ${p.row.requestBytes}-byte request`);
-    const runs = await loadRuns({ url, headers, body: p.requestBody, expectBody: p.responseBody, child, label: `(f) floor for ${p.row.tool}`, plan });
+    const label = `(f) floor for ${p.row.tool}, pass ${pass} of ${FLOOR_PASSES}`;
+    const runs = await loadRuns({ url, headers, body: p.requestBody, expectBody: p.responseBody, child, label, plan });
     return { key: p.row.floorKey, tool: p.row.tool, requestBytes: p.row.requestBytes, responseBytes: p.row.responseBytes, runs };
   } finally {
     await child.stop();
@@ -563,12 +577,14 @@ export async function benchTools(options: {
   for (const kind of options.backends) pending.push(...(await benchBackend(kind, options, result)));
   // One floor per tool and size: a bare server answering N bytes costs the same whatever they say.
   const floorPlan: RunPlan = { ...options.plan, connections: [Math.max(...options.plan.connections)] };
-  const done = new Set<string>();
-  for (const p of pending) {
-    if (done.has(p.row.floorKey)) continue;
-    done.add(p.row.floorKey);
-    result.floors.push(await benchFloor(options.tmp, floorPlan, p));
-  }
+  const once = pending.filter((p, i) => pending.findIndex((q) => q.row.floorKey === p.row.floorKey) === i);
+  for (let pass = 1; pass <= FLOOR_PASSES; pass++)
+    for (const p of once) {
+      const floor = await benchFloor(options.tmp, floorPlan, p, pass);
+      const earlier = result.floors.find((f) => f.key === floor.key);
+      if (earlier) earlier.runs.push(...floor.runs);
+      else result.floors.push(floor);
+    }
   return result;
 }
 
@@ -579,17 +595,23 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
   const rowOf = (tool: ToolName, backend: BackendKind, server: ServerKind = 'npm-start') =>
     t.rows.find((r) => r.tool === tool && r.backend === backend && r.server === server);
   const rowLabel = (row: ToolRow) => `${SERVER_LABEL[row.server]}, ${BACKEND_LABEL[row.backend]}`;
-  /** Against floor (a): req/s ratio at the top connection count. */
-  const ratioOf = (row: ToolRow | undefined) => {
-    const floor = atTop(t.floors.find((f) => f.key === row?.floorKey)?.runs);
-    const run = atTop(row?.runs);
+  const allAtTop = (runs: LoadResult[] | undefined) => runs?.filter((r) => r.connections === top) ?? [];
+  /** req/s and p99 at the top connection count, the mean of the runs there (a floor's passes, npm start's runs). */
+  const meanAtTop = (runs: LoadResult[]) => (runs.length ? { reqPerSec: mean(runs.map((r) => r.reqPerSec)), p99: mean(runs.map((r) => r.latencyMs.p99)) } : null);
+  /** A server's runs at the top connection count: npm start's before and after the baseline, another's one. */
+  const serverRuns = (row: ToolRow | undefined) =>
+    row?.server === 'npm-start' ? [...allAtTop(row.runs), ...allAtTop(rowOf(row.tool, row.backend, 'npm-start-again')?.runs)] : allAtTop(row?.runs);
+  /** Against floor (a): req/s ratio at the top connection count, of the means of their runs. */
+  const ratioOf = (row: ToolRow | undefined, runs = serverRuns(row)) => {
+    const floor = meanAtTop(allAtTop(t.floors.find((f) => f.key === row?.floorKey)?.runs));
+    const run = meanAtTop(runs);
     return floor && run ? run.reqPerSec / floor.reqPerSec : null;
   };
-  /** Against floor (b): req/s ratio and p99 factor at the top connection count. */
-  const vsDbFloor = (row: ToolRow | undefined) => {
-    const floor = atTop(t.dbFloors.find((f) => f.tool === row?.tool && f.backend === row.backend)?.runs);
-    const run = atTop(row?.runs);
-    return floor && run ? { ratio: run.reqPerSec / floor.reqPerSec, p99Factor: run.latencyMs.p99 / floor.latencyMs.p99 } : null;
+  /** Against floor (b): req/s ratio and p99 factor at the top connection count, of the means of their runs. */
+  const vsDbFloor = (row: ToolRow | undefined, runs = serverRuns(row)) => {
+    const floor = meanAtTop(allAtTop(t.dbFloors.find((f) => f.tool === row?.tool && f.backend === row.backend)?.runs));
+    const run = meanAtTop(runs);
+    return floor && run ? { ratio: run.reqPerSec / floor.reqPerSec, p99Factor: run.p99 / floor.p99 } : null;
   };
   const cells = (r: LoadResult) => [
     r.connections,
@@ -608,14 +630,14 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
   const rows: (string | number)[][] = [];
   for (const tool of TOOL_NAMES) {
     for (const f of t.floors.filter((x) => x.tool === tool))
-      for (const r of f.runs)
-        rows.push([tool, 'bare Fastify floor (a)', f.requestBytes, f.responseBytes, ...cells(r), '-', '1.00', '-', fmt.pct(r.loadgenCpu), fmt.pct(r.otherCpu)]);
+      for (const [i, r] of f.runs.entries())
+        rows.push([tool, `bare Fastify floor (a), pass ${i + 1}`, f.requestBytes, f.responseBytes, ...cells(r), '-', '1.00', '-', fmt.pct(r.loadgenCpu), fmt.pct(r.otherCpu)]);
     for (const f of t.dbFloors.filter((x) => x.tool === tool)) {
       const npm = rowOf(tool, f.backend);
-      for (const r of f.runs)
+      for (const [i, r] of f.runs.entries())
         rows.push([
           tool,
-          `hand-written floor (b), ${BACKEND_LABEL[f.backend]}, ${f.driver}`,
+          `hand-written floor (b), ${BACKEND_LABEL[f.backend]}, ${f.driver}, pass ${i + 1}`,
           npm?.requestBytes ?? '-',
           npm?.responseBytes ?? '-',
           ...cells(r),
@@ -628,8 +650,9 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
         ]);
     }
     for (const row of t.rows.filter((x) => x.tool === tool)) {
-      const ratio = ratioOf(row);
-      const vsB = vsDbFloor(row);
+      // Each run's own figure, against the floors' mean.
+      const ratio = ratioOf(row, allAtTop(row.runs));
+      const vsB = vsDbFloor(row, allAtTop(row.runs));
       for (const r of row.runs)
         rows.push([
           tool,
@@ -705,8 +728,8 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
       `  reads >= ${READ_TARGET} of the floor on SQLite: ${met ? 'MET' : measured.length === READ_TOOLS.length ? 'NOT MET' : 'NOT MEASURED (a read row is missing)'}`,
     );
     for (const f of t.floors) {
-      const r = atTop(f.runs);
-      if (r && r.loadgenCpu > 0.9)
+      const r = allAtTop(f.runs).find((x) => x.loadgenCpu > 0.9);
+      if (r)
         log(
           `  note: autocannon used ${fmt.pct(r.loadgenCpu)} of a core against the ${f.tool} floor; the floor may be limited by the generator, which flatters the ratio`,
         );
@@ -733,6 +756,12 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
     log();
     log(`npm start against the hand-written floor (b) at ${top} connections (the bench build's figure beside it, for comparison):`);
     for (const d of dbTargets) log(targetLine(d.what, d.value, d.benchBuild, d.target, d.met));
+  }
+  if (t.rows.length) {
+    const again = t.rows.some((r) => r.server === 'npm-start-again');
+    log(
+      `  judged on means: each floor's of its ${FLOOR_PASSES} passes${again ? ", npm start's of its runs before and after the baseline" : ''} (the table's ratios are each run's own against the floors' mean)`,
+    );
   }
 
   // npm start against the baseline, per tool and back-end, at the top connection count.

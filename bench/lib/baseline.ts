@@ -16,7 +16,7 @@ import type { Child } from './children.ts';
 import { log, OTHER_CPU_LIMIT, problems, regressions, step, warnings } from './harness.ts';
 import type { LoadResult } from './load.ts';
 import { npmEnvFor } from './npm-env.ts';
-import { banner, fmt, table } from './report.ts';
+import { banner, fmt, mean, table } from './report.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RECORD = path.join(ROOT, 'bench/baseline.json');
@@ -124,8 +124,6 @@ export interface BaselineComparison {
   current: LoadResult[];
   baseline: LoadResult;
 }
-
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 /** Every run compared had the machine to itself (other processes under OTHER_CPU_LIMIT). */
 const quiet = (c: BaselineComparison) => [...c.current, c.baseline].every((r) => r.otherCpu !== null && r.otherCpu <= OTHER_CPU_LIMIT);

@@ -27,3 +27,5 @@ export function median(values: number[]): number {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
+
+export const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;

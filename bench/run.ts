@@ -633,7 +633,10 @@ async function main(): Promise<void> {
       `  b/c = ${fmt.ratio(ratios.bOverC)}   target >= ${TARGETS.bOverC}: ${met(ratios.bOverC >= TARGETS.bOverC)}   (bench build ${fmt.ratio(ratios.benchBuild.bOverC)})`,
     );
     if (ratios.cpuPerReqAOverB !== null) log(`  server CPU per request, a/b = ${fmt.ratio(ratios.cpuPerReqAOverB)}`);
-    const busyGenerator = servers.filter((s) => s.key === 'a').map((s) => s.runs.find((r) => r.connections === top)!).find((r) => r.loadgenCpu > 0.9);
+    const busyGenerator = servers
+      .filter((s) => s.key === 'a')
+      .map((s) => s.runs.find((r) => r.connections === top)!)
+      .find((r) => r.loadgenCpu > 0.9);
     if (busyGenerator)
       log(`  note: autocannon used ${fmt.pct(busyGenerator.loadgenCpu)} of a core against (a); (a) may be limited by the generator, which flatters b/a`);
     json.servers = servers.map((s) => ({ key: s.key, label: s.label, runs: s.runs }));

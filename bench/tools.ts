@@ -597,7 +597,8 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
   const rowLabel = (row: ToolRow) => `${SERVER_LABEL[row.server]}, ${BACKEND_LABEL[row.backend]}`;
   const allAtTop = (runs: LoadResult[] | undefined) => runs?.filter((r) => r.connections === top) ?? [];
   /** req/s and p99 at the top connection count, the mean of the runs there (a floor's passes, npm start's runs). */
-  const meanAtTop = (runs: LoadResult[]) => (runs.length ? { reqPerSec: mean(runs.map((r) => r.reqPerSec)), p99: mean(runs.map((r) => r.latencyMs.p99)) } : null);
+  const meanAtTop = (runs: LoadResult[]) =>
+    runs.length ? { reqPerSec: mean(runs.map((r) => r.reqPerSec)), p99: mean(runs.map((r) => r.latencyMs.p99)) } : null;
   /** A server's runs at the top connection count: npm start's before and after the baseline, another's one. */
   const serverRuns = (row: ToolRow | undefined) =>
     row?.server === 'npm-start' ? [...allAtTop(row.runs), ...allAtTop(rowOf(row.tool, row.backend, 'npm-start-again')?.runs)] : allAtTop(row?.runs);
@@ -631,7 +632,18 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
   for (const tool of TOOL_NAMES) {
     for (const f of t.floors.filter((x) => x.tool === tool))
       for (const [i, r] of f.runs.entries())
-        rows.push([tool, `bare Fastify floor (a), pass ${i + 1}`, f.requestBytes, f.responseBytes, ...cells(r), '-', '1.00', '-', fmt.pct(r.loadgenCpu), fmt.pct(r.otherCpu)]);
+        rows.push([
+          tool,
+          `bare Fastify floor (a), pass ${i + 1}`,
+          f.requestBytes,
+          f.responseBytes,
+          ...cells(r),
+          '-',
+          '1.00',
+          '-',
+          fmt.pct(r.loadgenCpu),
+          fmt.pct(r.otherCpu),
+        ]);
     for (const f of t.dbFloors.filter((x) => x.tool === tool)) {
       const npm = rowOf(tool, f.backend);
       for (const [i, r] of f.runs.entries())

@@ -59,7 +59,7 @@ import {
 } from './lib/harness.ts';
 import { baseline, BASELINE_MIN_RATIO, baselineDied, BaselineUnavailable, baselineUnavailable, judgeAgainstBaseline } from './lib/baseline.ts';
 import { measure, type LoadResult } from './lib/load.ts';
-import { banner, fmt, mean, median, table } from './lib/report.ts';
+import { banner, fmt, meanOfRuns, median, table } from './lib/report.ts';
 import { freshBundle, npmStart, SERVER_LABEL, startServer, type ServerKind } from './lib/server-under-test.ts';
 import { BACKEND_KINDS, benchTools, FLOOR_PASSES, postgresUnavailable, reportTools, TOOL_NAMES } from './tools.ts';
 import { createPostgresDatabase } from '../tests/helpers/databases.ts';
@@ -587,14 +587,11 @@ async function main(): Promise<void> {
 
     const top = Math.max(...CONNECTIONS);
     const at = (key: ServerRun['key']) => servers.find((s) => s.key === key)!.runs.find((r) => r.connections === top)!;
-    /** req/s and CPU per request at the top connection count, the means of every run of these servers. */
-    const meanOf = (...keys: ServerRun['key'][]) => {
-      const runs = servers.filter((s) => keys.includes(s.key)).map((s) => s.runs.find((r) => r.connections === top)!);
-      const cpus = runs.map((r) => r.serverCpuUsPerReq);
-      return { reqPerSec: mean(runs.map((r) => r.reqPerSec)), cpuUsPerReq: cpus.every((x) => x !== null) ? mean(cpus as number[]) : null };
-    };
+    /** The runs of these servers at the top connection count. */
+    const topRuns = (...keys: ServerRun['key'][]) => servers.filter((s) => keys.includes(s.key)).map((s) => s.runs.find((r) => r.connections === top)!);
     // npm start: its first and last runs of (b); the floor and the peer: their passes.
-    const [a, b, bench, c] = [meanOf('a'), meanOf('b', 'b-again'), meanOf('b-bench-build'), meanOf('c')];
+    const meanAtTop = (...keys: ServerRun['key'][]) => meanOfRuns(topRuns(...keys))!;
+    const [a, b, bench, c] = [meanAtTop('a'), meanAtTop('b', 'b-again'), meanAtTop('b-bench-build'), meanAtTop('c')];
     const ratios = {
       connections: top,
       bOverA: b.reqPerSec / a.reqPerSec,
@@ -633,10 +630,7 @@ async function main(): Promise<void> {
       `  b/c = ${fmt.ratio(ratios.bOverC)}   target >= ${TARGETS.bOverC}: ${met(ratios.bOverC >= TARGETS.bOverC)}   (bench build ${fmt.ratio(ratios.benchBuild.bOverC)})`,
     );
     if (ratios.cpuPerReqAOverB !== null) log(`  server CPU per request, a/b = ${fmt.ratio(ratios.cpuPerReqAOverB)}`);
-    const busyGenerator = servers
-      .filter((s) => s.key === 'a')
-      .map((s) => s.runs.find((r) => r.connections === top)!)
-      .find((r) => r.loadgenCpu > 0.9);
+    const busyGenerator = topRuns('a').find((r) => r.loadgenCpu > 0.9);
     if (busyGenerator)
       log(`  note: autocannon used ${fmt.pct(busyGenerator.loadgenCpu)} of a core against (a); (a) may be limited by the generator, which flatters b/a`);
     json.servers = servers.map((s) => ({ key: s.key, label: s.label, runs: s.runs }));

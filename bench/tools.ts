@@ -28,7 +28,7 @@ import { addAsyncCleanup, rssMb } from './lib/children.ts';
 import { spawnFloor } from './lib/floors.ts';
 import { BASE_HEADERS, check, HOST, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import { measure, pidsNamed, type LoadResult } from './lib/load.ts';
-import { fmt, mean, table } from './lib/report.ts';
+import { fmt, meanOfRuns, table } from './lib/report.ts';
 import { SERVER_LABEL, startServer, type ServerKind, type StoreSettings } from './lib/server-under-test.ts';
 import { baseline, baselineDied, BaselineUnavailable, baselineUnavailable, judgeAgainstBaseline, type BaselineComparison } from './lib/baseline.ts';
 import { summarizeProfile } from './profile-summary.ts';
@@ -596,22 +596,19 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
     t.rows.find((r) => r.tool === tool && r.backend === backend && r.server === server);
   const rowLabel = (row: ToolRow) => `${SERVER_LABEL[row.server]}, ${BACKEND_LABEL[row.backend]}`;
   const allAtTop = (runs: LoadResult[] | undefined) => runs?.filter((r) => r.connections === top) ?? [];
-  /** req/s and p99 at the top connection count, the mean of the runs there (a floor's passes, npm start's runs). */
-  const meanAtTop = (runs: LoadResult[]) =>
-    runs.length ? { reqPerSec: mean(runs.map((r) => r.reqPerSec)), p99: mean(runs.map((r) => r.latencyMs.p99)) } : null;
   /** A server's runs at the top connection count: npm start's before and after the baseline, another's one. */
   const serverRuns = (row: ToolRow | undefined) =>
     row?.server === 'npm-start' ? [...allAtTop(row.runs), ...allAtTop(rowOf(row.tool, row.backend, 'npm-start-again')?.runs)] : allAtTop(row?.runs);
   /** Against floor (a): req/s ratio at the top connection count, of the means of their runs. */
   const ratioOf = (row: ToolRow | undefined, runs = serverRuns(row)) => {
-    const floor = meanAtTop(allAtTop(t.floors.find((f) => f.key === row?.floorKey)?.runs));
-    const run = meanAtTop(runs);
+    const floor = meanOfRuns(allAtTop(t.floors.find((f) => f.key === row?.floorKey)?.runs));
+    const run = meanOfRuns(runs);
     return floor && run ? run.reqPerSec / floor.reqPerSec : null;
   };
   /** Against floor (b): req/s ratio and p99 factor at the top connection count, of the means of their runs. */
   const vsDbFloor = (row: ToolRow | undefined, runs = serverRuns(row)) => {
-    const floor = meanAtTop(allAtTop(t.dbFloors.find((f) => f.tool === row?.tool && f.backend === row.backend)?.runs));
-    const run = meanAtTop(runs);
+    const floor = meanOfRuns(allAtTop(t.dbFloors.find((f) => f.tool === row?.tool && f.backend === row.backend)?.runs));
+    const run = meanOfRuns(runs);
     return floor && run ? { ratio: run.reqPerSec / floor.reqPerSec, p99Factor: run.p99 / floor.p99 } : null;
   };
   const cells = (r: LoadResult) => [

@@ -16,7 +16,7 @@ import type { Child } from './children.ts';
 import { log, OTHER_CPU_LIMIT, problems, regressions, step, warnings } from './harness.ts';
 import type { LoadResult } from './load.ts';
 import { npmEnvFor } from './npm-env.ts';
-import { banner, fmt, mean, table } from './report.ts';
+import { banner, fmt, meanOfRuns, table } from './report.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RECORD = path.join(ROOT, 'bench/baseline.json');
@@ -137,9 +137,7 @@ export function judgeAgainstBaseline(title: string, comparisons: BaselineCompari
   const b = baseline();
   if (!b || !comparisons.length) return [];
   const rows = comparisons.map((c) => {
-    const reqPerSec = mean(c.current.map((r) => r.reqPerSec));
-    const cpus = c.current.map((r) => r.serverCpuUsPerReq);
-    const cpu = cpus.every((x) => x !== null) ? mean(cpus as number[]) : null;
+    const { reqPerSec, cpuUsPerReq: cpu } = meanOfRuns(c.current)!;
     const ratio = reqPerSec / c.baseline.reqPerSec;
     const cpuRatio = cpu !== null && c.baseline.serverCpuUsPerReq !== null ? cpu / c.baseline.serverCpuUsPerReq : null;
     return {

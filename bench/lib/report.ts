@@ -1,4 +1,5 @@
-/** Plain-text tables for the benchmark report. */
+/** Plain-text tables for the benchmark report, and the means its comparisons are made of. */
+import type { LoadResult } from './load.ts';
 
 export function table(headers: string[], rows: (string | number)[][], rightAlignFrom = 1): string {
   const cells = [headers, ...rows.map((r) => r.map(String))];
@@ -28,4 +29,18 @@ export function median(values: number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-export const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/**
+ * The mean of several runs of one load (a floor's passes, npm start's runs around the baseline):
+ * req/s, p99, and CPU per request (null when a run has none); null for no runs.
+ */
+export function meanOfRuns(runs: LoadResult[]): { reqPerSec: number; p99: number; cpuUsPerReq: number | null } | null {
+  if (!runs.length) return null;
+  const cpus = runs.map((r) => r.serverCpuUsPerReq);
+  return {
+    reqPerSec: mean(runs.map((r) => r.reqPerSec)),
+    p99: mean(runs.map((r) => r.latencyMs.p99)),
+    cpuUsPerReq: cpus.every((x) => x !== null) ? mean(cpus as number[]) : null,
+  };
+}

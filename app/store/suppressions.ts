@@ -72,7 +72,7 @@ export async function suppressedAmong(db: Reader, accountId: string, addresses: 
  * (7% of the sequencer's time on PostgreSQL, issue 25). A removed lead's dedupe key is cleared, so a
  * removed lead is not found; it is out of its sequence anyway.
  */
-function withAddress<QB extends WhereInterface<Database, 'leads'>>(query: QB, accountId: string, address: string): QB {
+export function withAddress<QB extends WhereInterface<Database, 'leads'>>(query: QB, accountId: string, address: string): QB {
   return query
     .where('account_id', '=', accountId)
     .where('campaign_id', 'in', (eb) => eb.selectFrom('campaigns').select('campaigns.id').where('campaigns.account_id', '=', accountId))

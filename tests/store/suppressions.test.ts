@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
-import { SuppressionStore } from '../../app/store/suppressions.ts';
+import { CompiledQuery } from 'kysely';
+import { SuppressionStore, withAddress } from '../../app/store/suppressions.ts';
 import { backends, sqliteBackend, type TestDatabase } from '../helpers/databases.ts';
 import { sequencingWorld } from '../helpers/sequencing.ts';
 
@@ -52,8 +52,9 @@ for (const backend of await backends()) {
 test("an address's leads are found through the campaigns' dedupe index, not by reading the account's leads (SQLite query plan)", async () => {
   const database = await sqliteBackend.create();
   try {
-    const plan = await sql<{ detail: string }>`explain query plan select id from leads where account_id = ${'acc_x'}
-      and campaign_id in (select campaigns.id from campaigns where campaigns.account_id = ${'acc_x'}) and dedupe_key = ${'email:a@x'}`.execute(database.db);
+    // The store's own query, as suppress() builds it.
+    const query = withAddress(database.db.selectFrom('leads').select('id'), 'acc_x', 'a@x').compile();
+    const plan = await database.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]));
     const details = plan.rows.map((r) => r.detail).join(' | ');
     assert.match(details, /SEARCH leads USING INDEX leads_campaign_dedupe \(campaign_id=\? AND dedupe_key=\?\)/, details);
   } finally {

@@ -104,7 +104,7 @@ async function main(): Promise<number> {
     const pid = server.proc.pid!;
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'app/cli.ts', 'token', '--email', DEMO_EMAIL, '--scope', SCOPE, '--ttl', String(Math.ceil(MINUTES * 60 + 3600))],
+      ['scripts/cli.mjs', 'token', '--email', DEMO_EMAIL, '--scope', SCOPE, '--ttl', String(Math.ceil(MINUTES * 60 + 3600))],
       { cwd: ROOT, env: { ...process.env, ...env } },
     );
     const token = stdout.trim().split('\n').at(-1)!;

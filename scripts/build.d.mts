@@ -7,5 +7,5 @@ export function isFresh(): boolean;
  */
 export function build(): Promise<number>;
 export function build(options: { accept: (sources: string[]) => Promise<boolean> }): Promise<number | undefined>;
-/** The esbuild options shared by the server's bundle and the benchmark's. */
+/** The esbuild options shared by the server's bundle, the CLI's and the benchmark's. */
 export const bundleOptions: import('esbuild').BuildOptions;

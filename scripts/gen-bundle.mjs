@@ -15,10 +15,10 @@
  * V8's compile cache (in the generator's cache folder) keeps the bundle's compiled code between
  * runs. Plain JavaScript, so that it runs before anything is built.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import path from 'node:path';
-import { sourcesUnchanged, stamp } from './build-record.mjs';
+import { recordFresh, writeRecord } from './build-record.mjs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -30,14 +30,7 @@ const CHUNK_PREFIX = 'gen-chunk-';
 
 /** True when every bundle exists and no source it was built from has changed since. */
 export function isFresh() {
-  let record;
-  try {
-    record = JSON.parse(readFileSync(RECORD, 'utf8'));
-  } catch {
-    return false;
-  }
-  if (!(record.outputs ?? []).every((f) => existsSync(path.join(DIST, f)))) return false;
-  return sourcesUnchanged(ROOT, record);
+  return recordFresh(ROOT, DIST, RECORD);
 }
 
 const VALIDATOR_MODULE = 'codegen/load/tools-yaml-validator.ts';
@@ -113,10 +106,7 @@ export async function build() {
   const sources = Object.keys(result.metafile.inputs).filter((file) => !file.split('/').includes('node_modules'));
   // The build's own options are a source too, and package-lock.json stands for the bundled packages.
   sources.push('package-lock.json', 'package.json', 'scripts/gen-bundle.mjs', 'codegen/tools-yaml.schema.json');
-  writeFileSync(
-    RECORD,
-    `${JSON.stringify({ outputs: outputs.sort(), sources: Object.fromEntries(sources.sort().map((f) => [f, stamp(ROOT, f)])) }, null, 2)}\n`,
-  );
+  writeRecord(ROOT, RECORD, outputs, sources);
   return Math.round(performance.now() - started);
 }
 

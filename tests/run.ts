@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build, isFresh } from '../scripts/build.mjs';
+import * as cliBundle from '../scripts/cli-bundle.mjs';
 import { layerOf, LAYER_NAMES, type Layer } from './layers.ts';
 import { failedTests, markedTests } from './tap-report.ts';
 import { inSlice, isSlice } from './slices.ts';
@@ -31,11 +32,16 @@ if (!quick && !filters.length) {
   step('generated files are up to date', process.execPath, ['scripts/gen.mjs', '--check']);
 }
 
-// The black-box tests start the server as `npm start` does, from dist/: build it once here, so
-// that test files starting servers at once do not each build it.
+// The black-box tests start the server as `npm start` does, from dist/, and run the CLI as `npm run
+// cli` does, from dist/cli.js: build both once here, so that test files running them at once do not
+// each build them.
 if (!isFresh()) {
   console.log('\n> bundle for npm start');
   console.log(`built dist/main.js in ${await build()} ms`);
+}
+if (!cliBundle.isFresh()) {
+  console.log('\n> bundle for npm run cli');
+  console.log(`built dist/cli.js in ${await cliBundle.build()} ms`);
 }
 
 const files = readdirSync('tests', { recursive: true, withFileTypes: true })

@@ -120,7 +120,7 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
     // npm start: builds dist/ (the copy has none, and the sources just changed) and runs it.
     const baseUrl = `http://127.0.0.1:${env.PORT}`;
     server = await startInCopy(copy.dir, env, baseUrl);
-    const cli = await inCopy('app/cli.ts', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read profile service_account_id');
+    const cli = await inCopy('scripts/cli.mjs', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read profile service_account_id');
     token = cli.stdout.trim().split('\n').at(-1)!;
     accountId = String(decodeJwt(token).service_account_id);
     assert.match(accountId, /^acc_/);

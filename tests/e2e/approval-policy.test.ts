@@ -17,7 +17,7 @@ import { connectAssistant, REPO_ROOT, serverBackends, toolError } from '../helpe
 import { activityWritten, eventually, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { csrfOf, signIn, WebClient } from '../helpers/web-client.ts';
 
-const CLI = [process.execPath, '--import', 'tsx', 'app/cli.ts'];
+const CLI = [process.execPath, 'scripts/cli.mjs'];
 let counter = 0;
 
 for (const backend of await serverBackends()) {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { REPO_ROOT } from '../helpers/server.ts';
 
-const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', ...args], { cwd: REPO_ROOT, encoding: 'utf8' });
+const cli = (...args: string[]) => spawnSync(process.execPath, ['scripts/cli.mjs', ...args], { cwd: REPO_ROOT, encoding: 'utf8' });
 
 test('help, --help and -h print every command and exit 0, without a store or settings', () => {
   for (const args of [['help'], ['--help'], ['-h']]) {
@@ -49,7 +49,7 @@ test("a mistake in one command prints that command's usage only, exit 1; an unkn
   // These open the store before they find the mistake: an empty one of their own.
   const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-cli-usage-'));
   const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' };
-  const inStore = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', ...args], { cwd: REPO_ROOT, encoding: 'utf8', env });
+  const inStore = (...args: string[]) => spawnSync(process.execPath, ['scripts/cli.mjs', ...args], { cwd: REPO_ROOT, encoding: 'utf8', env });
   try {
     for (const [args, message, usage] of [
       [['token'], 'token needs --email', /^ {2}npm run cli -- token --email EMAIL/],

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { REPO_ROOT } from '../helpers/outreach.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const CLI = [process.execPath, '--import', 'tsx', 'app/cli.ts'];
+const CLI = [process.execPath, 'scripts/cli.mjs'];
 const hasScript = spawnSync('script', ['--version']).status === 0;
 let counter = 0;
 const newEmail = () => `cli-password-${process.pid}-${++counter}@example.com`;

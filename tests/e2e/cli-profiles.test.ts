@@ -14,7 +14,7 @@ import { backends, type TestDatabase } from '../helpers/databases.ts';
 import { REPO_ROOT } from '../helpers/outreach.ts';
 import { postMcp, startTestServer, type TestServer } from '../helpers/server.ts';
 
-const CLI = [process.execPath, '--import', 'tsx', 'app/cli.ts'];
+const CLI = [process.execPath, 'scripts/cli.mjs'];
 const SMTP_PASSWORD = 'smtp-Hunter-42';
 const IMAP_PASSWORD = 'imap-Hunter-43';
 const SMTP = `smtp://nu%40example.com:${SMTP_PASSWORD}@smtp.example.com:587`;

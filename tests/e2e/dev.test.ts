@@ -119,7 +119,7 @@ describe('npm run dev', { timeout: 5 * STEP_MS }, () => {
     // A token from the CLI, on the same store and URL as the server.
     const cli = await run(
       process.execPath,
-      ['--import', 'tsx', 'app/cli.ts', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read mcp:write profile service_account_id'],
+      ['scripts/cli.mjs', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read mcp:write profile service_account_id'],
       {
         cwd: copy.dir,
         env,

@@ -54,7 +54,7 @@ async function dkimResult(raw: string, txt: Record<string, string>) {
 function createProfileByCli(env: Record<string, string>, account: string, sender: Mailbox): string {
   const args = ['profile', 'create', '--account', account, '--channel', 'email', '--name', 'Nu (email)', '--from', `Nu Sender <${sender.address}>`];
   args.push('--smtp', localMailboxUrl('smtp', sender, 587), '--imap', localMailboxUrl('imap', sender, 143), '--timezone', 'UTC', '--daily-limit', '50');
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['scripts/cli.mjs', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
   assert.equal(run.status, 0, `profile create failed:\n${run.stdout}${run.stderr}`);
   return run.stdout.trim().split('\n').at(-1)!;
 }

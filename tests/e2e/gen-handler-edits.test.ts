@@ -166,14 +166,10 @@ describe('gen writes and renames handlers with ts-morph, only when an edit is du
     const baseUrl = `http://127.0.0.1:${port}`;
     const server = await startInCopy(copy.dir, { ...env, PORT: String(port) }, baseUrl);
     try {
-      const cli = await run(
-        process.execPath,
-        ['--import', 'tsx', 'app/cli.ts', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read profile service_account_id'],
-        {
-          cwd: copy.dir,
-          env: { ...env, PORT: String(port) },
-        },
-      );
+      const cli = await run(process.execPath, ['scripts/cli.mjs', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read profile service_account_id'], {
+        cwd: copy.dir,
+        env: { ...env, PORT: String(port) },
+      });
       const token = cli.stdout.trim().split('\n').at(-1)!;
       const client = new Client({ name: 'handler-edits-test', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));

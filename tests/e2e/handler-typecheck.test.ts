@@ -98,7 +98,7 @@ describe('the handlers are type-checked against the generated types', { timeout:
 
     const server = await startInCopy(copy.dir, env, baseUrl);
     try {
-      const cli = await inCopy(['--import', 'tsx', 'app/cli.ts', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read profile service_account_id']);
+      const cli = await inCopy(['scripts/cli.mjs', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read profile service_account_id']);
       const token = cli.stdout.trim().split('\n').at(-1)!;
       const call = async (name: string, args: Record<string, unknown>) => {
         const res = await fetch(`${baseUrl}/mcp`, {

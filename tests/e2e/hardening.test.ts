@@ -221,8 +221,7 @@ describe('keys and the store', () => {
   });
 
   test('the CLI lists and revokes a user’s authorizations, and mints tokens for a day at most', async () => {
-    const cli = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', ...args], { env: { ...process.env, ...server.env }, encoding: 'utf8' });
+    const cli = (...args: string[]) => spawnSync(process.execPath, ['scripts/cli.mjs', ...args], { env: { ...process.env, ...server.env }, encoding: 'utf8' });
     const token = await server.token(account);
     const listed = cli('grants', 'list', '--email', account.email);
     assert.equal(listed.status, 0, listed.stderr);

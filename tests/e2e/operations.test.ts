@@ -115,7 +115,7 @@ test('`cli backup` copies the running store; the copy restored into a new DATA_D
   try {
     const account = await accountWithToken(server);
     const file = path.join(restored, 'backup.sqlite');
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', 'backup', file], { env: { ...process.env, ...server.env }, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['scripts/cli.mjs', 'backup', file], { env: { ...process.env, ...server.env }, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(statSync(file).mode & 0o777, 0o600);
     const dataDir = path.join(restored, 'data');
@@ -142,7 +142,7 @@ test("`cli config --email` with the server's settings prints its MCP URL and a h
   const server = await startTestServer();
   try {
     const account = await server.createAccount();
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', 'config', '--email', account.email], {
+    const run = spawnSync(process.execPath, ['scripts/cli.mjs', 'config', '--email', account.email], {
       env: { ...process.env, ...server.env },
       encoding: 'utf8',
     });

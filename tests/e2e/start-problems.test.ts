@@ -76,7 +76,7 @@ describe('npm start when a first start goes wrong', { timeout: 120_000 }, () => 
     }
 
     // The command it names gives the account a password that signs in; the next start no longer names it.
-    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', 'password', 'reset', '--email', DEMO.email], {
+    const cli = spawnSync(process.execPath, ['scripts/cli.mjs', 'password', 'reset', '--email', DEMO.email], {
       cwd: REPO_ROOT,
       env: serverEnvironment(settings),
       encoding: 'utf8',

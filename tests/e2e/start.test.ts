@@ -49,14 +49,10 @@ describe('npm start', { timeout: 180_000 }, () => {
       const { stdout } = await run('ps', ['-o', 'args=', '-p', String(server.proc.pid)]);
       assert.doesNotMatch(stdout, /tsx/);
 
-      const cli = await run(
-        process.execPath,
-        ['--import', 'tsx', 'app/cli.ts', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read profile service_account_id'],
-        {
-          cwd: copy.dir,
-          env,
-        },
-      );
+      const cli = await run(process.execPath, ['scripts/cli.mjs', 'token', '--email', 'demo@example.com', '--scope', 'mcp:read profile service_account_id'], {
+        cwd: copy.dir,
+        env,
+      });
       const token = cli.stdout.trim().split('\n').at(-1)!;
       const res = await fetch(`${baseUrl}/mcp`, {
         method: 'POST',

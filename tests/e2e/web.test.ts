@@ -199,7 +199,7 @@ describe('web app', () => {
       const from = ownAddress();
       const client = browserAt(from);
       assert.equal((await signIn(client, user.email, TEST_PASSWORD)).status, 303);
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli.ts', 'password', 'reset', '--email', user.email], {
+      const run = spawnSync(process.execPath, ['scripts/cli.mjs', 'password', 'reset', '--email', user.email], {
         env: { ...process.env, ...server.env },
         encoding: 'utf8',
       });

@@ -1,14 +1,17 @@
 /**
  * The admin CLI's help: `help`, `--help` and `<command> --help` print the usage and exit 0; a wrong
- * option is named plainly; a command used wrongly prints its own usage, not every command's.
+ * option is named plainly; a command used wrongly prints its own usage, not every command's. And
+ * the CLI's bundle (scripts/cli-bundle.mjs): built by the first command in a new copy, rebuilt
+ * after a source changed, never by a command whose sources did not.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { REPO_ROOT } from '../helpers/server.ts';
+import { copyProject } from '../helpers/project-copy.ts';
 
 const cli = (...args: string[]) => spawnSync(process.execPath, ['scripts/cli.mjs', ...args], { cwd: REPO_ROOT, encoding: 'utf8' });
 
@@ -71,5 +74,29 @@ test("a mistake in one command prints that command's usage only, exit 1; an unkn
       assert.ok(unknown.stderr.includes(`npm run cli -- ${command}`), `an unknown command lists ${command}`);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('the CLI runs from its bundle: built by the first command, rebuilt after its sources change, and only then', () => {
+  const copy = copyProject();
+  const inCopy = (...args: string[]) => spawnSync(process.execPath, ['scripts/cli.mjs', ...args], { cwd: copy.dir, encoding: 'utf8' });
+  const built = /^\(built the CLI, dist\/cli\.js, in \d+ ms: its sources changed since the last build\)\n$/;
+  try {
+    const first = inCopy('help', 'token');
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stderr, built, 'a new copy has no dist/: the first command builds the CLI');
+    assert.match(first.stdout, /npm run cli -- token --email EMAIL/);
+    const again = inCopy('help', 'token');
+    assert.deepEqual([again.status, again.stderr, again.stdout], [0, '', first.stdout]);
+
+    // An edit of the CLI's source (its usage text) reaches the next command.
+    const source = path.join(copy.dir, 'app/cli.ts');
+    writeFileSync(source, readFileSync(source, 'utf8').replace('npm run cli -- token --email EMAIL', 'npm run cli -- token --email ADDRESS'));
+    const edited = inCopy('help', 'token');
+    assert.equal(edited.status, 0, edited.stderr);
+    assert.match(edited.stderr, built);
+    assert.match(edited.stdout, /npm run cli -- token --email ADDRESS/);
+  } finally {
+    copy.cleanup();
   }
 });

@@ -76,6 +76,27 @@ async function serverMemory(port: number): Promise<Record<'heapUsed' | 'heapTota
   };
 }
 
+/**
+ * A token for the demo account, from the CLI on the server's store. The server makes that account
+ * just after it starts listening (app/main.ts), so a command sent as soon as /healthz answers can
+ * come first: it is asked again, for up to 30 s, while the account is not there yet.
+ */
+async function demoToken(env: Record<string, string>): Promise<{ stdout: string }> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await promisify(execFile)(
+        process.execPath,
+        ['scripts/cli.mjs', 'token', '--email', DEMO_EMAIL, '--scope', SCOPE, '--ttl', String(Math.ceil(MINUTES * 60 + 3600))],
+        { cwd: ROOT, env: { ...process.env, ...env } },
+      );
+    } catch (err) {
+      if (!String((err as { stderr?: string }).stderr).startsWith(`No user with the email ${DEMO_EMAIL}`) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 async function main(): Promise<number> {
   const tmp = mkdtempSync(path.join(tmpdir(), 'outreach-soak-'));
   installCleanup(() => rmSync(tmp, { recursive: true, force: true }));
@@ -102,11 +123,7 @@ async function main(): Promise<number> {
     // A stale dist/ is built first.
     await waitHealthy(port, server, 120_000);
     const pid = server.proc.pid!;
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['scripts/cli.mjs', 'token', '--email', DEMO_EMAIL, '--scope', SCOPE, '--ttl', String(Math.ceil(MINUTES * 60 + 3600))],
-      { cwd: ROOT, env: { ...process.env, ...env } },
-    );
+    const { stdout } = await demoToken(env);
     const token = stdout.trim().split('\n').at(-1)!;
     const url = `http://${HOST}:${port}/mcp`;
     const headers = { ...BASE_HEADERS, authorization: `Bearer ${token}` };

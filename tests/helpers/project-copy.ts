@@ -61,7 +61,11 @@ export interface StartedServer {
   stop(): Promise<void>;
 }
 
-/** Runs `npm start` (scripts/start.mjs) in a project copy until `${baseUrl}/healthz` answers; fails with what it printed. */
+/**
+ * Runs `npm start` (scripts/start.mjs) in a project copy until its start is over, as a person sees
+ * it: `${baseUrl}/healthz` answers and it printed its banner (the demo account is made between the
+ * two: a CLI command for it may come only after the banner). Fails with what it printed.
+ */
 export async function startInCopy(dir: string, env: NodeJS.ProcessEnv, baseUrl: string): Promise<StartedServer> {
   const proc = spawn(process.execPath, ['scripts/start.mjs'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let printed = '';
@@ -74,7 +78,7 @@ export async function startInCopy(dir: string, env: NodeJS.ProcessEnv, baseUrl: 
       (r) => r.ok,
       () => false,
     );
-  while (!(await healthy())) {
+  while (!printed.includes('MCP server listening: ') || !(await healthy())) {
     assert.equal(proc.exitCode, null, `npm start exited:\n${printed}`);
     assert.ok(Date.now() < deadline, `not up within 60 s:\n${printed}`);
     await new Promise((r) => setTimeout(r, 50));

@@ -8,16 +8,19 @@
  *   (tokens, OAuth, key encryption at rest), the bundle `npm start` runs, child processes and
  *   stdio, sockets to PostgreSQL, Redis, SMTP and IMAP, the test runner and the type-stripping
  *   loader. Left out: the browser suites (Chromium is the same on either line; the server under them
- *   is covered here), the attack, durability and soak slices and the generator's long edit loops.
+ *   is covered here), the attack, durability and soak slices, the generator's long edit loops, and
+ *   the generator's unit and golden tests (tools.yaml in, text out, in plain JavaScript; the
+ *   generator itself runs on that line in CI all the same: `npm ci` warms it, `gen --check` runs it,
+ *   and the framework files here serve what it generated), about 30 s of the slice's 3 minutes.
  */
 import { under } from './layers.ts';
 
 export const SLICES = {
   'node-line': [
-    'tests/unit/',
+    'tests/unit/app/',
+    'tests/unit/runtime/',
     'tests/store/',
     'tests/framework/',
-    'tests/golden/',
     'tests/e2e/start.test.ts',
     'tests/e2e/workflow.test.ts',
     'tests/e2e/oauth.test.ts',

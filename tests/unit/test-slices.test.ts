@@ -18,4 +18,6 @@ test('a slice takes files under its folders and its files, and nothing else', ()
   assert.equal(inSlice('tests/e2e/workflow.test.ts', 'node-line'), true);
   assert.equal(inSlice('tests/e2e/workflow-extra.test.ts', 'node-line'), false);
   assert.equal(inSlice('tests/browser/profiles.test.ts', 'node-line'), false);
+  assert.equal(inSlice('tests/unit/runtime/admission.test.ts', 'node-line'), true);
+  assert.equal(inSlice('tests/unit/codegen/docs.test.ts', 'node-line'), false);
 });

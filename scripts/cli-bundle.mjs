@@ -2,7 +2,7 @@
  * The admin CLI as plain JavaScript: `npm run cli` runs dist/cli.js, bundled by esbuild from
  * app/cli.ts with the packages it imports (as build.mjs bundles the server's), instead of loading
  * some 500 TypeScript files and their packages through tsx at every command: `--help` took about
- * 1.5 s of CPU that way, 0.4 s from the bundle (measured on Node 24).
+ * 1.8 s of CPU that way, 0.25 s from the bundle with Node's compile cache (measured on Node 24).
  *
  * As gen-bundle.mjs does for the generator: `npm ci` builds it (prepare), and a command rebuilds it
  * first when a source it was made from changed since (an edit, a pull, `npm install`), so that what

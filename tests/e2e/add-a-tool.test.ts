@@ -62,9 +62,8 @@ describe('adding a tool, as the README says', { timeout: 240_000 }, () => {
   let accountId: string;
   let emailProfiles: number;
 
-  /** A command of the project, run in the copy as `npm run <script>` runs it. */
-  const inCopy = (script: string, ...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', script, ...args], { cwd: copy.dir, env, maxBuffer: 16 << 20 });
+  /** A command of the project, run in the copy as `npm run <script>` runs it: plain Node, no TypeScript loader. */
+  const inCopy = (script: string, ...args: string[]) => run(process.execPath, [script, ...args], { cwd: copy.dir, env, maxBuffer: 16 << 20 });
 
   before(async () => {
     copy = copyProject();

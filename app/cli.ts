@@ -35,6 +35,7 @@ import { UsageError } from './cli-usage-error.ts';
 import { MailboxCheckError } from './mailbox/connection-check.ts';
 import { PROFILE_USAGE, profileCommand } from './profile-commands.ts';
 import { ProfileRefusedError } from './store/profiles.ts';
+import type { AccountStore } from './store/accounts.ts';
 import { SUPPRESSION_USAGE, suppressionCommand } from './suppression-commands.ts';
 
 /** The first line of standard input (a password piped in, or typed). */
@@ -81,6 +82,21 @@ async function passwordOf(values: { password?: string | undefined; 'password-std
 }
 
 /** --approval's value: on or off, nothing else (a typo must not leave the policy other than meant). */
+/**
+ * The user with this email, or a usage error saying how to get one. The demo account is made by the
+ * server, just after it starts listening: a script that runs the CLI as soon as the port answers
+ * may be a moment early, and is told so.
+ */
+async function existingUser(accounts: Pick<AccountStore, 'findUserByEmail'>, email: string) {
+  const user = await accounts.findUserByEmail(email);
+  if (user) return user;
+  throw new UsageError(
+    email.toLowerCase() === DEMO.email
+      ? `No user with the email ${email} yet: \`npm start\` makes the demo account on this store just after it starts listening (on 127.0.0.1); start it first, or create a user with \`account create\``
+      : `No user with the email ${email}; create one with \`account create\``,
+  );
+}
+
 function approvalOf(value: string): boolean {
   if (value === 'on' || value === 'off') return value === 'on';
   throw new UsageError(`--approval must be on or off, got "${value}"`);
@@ -170,8 +186,7 @@ async function run(argv: string[]): Promise<string> {
         if (!values.email) throw new UsageError('account update needs --email');
         if (values.approval === undefined) throw new UsageError('account update needs what to change: --approval on|off');
         const on = approvalOf(values.approval);
-        const user = await service.accounts.findUserByEmail(values.email);
-        if (!user) throw new UsageError(`No user with the email ${values.email}; create one with \`account create\``);
+        const user = await existingUser(service.accounts, values.email);
         await service.accounts.setRequireApproval(user.account_id, on);
         return on
           ? `approval on for the account of ${user.email}: campaigns its assistants start wait for approval on the web`
@@ -179,8 +194,7 @@ async function run(argv: string[]): Promise<string> {
       }
       case 'token': {
         if (!values.email) throw new UsageError('token needs --email');
-        const user = await service.accounts.findUserByEmail(values.email);
-        if (!user) throw new UsageError(`No user with the email ${values.email}; create one with \`account create\``);
+        const user = await existingUser(service.accounts, values.email);
         const scope = (
           values.scope ??
           declaredScopes
@@ -208,8 +222,7 @@ async function run(argv: string[]): Promise<string> {
         const url = `${config.publicUrl}/mcp`;
         let authorization = 'Bearer <token from the MCP dialog>';
         if (values.email) {
-          const user = await service.accounts.findUserByEmail(values.email);
-          if (!user) throw new UsageError(`No user with the email ${values.email}`);
+          const user = await existingUser(service.accounts, values.email);
           const scope = declaredScopes
             .filter((s) => s.default)
             .map((s) => s.name)
@@ -221,8 +234,7 @@ async function run(argv: string[]): Promise<string> {
       }
       case 'grants list': {
         if (!values.email) throw new UsageError('grants list needs --email');
-        const user = await service.accounts.findUserByEmail(values.email);
-        if (!user) throw new UsageError(`No user with the email ${values.email}`);
+        const user = await existingUser(service.accounts, values.email);
         const grants = await service.authorizations.list(user.id);
         return grants.length
           ? grants.map((g) => `${g.id}  ${g.kind.padEnd(6)}  ${g.created_at}  ${g.client_name ?? g.client_id}  [${g.scope}]`).join('\n')
@@ -256,8 +268,7 @@ async function run(argv: string[]): Promise<string> {
         return `new signing key ${await service.keys.rotate()}`;
       case 'password reset': {
         if (!values.email) throw new UsageError('password reset needs --email');
-        const user = await service.accounts.findUserByEmail(values.email);
-        if (!user) throw new UsageError(`No user with the email ${values.email}`);
+        const user = await existingUser(service.accounts, values.email);
         const password = randomPassword();
         await service.accounts.setPassword(values.email, password);
         // Whoever was signed in with the old password is signed out.

@@ -1,6 +1,7 @@
 /**
  * The admin CLI's help: `help`, `--help` and `<command> --help` print the usage and exit 0; a wrong
- * option is named plainly; a command used wrongly prints its own usage, not every command's. And
+ * option is named plainly; a command used wrongly prints its own usage, not every command's, and an
+ * email no user has is told how to get one. And
  * the CLI's bundle (scripts/cli-bundle.mjs): built by the first command in a new copy, rebuilt
  * after a source changed, never by a command whose sources did not.
  */
@@ -58,6 +59,17 @@ test("a mistake in one command prints that command's usage only, exit 1; an unkn
       [['token'], 'token needs --email', /^ {2}npm run cli -- token --email EMAIL/],
       [['password', 'reset'], 'password reset needs --email', /^ {2}npm run cli -- password reset --email EMAIL/],
       [['backup'], 'backup needs a file: npm run cli -- backup FILE', /^ {2}npm run cli -- backup FILE/],
+      [
+        ['grants', 'list', '--email', 'nobody@example.com'],
+        'No user with the email nobody@example.com; create one with `account create`',
+        /^ {2}npm run cli -- grants list --email EMAIL/,
+      ],
+      // A script that asks for the demo account's token as soon as the port answers may be a moment early.
+      [
+        ['token', '--email', 'demo@example.com'],
+        'No user with the email demo@example.com yet: `npm start` makes the demo account on this store just after it starts listening (on 127.0.0.1); start it first, or create a user with `account create`',
+        /^ {2}npm run cli -- token --email EMAIL/,
+      ],
     ] as const) {
       const run = inStore(...args);
       assert.equal(run.status, 1, run.stderr);

@@ -81,7 +81,6 @@ async function passwordOf(values: { password?: string | undefined; 'password-std
   return typed;
 }
 
-/** --approval's value: on or off, nothing else (a typo must not leave the policy other than meant). */
 /**
  * The user with this email, or a usage error saying how to get one. The demo account is made by the
  * server, just after it starts listening: a script that runs the CLI as soon as the port answers
@@ -97,6 +96,7 @@ async function existingUser(accounts: Pick<AccountStore, 'findUserByEmail'>, ema
   );
 }
 
+/** --approval's value: on or off, nothing else (a typo must not leave the policy other than meant). */
 function approvalOf(value: string): boolean {
   if (value === 'on' || value === 'off') return value === 'on';
   throw new UsageError(`--approval must be on or off, got "${value}"`);

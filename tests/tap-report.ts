@@ -1,20 +1,36 @@
 /**
  * What `npm test` (tests/run.ts) reads back from the runner's TAP report: the failed tests, named
- * with their file and line at the end of a failed run, and the tests marked to skip or to do.
+ * with their file and line and the first lines of their error at the end of a failed run, and the
+ * tests marked to skip or to do.
  */
 import path from 'node:path';
 
+/** At most this many lines of a failure's error, each cut to ERROR_LINE_CHARS: enough to say what failed, short enough for a log's tail. */
+const ERROR_LINES = 6;
+const ERROR_LINE_CHARS = 240;
+
 /**
  * "  - name (file:line)" of every failed test that has no failed test inside it (a suite failed by
- * its tests, or by a hook that failed its tests, is left out: they are named), from the TAP report:
- * each `not ok` line and the `location` of its YAML block.
+ * its tests, or by a hook that failed its tests, is left out: they are named), each followed by the
+ * first lines of its error, from the TAP report: each `not ok` line and the `location` and `error`
+ * of its YAML block.
  */
 export function failedTests(tap: string): string[] {
-  const failed: { name: string; location?: string }[] = [];
+  const failed: { name: string; location?: string; error?: string[] }[] = [];
   // How many failures were listed when the subtest at each indentation began.
   const listedAtStart = new Map<number, number>();
   let open: (typeof failed)[number] | undefined;
+  // The indentation of an error's block scalar (`error: |-`) while its lines are being read.
+  let blockIndent: number | undefined;
   for (const line of tap.split('\n')) {
+    if (open?.error && blockIndent !== undefined) {
+      const indent = /^\s*/.exec(line)![0].length;
+      if (indent > blockIndent && line.trim()) {
+        open.error.push(line.trim());
+        continue;
+      }
+      blockIndent = undefined;
+    }
     const subtest = /^(\s*)# Subtest: /.exec(line);
     if (subtest) listedAtStart.set(subtest[1]!.length, failed.length);
     const result = /^(\s*)(ok|not ok) \d+ - (.*?)(?: # (?:SKIP|TODO).*)?$/.exec(line);
@@ -24,10 +40,27 @@ export function failedTests(tap: string): string[] {
       failed.push((open = { name: result[3]! }));
       continue;
     }
+    if (!open) continue;
     const location = /^\s*location: '(.*)'$/.exec(line);
-    if (location && open && open.location === undefined) open.location = path.relative(process.cwd(), location[1]!);
+    if (location && open.location === undefined) open.location = path.relative(process.cwd(), location[1]!);
+    const error = /^(\s*)error: (.*)$/.exec(line);
+    if (error && open.error === undefined) {
+      const value = error[2]!;
+      if (/^[|>][-+]?$/.test(value)) {
+        open.error = [];
+        blockIndent = error[1]!.length;
+      } else {
+        open.error = [value.replace(/^'(.*)'$/, (_, quoted: string) => quoted.replaceAll("''", "'"))];
+      }
+    }
   }
-  return failed.map((f) => `  - ${f.name}${f.location ? ` (${f.location})` : ''}`);
+  return failed.flatMap((f) => [`  - ${f.name}${f.location ? ` (${f.location})` : ''}`, ...errorLines(f.error ?? []).map((l) => `      ${l}`)]);
+}
+
+function errorLines(lines: string[]): string[] {
+  const shown = lines.slice(0, ERROR_LINES).map((l) => (l.length > ERROR_LINE_CHARS ? `${l.slice(0, ERROR_LINE_CHARS - 1)}…` : l));
+  if (lines.length > ERROR_LINES) shown.push(`(${lines.length - ERROR_LINES} more lines: see its "not ok" above)`);
+  return shown;
 }
 
 /** "name: reason" of every test or suite, passed or failed, that the TAP report marks `# SKIP` or `# TODO`. */

@@ -15,6 +15,7 @@
  * instant can also fall in the span, a millisecond or so, between the store recording the end of data
  * and the `.` leaving the process: docs/decisions.md says why that window stays; these kills avoid it.)
  */
+import { withCleanups } from '../helpers/cleanup.ts';
 import { openService } from '../../app/server.ts';
 import { loadConfig } from '../../app/config.ts';
 import { UNCONFIRMED_NOTE } from '../../app/delivery/outbox-worker.ts';
@@ -84,40 +85,33 @@ export async function runEmailKillScenario(setup: KillSetup, load: EmailKillLoad
   );
   for (const [stage, addresses] of late) answerLate([...addresses], stage, LATE_SECONDS);
   const lateAddresses = [...late.values()].flatMap((addresses) => [...addresses]);
-  const store = await setup.store();
-  try {
+  return withCleanups(async (defer) => {
+    defer(() => answerOnTime(lateAddresses));
+    const store = await setup.store();
+    defer(() => store.drop());
     const service = await openService(loadConfig({ ...store.env, PUBLIC_URL }));
-    try {
-      const campaignId = await seedEmailCampaign(service, sender, leads);
-      const instances = await Instances.start(setup.instances, { ...store.env, PUBLIC_URL, DELIVERY_LEASE_MS: String(DELIVERY_LEASE_MS) });
-      try {
-        // Half the kills at each stage, in the order the late attempts come.
-        const quota = new Map(KILL_STAGES.map((stage, s) => [stage, Math.floor((load.kills + KILL_STAGES.length - 1 - s) / KILL_STAGES.length)]));
-        const seen = new Set<string>();
-        for (let k = 0; k < load.kills; k++) {
-          // The next late attempt at a stage still to kill at, killed 300 ms into Postfix's wait, in the process that makes it.
-          const { stage, pid } = await lateAttempt(service.db, late, quota, seen);
-          await new Promise((resolve) => setTimeout(resolve, KILL_INTO_WAIT_MS));
-          const index = instances.indexOf(pid);
-          if (index < 0) throw new Error(`the attempt names process ${pid}, which is none of the servers`);
-          await instances.killAndRestart(index);
-          quota.set(stage, quota.get(stage)! - 1);
-        }
-        const killsWhileHeld = Math.floor(load.kills / KILL_STAGES.length);
-        const started = Date.now();
-        const settled = await outboxSettled(service.db, campaignId);
-        const settleMs = Date.now() - started;
-        return { setup: setup.name, kills: instances.kills, killsWhileHeld, settled, settleMs, ...(await compare(service.db, campaignId, leads)) };
-      } finally {
-        await instances.stop();
-      }
-    } finally {
-      await service.db.destroy();
+    defer(() => service.db.destroy());
+    const campaignId = await seedEmailCampaign(service, sender, leads);
+    const instances = await Instances.start(setup.instances, { ...store.env, PUBLIC_URL, DELIVERY_LEASE_MS: String(DELIVERY_LEASE_MS) });
+    defer(() => instances.stop());
+    // Half the kills at each stage, in the order the late attempts come.
+    const quota = new Map(KILL_STAGES.map((stage, s) => [stage, Math.floor((load.kills + KILL_STAGES.length - 1 - s) / KILL_STAGES.length)]));
+    const seen = new Set<string>();
+    for (let k = 0; k < load.kills; k++) {
+      // The next late attempt at a stage still to kill at, killed 300 ms into Postfix's wait, in the process that makes it.
+      const { stage, pid } = await lateAttempt(service.db, late, quota, seen);
+      await new Promise((resolve) => setTimeout(resolve, KILL_INTO_WAIT_MS));
+      const index = instances.indexOf(pid);
+      if (index < 0) throw new Error(`the attempt names process ${pid}, which is none of the servers`);
+      await instances.killAndRestart(index);
+      quota.set(stage, quota.get(stage)! - 1);
     }
-  } finally {
-    await store.drop();
-    answerOnTime(lateAddresses);
-  }
+    const killsWhileHeld = Math.floor(load.kills / KILL_STAGES.length);
+    const started = Date.now();
+    const settled = await outboxSettled(service.db, campaignId);
+    const settleMs = Date.now() - started;
+    return { setup: setup.name, kills: instances.kills, killsWhileHeld, settled, settleMs, ...(await compare(service.db, campaignId, leads)) };
+  });
 }
 
 type OpenedService = Awaited<ReturnType<typeof openService>>;

@@ -4,6 +4,7 @@
  * the figures of the trial. The setups: one process on SQLite, two processes on one SQLite file,
  * two instances on one PostgreSQL database.
  */
+import { withCleanups } from '../helpers/cleanup.ts';
 import { freshStoreEnv, postgresBackend } from '../helpers/databases.ts';
 import { openTrial, type TrialFigures } from './trial.ts';
 
@@ -44,22 +45,18 @@ function killMoments(load: KillLoad): number[] {
   return Array.from({ length: load.kills }, (_, i) => Math.round(slice * (i + 0.2 + 0.6 * Math.random())));
 }
 
-export async function runKillScenario(setup: KillSetup, load: KillLoad): Promise<KillFigures> {
-  const store = await setup.store();
-  try {
+export function runKillScenario(setup: KillSetup, load: KillLoad): Promise<KillFigures> {
+  return withCleanups(async (defer) => {
+    const store = await setup.store();
+    defer(() => store.drop());
     const trial = await openTrial({ storeEnv: store.env, instances: setup.instances, writers: load.writers, leads: load.leads });
-    try {
-      const started = Date.now();
-      for (const at of killMoments(load)) {
-        await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at - Date.now())));
-        await trial.instances.killAndRestart();
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + load.seconds * 1000 - Date.now())));
-      return { setup: setup.name, kills: trial.instances.kills, ...(await trial.finish()) };
-    } finally {
-      await trial.close();
+    defer(() => trial.close());
+    const started = Date.now();
+    for (const at of killMoments(load)) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at - Date.now())));
+      await trial.instances.killAndRestart();
     }
-  } finally {
-    await store.drop();
-  }
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + load.seconds * 1000 - Date.now())));
+    return { setup: setup.name, kills: trial.instances.kills, ...(await trial.finish()) };
+  });
 }

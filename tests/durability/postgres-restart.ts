@@ -5,6 +5,7 @@
  * tool call an error result), not hang and not exit; once it is back they must serve again by
  * themselves, the same processes, with no acknowledged write lost across the crash.
  */
+import { withCleanups } from '../helpers/cleanup.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -75,36 +76,32 @@ async function recovery(trial: Trial, index: number, token: string, since: numbe
 export async function runPostgresRestart(load: RestartLoad): Promise<RestartFigures | { skip: string }> {
   const cluster = await privatePostgres();
   if ('skip' in cluster) return cluster;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-durability-'));
-  try {
+  return withCleanups(async (defer) => {
+    defer(() => cluster.destroy());
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-durability-'));
+    defer(() => rmSync(dataDir, { recursive: true, force: true }));
     const trial = await openTrial({ storeEnv: { DATA_DIR: dataDir, DATABASE_URL: cluster.url }, instances: 2, writers: load.writers, leads: load.leads });
-    try {
-      const pids = trial.instances.pids;
-      await sleep(load.secondsAround * 1000);
-      const stoppedAt = Date.now();
-      await cluster.stop('immediate');
-      const ready = await probeReadiness(trial, stoppedAt + load.downSeconds * 1000);
-      await cluster.start();
-      const startedAt = Date.now();
-      const recoveredMs = await Promise.all(trial.instances.mcpUrls.map((_, i) => recovery(trial, i, trial.token, startedAt)));
-      const calls = trial.ledger.answersBetween(stoppedAt, startedAt);
-      await sleep(load.secondsAround * 1000);
-      const sameProcesses = trial.instances.allAlive && trial.instances.pids.join() === pids.join();
-      return {
-        ...(await trial.finish()),
-        downMs: startedAt - stoppedAt,
-        readyWhileDown: ready.counts,
-        readySlowestMs: ready.slowestMs,
-        callsWhileDown: calls.counts,
-        callsSlowestMs: calls.slowestMs,
-        recoveredMs,
-        sameProcesses,
-      };
-    } finally {
-      await trial.close();
-    }
-  } finally {
-    await cluster.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+    defer(() => trial.close());
+    const pids = trial.instances.pids;
+    await sleep(load.secondsAround * 1000);
+    const stoppedAt = Date.now();
+    await cluster.stop('immediate');
+    const ready = await probeReadiness(trial, stoppedAt + load.downSeconds * 1000);
+    await cluster.start();
+    const startedAt = Date.now();
+    const recoveredMs = await Promise.all(trial.instances.mcpUrls.map((_, i) => recovery(trial, i, trial.token, startedAt)));
+    const calls = trial.ledger.answersBetween(stoppedAt, startedAt);
+    await sleep(load.secondsAround * 1000);
+    const sameProcesses = trial.instances.allAlive && trial.instances.pids.join() === pids.join();
+    return {
+      ...(await trial.finish()),
+      downMs: startedAt - stoppedAt,
+      readyWhileDown: ready.counts,
+      readySlowestMs: ready.slowestMs,
+      callsWhileDown: calls.counts,
+      callsSlowestMs: calls.slowestMs,
+      recoveredMs,
+      sameProcesses,
+    };
+  });
 }

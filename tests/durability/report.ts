@@ -13,6 +13,7 @@ export function problemsOf(f: TrialFigures): string[] {
   const problems: string[] = [];
   if (f.lost.length) problems.push(`${f.lost.length} acknowledged writes lost: ${f.lost.slice(0, 5).join('; ')}`);
   if (f.doubledLeads) problems.push(`${f.doubledLeads} leads added twice`);
+  if (f.orphans.length) problems.push(`rows that point at nothing: ${f.orphans.join(', ')}`);
   if (f.repeatMismatches.length)
     problems.push(`${f.repeatMismatches.length} repeated calls did not answer their first result: ${f.repeatMismatches.slice(0, 3).join('; ')}`);
   const hung = Object.entries(f.troubles).find(([label]) => label.startsWith('no answer within'));
@@ -83,9 +84,10 @@ export function killTable(rows: KillFigures[]): string {
     'cut off',
     'retry = first',
     'repeated (mismatched)',
+    'orphans',
     'outbox sent / delivered / duplicates / undelivered',
   ];
-  const widths = [34, 6, 13, 5, 8, 14, 22, 0];
+  const widths = [34, 6, 13, 5, 8, 14, 22, 8, 0];
   const line = (cells: Array<string | number>) => cells.map((c, i) => pad(c, widths[i]!)).join(' ');
   return [
     line(head),
@@ -98,6 +100,7 @@ export function killTable(rows: KillFigures[]): string {
         r.interrupted,
         r.retriesAnsweredFirst,
         `${r.repeated} (${r.repeatMismatches.length})`,
+        r.orphans.join(' ') || 0,
         `${r.outbox.sent} / ${r.outbox.delivered} / ${r.outbox.duplicates} / ${r.outbox.undelivered.length}`,
       ]),
     ),
@@ -115,7 +118,7 @@ export function restartSummary(f: RestartFigures): string {
     `  /readyz while down: ${counts(f.readyWhileDown)} (slowest ${f.readySlowestMs} ms)`,
     `  writers' calls while down: ${counts(f.callsWhileDown)} (slowest ${f.callsSlowestMs} ms)`,
     `  back: ready and answering tool calls ${f.recoveredMs.map((ms) => `${ms} ms`).join(' and ')} after the database accepted connections; same processes: ${f.sameProcesses ? 'yes' : 'NO'}`,
-    `  acknowledged ${f.acknowledged}, lost ${f.lost.length}; repeated ${f.repeated} (${f.repeatMismatches.length} mismatched); ` +
+    `  acknowledged ${f.acknowledged}, lost ${f.lost.length}; repeated ${f.repeated} (${f.repeatMismatches.length} mismatched); rows pointing at nothing: ${f.orphans.join(', ') || 'none'}; ` +
       `outbox sent ${f.outbox.sent} / delivered ${f.outbox.delivered} / duplicates ${f.outbox.duplicates} / undelivered ${f.outbox.undelivered.length}`,
   ].join('\n');
 }

@@ -11,7 +11,7 @@ import { startDeliveryBackend } from '../helpers/delivery-backend.ts';
 import { Instances } from './instances.ts';
 import { Ledger } from './ledger.ts';
 import { outboxFigures, type OutboxFigures } from './outbox-check.ts';
-import { doubledLeads, lostWrites, repeatAcknowledged } from './verify.ts';
+import { doubledLeads, lostWrites, orphans, repeatAcknowledged } from './verify.ts';
 import { startWriters, type WriterTarget } from './writers.ts';
 
 /** Every instance and the seeding share it: it is the tokens' audience. */
@@ -33,6 +33,8 @@ export interface TrialFigures {
   interrupted: number;
   retriesAnsweredFirst: number;
   doubledLeads: number;
+  /** References that point at nothing (verify.ts, orphans): "table.column count". */
+  orphans: string[];
   repeated: number;
   repeatMismatches: string[];
   /** Answers other than results, by kind. */
@@ -66,6 +68,7 @@ export async function openTrial(options: TrialOptions) {
         interrupted: ledger.interrupted,
         retriesAnsweredFirst: ledger.retriesAnsweredFirst,
         doubledLeads: await doubledLeads(service.db, ledger),
+        orphans: await orphans(service.db),
         repeated: repeats.repeated,
         repeatMismatches: repeats.mismatches,
         troubles: ledger.troubles(),

@@ -481,8 +481,8 @@ const migrations: Record<string, Migration> = {
   // the same transaction, and nothing deletes an account, or a profile that has a conversation
   // (ProfileStore.remove disconnects it instead). Their foreign keys checked each copy again per
   // row, each check a query and a row lock: 4 of the 9 checks of a sequenced message, and 20% of
-  // the sequencer's time (docs/decisions.md, "Foreign keys of copies"). The keys that are not copies
-  // stay: a message's conversation and lead, a conversation's lead and campaign. SQLite keeps all of
+  // the sequencer's time (docs/decisions.md, "Foreign keys on PostgreSQL"). The keys that are not copies
+  // stayed then (0020 dropped them later): a message's conversation and lead, a conversation's lead and campaign. SQLite keeps all of
   // them: its checks are index lookups, and it cannot drop a constraint without rebuilding the table.
   '0017_postgres_copy_foreign_keys': {
     async up(db: Kysely<unknown>) {
@@ -497,9 +497,9 @@ const migrations: Record<string, Migration> = {
   // (MessageStore and the sequencer write the one they resolved the conversation by), and a
   // conversation's campaign_id is its lead's campaign, read in the same transaction; nothing deletes
   // a lead (removing one marks it) or a campaign (archiving keeps it). Their checks were 8% of the
-  // sequencer's time on PostgreSQL (docs/decisions.md, "Foreign keys of copies"). The keys that
-  // remain are the ones no other key implies: a message's conversation, a conversation's lead, an
-  // outbox entry's message.
+  // sequencer's time on PostgreSQL (docs/decisions.md, "Foreign keys on PostgreSQL"). The keys that
+  // remained, the ones no other key implies (a message's conversation, a conversation's lead, an
+  // outbox entry's message), went in 0020.
   '0018_postgres_more_copy_foreign_keys': {
     async up(db: Kysely<unknown>) {
       if (kindOf(db) !== 'postgres') return;
@@ -515,6 +515,20 @@ const migrations: Record<string, Migration> = {
   '0019_leads_without_address_index': {
     async up(db: Kysely<unknown>) {
       await db.schema.dropIndex('leads_account_address').execute();
+    },
+  },
+  // Issue 25, PostgreSQL only: the last keys of the rows the sequencer writes, a conversation's lead,
+  // a message's conversation and an outbox entry's message. Each is written in the transaction that
+  // writes or locks the row it points at, and nothing deletes a lead, a conversation or a message;
+  // their checks, a query and a row lock per row, were 20% of the PostgreSQL server's time in the
+  // sequencer (docs/decisions.md, "Foreign keys on PostgreSQL"). SQLite keeps them, and every suite
+  // runs on it; the durability suite counts orphans on both stores after its kills.
+  '0020_postgres_sequenced_row_keys': {
+    async up(db: Kysely<unknown>) {
+      if (kindOf(db) !== 'postgres') return;
+      await sql`alter table conversations drop constraint if exists conversations_lead_id_fkey`.execute(db);
+      await sql`alter table messages drop constraint if exists messages_conversation_id_fkey`.execute(db);
+      await sql`alter table outbox drop constraint if exists outbox_message_id_fkey`.execute(db);
     },
   },
 };

@@ -110,6 +110,13 @@ export class Sequencer {
     const window = sendingWindow(campaign.schedule, campaign.profile.timezone);
     /** The tick's budget for this campaign ran out with more due: the rest goes out next tick, pending or not. */
     let leftForNextTick = false;
+    /**
+     * Another instance holds the profile and is sending this campaign's due leads now: what is left
+     * pending and whether the campaign is done are its to settle. Starting the pending ones here
+     * would wait on the leads that instance has locked, then write each of the others a second
+     * time (pending to waiting, then sent) and make it read them again.
+     */
+    let heldElsewhere = false;
     if (campaign.profile.status === 'active' && isOpen(window, now)) {
       const batchSize = this.options.batchSize ?? this.store.batchSize;
       let budget = this.options.perCampaignPerTick ?? 5000;
@@ -122,10 +129,12 @@ export class Sequencer {
         report.started += batch.started;
         report.finished += batch.finished;
         budget -= batch.queued;
+        heldElsewhere = batch.busy;
         if (!batch.more || batch.capped || batch.busy) break;
         leftForNextTick = budget <= 0;
       }
     }
+    if (heldElsewhere) return;
     if (startsAtOnce && !leftForNextTick) report.started += await this.store.startPending(campaign.id, steps[0], now);
     if (await this.store.completeIfDone(campaign.id, now)) report.completed++;
   }

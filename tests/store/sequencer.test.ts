@@ -223,6 +223,30 @@ for (const backend of await backends()) {
       );
     });
 
+    // On SQLite a tick is the only writer while it sends (BEGIN IMMEDIATE): no profile is ever held by another.
+    if (backend.kind === 'postgres')
+      test('a campaign whose profile another instance holds is left to it: nothing sent, nothing started, not completed', async () => {
+        const world = sequencingWorld(database, MONDAY_7_PARIS);
+        const owner = await world.account();
+        const campaign = await world.campaign(owner, { steps: STEPS.slice(0, 1), leads: LEADS.slice(0, 3) });
+        const sequencer = new Sequencer(new SequencingStore(world.db, database.kind), { clock: world.clock.now, logger: { error() {} } });
+        const states = async () =>
+          (await world.db.selectFrom('leads').select('sequence_status').where('campaign_id', '=', campaign.id).execute()).map((l) => l.sequence_status);
+        // The other instance: the profile's row lock, held in a transaction of its own while this one ticks.
+        const held = await world.db.transaction().execute(async (trx) => {
+          await trx.selectFrom('profiles').select('id').where('id', '=', owner.profileId).forUpdate().execute();
+          return sequencer.tick();
+        });
+        assert.deepEqual([held.queued, held.started, held.completed], [0, 0, 0]);
+        assert.deepEqual(await states(), ['pending', 'pending', 'pending'], 'the leads left as they were, for the instance that holds the profile');
+        const free = await sequencer.tick();
+        assert.deepEqual(
+          [free.queued, free.started, free.completed],
+          [3, 3, 1],
+          'once the profile is free: sent, from pending, and the one-step campaign completed',
+        );
+      });
+
     test('a batch whose write fails leaves nothing of it behind (its writes are issued together), and goes out whole once the cause is gone', async () => {
       const world = sequencingWorld(database, MONDAY_7_PARIS);
       const owner = await world.account();

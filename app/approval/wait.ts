@@ -12,7 +12,7 @@ export const APPROVAL_WAIT_MS = 10 * 60_000;
 const POLL_MS = 500;
 
 export interface DecisionWatch {
-  approvals: ApprovalStore;
+  approvals: Pick<ApprovalStore, 'get'>;
   request: ApprovalRequest;
   /** The campaign's status now. */
   status(): Promise<CampaignStatus | undefined>;
@@ -25,8 +25,12 @@ export async function waitForDecision(watch: DecisionWatch): Promise<ApprovalReq
   const deadline = Date.now() + (watch.waitMs ?? APPROVAL_WAIT_MS);
   let request = watch.request;
   for (;;) {
+    // The status first: the person's decision and the campaign's new status are written in one
+    // transaction, so a status read as changed means the request read after it holds the decision.
+    // Read the other way round, a decision landing between the two reads came back as none.
+    const status = await watch.status();
     request = (await watch.approvals.get(request.account_id, request.id)) ?? request;
-    if (request.decision !== null || (await watch.status()) !== 'awaiting_approval') return request;
+    if (request.decision !== null || status !== 'awaiting_approval') return request;
     if (watch.signal.aborted || Date.now() >= deadline) return request;
     await pause(Math.min(POLL_MS, deadline - Date.now()), watch.signal);
   }

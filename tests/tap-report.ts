@@ -24,8 +24,9 @@ export function failedTests(tap: string): string[] {
   let blockIndent: number | undefined;
   for (const line of tap.split('\n')) {
     if (open?.error && blockIndent !== undefined) {
-      const indent = /^\s*/.exec(line)![0].length;
-      if (indent > blockIndent && line.trim()) {
+      // A blank line belongs to the block (an assertion's diff has some); it is not shown.
+      if (!line.trim()) continue;
+      if (/^\s*/.exec(line)![0].length > blockIndent) {
         open.error.push(line.trim());
         continue;
       }

@@ -39,6 +39,8 @@ test("each failure is followed by its error's first lines, quoted or in a block,
   assert.deepEqual(errorOf('a failed test in a suite'), ['      1 == 2']);
   assert.deepEqual(errorOf('a failed top-level test'), ['      boom']);
   assert.deepEqual(errorOf('a test that never runs'), ['      test did not finish before its parent and was cancelled']);
+  // An assertion's message has blank lines inside its block: the lines after them are its own.
+  assert.deepEqual(errorOf('a failed test two suites in'), ['      The expression evaluated to a falsy value:', '      assert.ok(false)']);
   assert.deepEqual(errorOf('a test whose error has many lines'), [
     "      it's the first line",
     '      the second',

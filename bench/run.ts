@@ -60,7 +60,7 @@ import {
 import { baseline, BASELINE_MIN_RATIO, baselineDied, BaselineUnavailable, baselineUnavailable, judgeAgainstBaseline } from './lib/baseline.ts';
 import { measure, type LoadResult } from './lib/load.ts';
 import { banner, fmt, meanOfRuns, median, table } from './lib/report.ts';
-import { freshBundle, npmStart, SERVER_LABEL, startServer, type ServerKind } from './lib/server-under-test.ts';
+import { freshBundle, isBaseline, npmStart, SERVER_LABEL, startServer, type ServerKind } from './lib/server-under-test.ts';
 import { BACKEND_KINDS, benchTools, FLOOR_PASSES, postgresUnavailable, reportTools, TOOL_NAMES } from './tools.ts';
 import { createPostgresDatabase } from '../tests/helpers/databases.ts';
 import { FIXTURE_TOOL_COUNT, tools200Yaml } from './fixtures/tools-200.ts';
@@ -114,7 +114,7 @@ const tmp = mkdtempSync(path.join(tmpdir(), 'outreach-bench-'));
 installCleanup(() => rmSync(tmp, { recursive: true, force: true }));
 
 interface ServerRun {
-  key: 'a' | 'b' | 'b-bench-build' | 'b-otel' | 'b-otel-sampled' | 'b-baseline' | 'b-again' | 'c';
+  key: 'a' | 'b' | 'b-bench-build' | 'b-otel' | 'b-otel-sampled' | 'b-baseline' | 'b-baseline-again' | 'b-again' | 'c';
   label: string;
   runs: LoadResult[];
 }
@@ -162,6 +162,7 @@ const RUN_KEY: Record<ServerKind, ServerRun['key']> = {
   'npm-start-otel': 'b-otel',
   'npm-start-otel-sampled': 'b-otel-sampled',
   'npm-start-baseline': 'b-baseline',
+  'npm-start-baseline-again': 'b-baseline-again',
   'npm-start-again': 'b-again',
 };
 
@@ -195,7 +196,7 @@ async function benchReal(
 
     const before = problems.length;
     const runs = await loadRuns({ url, headers, body: REQUEST_BODY, expectBody: res.text, child: server.child, label, plan: PLAN });
-    const died = kind === 'npm-start-baseline' && baselineDied(server.child);
+    const died = isBaseline(kind) && baselineDied(server.child);
     if (died) {
       // Its failed requests are that it died, which baselineUnavailable() reports instead.
       problems.splice(before);
@@ -236,7 +237,7 @@ async function benchReal(
     };
   } catch (err) {
     // A check that failed because the baseline aborted meanwhile is that abort.
-    throw (kind === 'npm-start-baseline' && !(err instanceof BaselineUnavailable) && baselineDied(server.child)) || err;
+    throw (isBaseline(kind) && !(err instanceof BaselineUnavailable) && baselineDied(server.child)) || err;
   } finally {
     await server.stop();
   }
@@ -618,7 +619,7 @@ async function main(): Promise<void> {
         `(npm start first ${fmt.int(first.reqPerSec)}, last ${fmt.int(again.reqPerSec)}); ` +
         `on, every trace: ${vsOff(otel)}; on, 1 in 10: ${vsOff(sampled)}`,
     );
-    const againstBaseline = atBaseline ? judgeAgainstBaseline('(b)', [{ what: 'profiles, SQLite', current: [first, again], baseline: atBaseline }]) : [];
+    const againstBaseline = atBaseline ? judgeAgainstBaseline('(b)', [{ what: 'profiles, SQLite', current: [first, again], baseline: [atBaseline] }]) : [];
     log();
     log(
       `ratios at ${top} connections (req/s) of means: b is npm start (its first and last runs), the targets are judged on it (the bench build's ratio beside, for comparison); a and c are the means of their ${FLOOR_PASSES} passes:`,

@@ -29,7 +29,7 @@ import { spawnFloor } from './lib/floors.ts';
 import { BASE_HEADERS, check, HOST, loadRuns, log, post, problems, step, warnings, type RunPlan } from './lib/harness.ts';
 import { measure, pidsNamed, type LoadResult } from './lib/load.ts';
 import { fmt, meanOfRuns, table } from './lib/report.ts';
-import { SERVER_LABEL, startServer, type ServerKind, type StoreSettings } from './lib/server-under-test.ts';
+import { isBaseline, SERVER_LABEL, startServer, type ServerKind, type StoreSettings } from './lib/server-under-test.ts';
 import { baseline, baselineDied, BaselineUnavailable, baselineUnavailable, judgeAgainstBaseline, type BaselineComparison } from './lib/baseline.ts';
 import { summarizeProfile } from './profile-summary.ts';
 
@@ -66,7 +66,14 @@ const LEAD_PAGE = 50;
  * npm start and then npm start again, so that npm start is measured on both sides of it; the
  * bench build last.
  */
-const serverKinds = (): ServerKind[] => ['npm-start', ...(baseline() ? (['npm-start-baseline', 'npm-start-again'] as const) : []), 'bench-build'];
+// With a baseline, npm start and the baseline are measured in the order A B B A: a machine whose
+// speed drifts during the runs moves both means alike (one run of the baseline against two of npm
+// start failed the check on a different tool from one run to the next).
+const serverKinds = (): ServerKind[] => [
+  'npm-start',
+  ...(baseline() ? (['npm-start-baseline', 'npm-start-baseline-again', 'npm-start-again'] as const) : []),
+  'bench-build',
+];
 /** The servers whose answers the floors are checked against and whose rows they are compared with. */
 const FLOORED: readonly ServerKind[] = ['npm-start', 'bench-build'];
 
@@ -237,12 +244,12 @@ async function benchBackend(
     const measured = [];
     let baselineRan = true;
     for (const server of servers) {
-      // npm start again is there to be measured on the other side of the baseline.
-      if (server === 'npm-start-again' && !baselineRan) continue;
+      // The baseline's second run, and npm start again, are there to be measured around its first.
+      if ((server === 'npm-start-again' || server === 'npm-start-baseline-again') && !baselineRan) continue;
       try {
         measured.push(await benchServer(server, kind, fresh.stores.get(server)!, options, result));
       } catch (err) {
-        if (server !== 'npm-start-baseline') throw err;
+        if (!isBaseline(server)) throw err;
         baselineRan = false;
         if (err instanceof BaselineUnavailable) baselineUnavailable(`(f) ${BACKEND_LABEL[kind]}: ${err.message}`);
         else problems.push(`(f) ${SERVER_LABEL[server]}, ${BACKEND_LABEL[kind]}: ${(err as Error).message}`);
@@ -384,7 +391,7 @@ async function benchServer(
       };
       const before = problems.length;
       const runs = await loadRuns({ ...load, child: server.child, label: `(f) ${tool} on ${label}`, plan: options.plan });
-      const died = serverKind === 'npm-start-baseline' && baselineDied(server.child);
+      const died = isBaseline(serverKind) && baselineDied(server.child);
       if (died) {
         // Its failed requests are that it died, which baselineUnavailable() reports instead.
         problems.splice(before);
@@ -471,7 +478,7 @@ async function benchServer(
     return { accountId: server.accountId, answers, pending };
   } catch (err) {
     // A check that failed because the baseline aborted meanwhile is that abort.
-    throw (serverKind === 'npm-start-baseline' && !(err instanceof BaselineUnavailable) && baselineDied(server.child)) || err;
+    throw (isBaseline(serverKind) && !(err instanceof BaselineUnavailable) && baselineDied(server.child)) || err;
   } finally {
     await server.stop();
   }
@@ -777,9 +784,11 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
   const comparisons: BaselineComparison[] = [];
   for (const backend of BACKEND_KINDS)
     for (const tool of TOOL_NAMES) {
-      const base = atTop(rowOf(tool, backend, 'npm-start-baseline')?.runs);
+      const base = [atTop(rowOf(tool, backend, 'npm-start-baseline')?.runs), atTop(rowOf(tool, backend, 'npm-start-baseline-again')?.runs)].filter(
+        (r) => r !== undefined,
+      );
       const current = [atTop(rowOf(tool, backend)?.runs), atTop(rowOf(tool, backend, 'npm-start-again')?.runs)].filter((r) => r !== undefined);
-      if (base && current.length) comparisons.push({ what: `${tool}, ${BACKEND_LABEL[backend]}`, current, baseline: base });
+      if (base.length && current.length) comparisons.push({ what: `${tool}, ${BACKEND_LABEL[backend]}`, current, baseline: base });
     }
   const againstBaseline = judgeAgainstBaseline('(f)', comparisons);
 

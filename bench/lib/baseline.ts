@@ -122,15 +122,17 @@ export interface BaselineComparison {
   what: string;
   /** npm start's runs at the top connection count: measured before the baseline and after it. */
   current: LoadResult[];
-  baseline: LoadResult;
+  /** The baseline's runs at the same count (in (f) two, measured one after the other between npm start's). */
+  baseline: LoadResult[];
 }
 
 /** Every run compared had the machine to itself (other processes under OTHER_CPU_LIMIT). */
-const quiet = (c: BaselineComparison) => [...c.current, c.baseline].every((r) => r.otherCpu !== null && r.otherCpu <= OTHER_CPU_LIMIT);
+const quiet = (c: BaselineComparison) => [...c.current, ...c.baseline].every((r) => r.otherCpu !== null && r.otherCpu <= OTHER_CPU_LIMIT);
 
 /**
  * Prints npm start against the baseline (req/s and CPU per request, npm start's as the mean of its
- * runs before and after the baseline's, so the order of the runs neither flatters nor burdens it)
+ * runs before and after the baseline's, the baseline's as the mean of its one or two runs between
+ * them, so the order of the runs neither flatters nor burdens either)
  * and records a regression for each whose req/s is below BASELINE_MIN_RATIO of the baseline's.
  */
 export function judgeAgainstBaseline(title: string, comparisons: BaselineComparison[]): Record<string, unknown>[] {
@@ -138,13 +140,14 @@ export function judgeAgainstBaseline(title: string, comparisons: BaselineCompari
   if (!b || !comparisons.length) return [];
   const rows = comparisons.map((c) => {
     const { reqPerSec, cpuUsPerReq: cpu } = meanOfRuns(c.current)!;
-    const ratio = reqPerSec / c.baseline.reqPerSec;
-    const cpuRatio = cpu !== null && c.baseline.serverCpuUsPerReq !== null ? cpu / c.baseline.serverCpuUsPerReq : null;
+    const base = meanOfRuns(c.baseline)!;
+    const ratio = reqPerSec / base.reqPerSec;
+    const cpuRatio = cpu !== null && base.cpuUsPerReq !== null ? cpu / base.cpuUsPerReq : null;
     return {
       what: c.what,
-      connections: c.baseline.connections,
+      connections: c.baseline[0]!.connections,
       reqPerSec,
-      baselineReqPerSec: c.baseline.reqPerSec,
+      baselineReqPerSec: base.reqPerSec,
       ratio,
       cpuUsPerReq: cpu,
       cpuRatio,
@@ -182,7 +185,7 @@ export function judgeAgainstBaseline(title: string, comparisons: BaselineCompari
     ),
   );
   log(
-    `  npm start's figures are the mean of its runs before and after the baseline's; a tools/call below ${BASELINE_MIN_RATIO} of the baseline's req/s fails the run (of its CPU per request inverted when other processes used more than ${fmt.pct(OTHER_CPU_LIMIT)} of a core during a run compared).`,
+    `  npm start's figures are the mean of its runs before and after the baseline's, the baseline's of its ${comparisons[0]!.baseline.length === 2 ? 'two runs between them' : 'run'}; a tools/call below ${BASELINE_MIN_RATIO} of the baseline's req/s fails the run (of its CPU per request inverted when other processes used more than ${fmt.pct(OTHER_CPU_LIMIT)} of a core during a run compared).`,
   );
   for (const r of rows)
     if (!r.ok)

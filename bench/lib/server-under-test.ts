@@ -34,13 +34,18 @@ import { HOST, step } from './harness.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-export type ServerKind = 'npm-start' | 'bench-build' | 'npm-start-otel' | 'npm-start-otel-sampled' | 'npm-start-baseline' | 'npm-start-again';
+export type ServerKind =
+  'npm-start' | 'bench-build' | 'npm-start-otel' | 'npm-start-otel-sampled' | 'npm-start-baseline' | 'npm-start-baseline-again' | 'npm-start-again';
+
+/** The baseline's own npm start, measured once or (in (f)) twice. */
+export const isBaseline = (kind: ServerKind) => kind === 'npm-start-baseline' || kind === 'npm-start-baseline-again';
 export const SERVER_LABEL: Record<ServerKind, string> = {
   'npm-start': 'npm start',
   'bench-build': 'bench build: no logger, no limits, no validation',
   'npm-start-otel': 'npm start, OpenTelemetry on (OTLP/HTTP to a local sink)',
   'npm-start-otel-sampled': 'npm start, OpenTelemetry on, 1 trace in 10 sampled',
   'npm-start-baseline': `npm start at the baseline, ${baselineRefName()}`,
+  'npm-start-baseline-again': `npm start at the baseline, ${baselineRefName()}, again`,
   'npm-start-again': 'npm start again, measured after the others',
 };
 

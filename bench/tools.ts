@@ -63,12 +63,10 @@ const LEAD_PAGE = 50;
 /**
  * The servers (f) measures, in this order (the tracing configurations are (b)'s: bench/run.ts):
  * npm start first (floor (b) runs on its data); with a baseline (lib/baseline.ts), the baseline's
- * npm start and then npm start again, so that npm start is measured on both sides of it; the
- * bench build last.
+ * npm start twice and then npm start again: A B B A, so that a machine whose speed drifts during
+ * the runs moves both means alike (one run of the baseline against two of npm start failed the
+ * check on a different tool from one run to the next); the bench build last.
  */
-// With a baseline, npm start and the baseline are measured in the order A B B A: a machine whose
-// speed drifts during the runs moves both means alike (one run of the baseline against two of npm
-// start failed the check on a different tool from one run to the next).
 const serverKinds = (): ServerKind[] => [
   'npm-start',
   ...(baseline() ? (['npm-start-baseline', 'npm-start-baseline-again', 'npm-start-again'] as const) : []),
@@ -784,10 +782,9 @@ export function reportTools(t: ToolsResult): Record<string, unknown> {
   const comparisons: BaselineComparison[] = [];
   for (const backend of BACKEND_KINDS)
     for (const tool of TOOL_NAMES) {
-      const base = [atTop(rowOf(tool, backend, 'npm-start-baseline')?.runs), atTop(rowOf(tool, backend, 'npm-start-baseline-again')?.runs)].filter(
-        (r) => r !== undefined,
-      );
-      const current = [atTop(rowOf(tool, backend)?.runs), atTop(rowOf(tool, backend, 'npm-start-again')?.runs)].filter((r) => r !== undefined);
+      const topRuns = (...servers: ServerKind[]) => servers.map((s) => atTop(rowOf(tool, backend, s)?.runs)).filter((r) => r !== undefined);
+      const base = topRuns('npm-start-baseline', 'npm-start-baseline-again');
+      const current = topRuns('npm-start', 'npm-start-again');
       if (base.length && current.length) comparisons.push({ what: `${tool}, ${BACKEND_LABEL[backend]}`, current, baseline: base });
     }
   const againstBaseline = judgeAgainstBaseline('(f)', comparisons);

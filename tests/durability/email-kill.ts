@@ -15,7 +15,6 @@
  * instant can also fall in the span, a millisecond or so, between the store recording the end of data
  * and the `.` leaving the process: docs/decisions.md says why that window stays; these kills avoid it.)
  */
-import { withCleanups } from '../helpers/cleanup.ts';
 import { openService } from '../../app/server.ts';
 import { loadConfig } from '../../app/config.ts';
 import { UNCONFIRMED_NOTE } from '../../app/delivery/outbox-worker.ts';
@@ -31,6 +30,7 @@ import {
   type LateStage,
   type Mailbox,
 } from '../helpers/mailboxes.ts';
+import { withCleanups } from '../helpers/cleanup.ts';
 import '../helpers/test-passwords.ts';
 import { Instances } from './instances.ts';
 import type { KillSetup } from './kill-scenario.ts';

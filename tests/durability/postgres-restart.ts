@@ -5,10 +5,10 @@
  * tool call an error result), not hang and not exit; once it is back they must serve again by
  * themselves, the same processes, with no acknowledged write lost across the crash.
  */
-import { withCleanups } from '../helpers/cleanup.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { withCleanups } from '../helpers/cleanup.ts';
 import { privatePostgres } from '../helpers/private-postgres.ts';
 import { askTool } from './tool-answer.ts';
 import { openTrial, type Trial, type TrialFigures } from './trial.ts';

@@ -481,9 +481,10 @@ const migrations: Record<string, Migration> = {
   // the same transaction, and nothing deletes an account, or a profile that has a conversation
   // (ProfileStore.remove disconnects it instead). Their foreign keys checked each copy again per
   // row, each check a query and a row lock: 4 of the 9 checks of a sequenced message, and 20% of
-  // the sequencer's time (docs/decisions.md, "Foreign keys on PostgreSQL"). The keys that are not copies
-  // stayed then (0020 dropped them later): a message's conversation and lead, a conversation's lead and campaign. SQLite keeps all of
-  // them: its checks are index lookups, and it cannot drop a constraint without rebuilding the table.
+  // the sequencer's time (docs/decisions.md, "Foreign keys on PostgreSQL"). The keys that are not
+  // copies stayed then (0020 dropped them later): a message's conversation and lead, a
+  // conversation's lead and campaign. SQLite keeps all of them: its checks are index lookups, and it
+  // cannot drop a constraint without rebuilding the table.
   '0017_postgres_copy_foreign_keys': {
     async up(db: Kysely<unknown>) {
       if (kindOf(db) !== 'postgres') return;
@@ -520,7 +521,7 @@ const migrations: Record<string, Migration> = {
   // Issue 25, PostgreSQL only: the last keys of the rows the sequencer writes, a conversation's lead,
   // a message's conversation and an outbox entry's message. Each is written in the transaction that
   // writes or locks the row it points at, and nothing deletes a lead, a conversation or a message;
-  // their checks, a query and a row lock per row, were 20% of the PostgreSQL server's time in the
+  // their checks, a query and a row lock per row, were 27% of the PostgreSQL server's CPU in the
   // sequencer (docs/decisions.md, "Foreign keys on PostgreSQL"). SQLite keeps them, and every suite
   // runs on it; the durability suite counts orphans on both stores after its kills.
   '0020_postgres_sequenced_row_keys': {

@@ -12,7 +12,6 @@
  */
 import { Readable } from 'node:stream';
 import type { Transporter } from 'nodemailer';
-import DKIM from 'nodemailer/lib/dkim';
 import type { DkimKey } from './dkim-keys.ts';
 
 /** What a message sent through a gated transport carries besides nodemailer's own options. */
@@ -24,7 +23,9 @@ export interface GatedMail {
 }
 
 /** Installs the gate on a transport: every message sent through it must carry GatedMail's fields. */
-export function gateEndOfData(transporter: Transporter): void {
+export async function gateEndOfData(transporter: Transporter): Promise<void> {
+  // On first use, as smtp-transport.ts loads nodemailer.
+  const { default: DKIM } = await import('nodemailer/lib/dkim');
   transporter.use('stream', (mail, done) => {
     const { beforeEndOfData, signWith } = mail.data as unknown as GatedMail;
     mail.message.processFunc((input: Readable) => gated(signWith ? new DKIM(signWith).sign(input) : input, beforeEndOfData ?? (async () => undefined)));

@@ -59,7 +59,7 @@ export class SmtpDeliveryAdapter {
       ...(dkim && { signWith: dkim }),
     };
     try {
-      await this.transport(message.profile_id, mailbox).sendMail({ ...email, ...gate });
+      await (await this.transport(message.profile_id, mailbox)).sendMail({ ...email, ...gate });
       return { ok: true, emailMessageId: email.messageId };
     } catch (err) {
       // The end of data never went out, so the server dropped the message: safe to send again.
@@ -76,16 +76,22 @@ export class SmtpDeliveryAdapter {
     this.transports.clear();
   }
 
-  private transport(profileId: string, mailbox: Mailbox): Transporter {
+  private async transport(profileId: string, mailbox: Mailbox): Promise<Transporter> {
     const { smtp } = mailbox;
     const settings = createHash('sha256')
       .update(JSON.stringify([smtp.host, smtp.port, smtp.tls, smtp.user, smtp.password]))
       .digest('base64url');
     const pooled = this.transports.get(profileId);
     if (pooled?.settings === settings) return pooled.transporter;
-    pooled?.transporter.close();
-    const transporter = smtpTransport(smtp, { pool: true, ...(this.options.timeoutMs !== undefined && { timeoutMs: this.options.timeoutMs }) });
-    gateEndOfData(transporter);
+    const transporter = await smtpTransport(smtp, { pool: true, ...(this.options.timeoutMs !== undefined && { timeoutMs: this.options.timeoutMs }) });
+    await gateEndOfData(transporter);
+    // Another send of this profile may have made one while nodemailer loaded: the first one stays.
+    const current = this.transports.get(profileId);
+    if (current?.settings === settings) {
+      transporter.close();
+      return current.transporter;
+    }
+    current?.transporter.close();
     this.transports.set(profileId, { settings, transporter });
     return transporter;
   }

@@ -17,7 +17,7 @@ export interface TestEmailOptions {
 export type TestEmailOutcome = { ok: true; said: string } | { ok: false; said: string };
 
 export async function sendTestEmail(mailbox: Mailbox, to: string, options: TestEmailOptions): Promise<TestEmailOutcome> {
-  const transport = smtpTransport(mailbox.smtp, { timeoutMs: options.timeoutMs ?? 15_000 });
+  const transport = await smtpTransport(mailbox.smtp, { timeoutMs: options.timeoutMs ?? 15_000 });
   try {
     const info = (await transport.sendMail({
       from: { name: mailbox.fromName, address: mailbox.fromAddress },

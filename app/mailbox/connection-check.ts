@@ -4,7 +4,6 @@
  * Each failure becomes one sentence a person can act on; the library's words (which carry no
  * password) are kept only where they add the server's own answer. Nothing here logs.
  */
-import { ImapFlow } from 'imapflow';
 import type { MailServer } from './mailbox-url.ts';
 import { smtpTransport } from './smtp-transport.ts';
 
@@ -30,7 +29,7 @@ export async function checkMailbox(servers: { smtp?: MailServer; imap?: MailServ
 
 /** What is wrong with the SMTP server, or undefined when it took the user and password. */
 export async function checkSmtp(server: MailServer, options: CheckOptions = {}): Promise<string | undefined> {
-  const transport = smtpTransport(server, { timeoutMs: options.timeoutMs ?? 10_000 });
+  const transport = await smtpTransport(server, { timeoutMs: options.timeoutMs ?? 10_000 });
   try {
     await transport.verify();
     return undefined;
@@ -44,6 +43,8 @@ export async function checkSmtp(server: MailServer, options: CheckOptions = {}):
 /** What is wrong with the IMAP server, or undefined when it took the user and password. */
 export async function checkImap(server: MailServer, options: CheckOptions = {}): Promise<string | undefined> {
   const timeout = options.timeoutMs ?? 10_000;
+  // On first use, as smtp-transport.ts loads nodemailer.
+  const { ImapFlow } = await import('imapflow');
   const client = new ImapFlow({
     host: server.host,
     port: server.port,

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import type { ProfileStore } from '../store/profiles.ts';
 import type { InboundMailStore } from '../store/inbound-mail.ts';
 import type { MailboxReaderStore } from '../store/mailbox-readers.ts';
-import { MailboxReader, type ReaderLogger, type UnsubscribeHandler } from './mailbox-reader.ts';
+import type { MailboxReader, ReaderLogger, UnsubscribeHandler } from './mailbox-reader.ts';
 
 export interface MailboxReadersOptions {
   store: MailboxReaderStore;
@@ -83,6 +83,9 @@ export class MailboxReaders {
       if (current && !current.closed && current.settings === settings) continue;
       if (current) await current.reader.stop();
       const entry = { settings, closed: false } as { reader: MailboxReader; settings: string; closed: boolean };
+      // The reader, with imapflow and mailparser, loads when a mailbox is first read, not at start
+      // (as smtp-transport.ts loads nodemailer).
+      const { MailboxReader } = await import('./mailbox-reader.ts');
       entry.reader = new MailboxReader({
         profileId,
         holder: this.holder,

@@ -4,7 +4,7 @@
  * campaign sender pools it; the profile page's test email uses it once and closes it; the mailbox
  * check (connection-check.ts) opens it to log in.
  */
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { MailServer } from './mailbox-url.ts';
 
 export interface SmtpTransportOptions {
@@ -14,8 +14,12 @@ export interface SmtpTransportOptions {
   timeoutMs?: number;
 }
 
-export function smtpTransport(smtp: MailServer, options: SmtpTransportOptions = {}): Transporter {
+export async function smtpTransport(smtp: MailServer, options: SmtpTransportOptions = {}): Promise<Transporter> {
   const timeout = options.timeoutMs ?? 30_000;
+  // Loaded on first use, not at start: the mail libraries (nodemailer, imapflow, mailparser and
+  // theirs) were half of the code a start compiled, and a server without email profiles never needs
+  // them (docs/performance.md, "Start").
+  const { default: nodemailer } = await import('nodemailer');
   return nodemailer.createTransport({
     ...(options.pool && { pool: true, maxConnections: 2 }),
     host: smtp.host,

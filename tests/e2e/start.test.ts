@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -70,6 +70,10 @@ describe('npm start', { timeout: 180_000 }, () => {
       assert.match(await (await fetch(`${baseUrl}/docs`)).text(), /id="tool-profiles"/);
       const metadata = (await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
       assert.equal(metadata.issuer, baseUrl);
+      // The mail libraries load when a mailbox is first used, not at start (half of the code a start compiled).
+      const atStart = startPackages(path.join(copy.dir, 'dist/main.js'));
+      assert.ok(atStart.has('fastify'), `the start's packages are read from the source maps: ${[...atStart].join(', ')}`);
+      for (const lazy of ['nodemailer', 'imapflow', 'mailparser']) assert.ok(!atStart.has(lazy), `${lazy} is loaded at start`);
     } finally {
       await server.stop();
     }
@@ -86,3 +90,18 @@ describe('npm start', { timeout: 180_000 }, () => {
     assert.match(rebuilt.output(), /building dist\/main\.js \(the sources changed since the last build\)/);
   });
 });
+
+/** The packages in a bundle file and the chunks it imports statically (what a start loads), by their source maps. */
+function startPackages(file: string, seen = new Set<string>(), packages = new Set<string>()): Set<string> {
+  if (seen.has(file)) return packages;
+  seen.add(file);
+  const code = readFileSync(file, 'utf8');
+  const { sources } = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+  for (const source of sources) {
+    const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[1];
+    if (name) packages.add(name);
+  }
+  // Static imports only: `import(...)` (a chunk loaded on first use) has a parenthesis.
+  for (const [, chunk] of code.matchAll(/(?:from|import)\s*"(\.{1,2}\/[^"]+\.js)"/g)) startPackages(path.resolve(path.dirname(file), chunk!), seen, packages);
+  return packages;
+}

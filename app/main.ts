@@ -29,6 +29,25 @@ async function main(): Promise<void> {
   if (keysWarning) console.warn(keysWarning);
   const retired = await retirePublishedDemoPassword(config, service.accounts, service.db);
   await listen(service.app, config);
+  const announced = announce(config, service, retired);
+  // Registered before the event loop turns again: a SIGTERM sent as soon as /healthz answers (an
+  // orchestrator, a test) used to find no handler yet and end the process without closing it.
+  // A stop lets the start's own writes (the demo account's) finish first.
+  const stop = async (signal: string) => {
+    await announced.catch(() => undefined);
+    service.app.log.info(`${signal}: shutting down`);
+    await service.close();
+    // What the exporters still hold goes out before the process ends.
+    await telemetry?.shutdown().catch((err: unknown) => console.error(`OpenTelemetry did not shut down cleanly: ${(err as Error).message}`));
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  await announced;
+}
+
+/** The start's banner, after the demo account is seeded (its password is shown once, here). */
+async function announce(config: AppConfig, service: Service, retired: Awaited<ReturnType<typeof retirePublishedDemoPassword>>): Promise<void> {
   // Only once the server listens: a start that cannot (its port is taken) makes no password it could not show.
   const demoPassword = (await seedDemo(config, service)) ?? retired?.password;
   const demoPasswordUnknown = !demoPassword && (await demoPasswordLost(service.accounts, service.db, new Date(performance.timeOrigin)));
@@ -48,16 +67,6 @@ async function main(): Promise<void> {
   console.log(`Connect a client: open ${config.publicUrl}/app/mcp, choose "Authorize MCP", and paste the configuration it shows;`);
   console.log(`  or add ${config.publicUrl}/mcp as a connector in a client that signs in by itself (OAuth).`);
   console.log(`For scripts: ${cli('npm run cli -- config --email <your email>')} prints a token and configurations for this server.`);
-
-  const stop = async (signal: string) => {
-    service.app.log.info(`${signal}: shutting down`);
-    await service.close();
-    // What the exporters still hold goes out before the process ends.
-    await telemetry?.shutdown().catch((err: unknown) => console.error(`OpenTelemetry did not shut down cleanly: ${(err as Error).message}`));
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
 }
 
 /** The start's own arguments: `--stdio`, and `--account <email>` (or `--account=<email>`) with it. */

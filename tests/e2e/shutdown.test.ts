@@ -112,3 +112,30 @@ test('SIGTERM: calls sent are answered, new connections refused, the outbox batc
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('SIGTERM as soon as /healthz answers, on a first start: the start finishes its writes, then closes and exits with 0', async () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'outreach-shutdown-early-'));
+  const server = spawnServer({ DATA_DIR: dataDir, PUBLIC_URL }, await freePort('127.0.0.1'));
+  try {
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      server.child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    // The first moment the server answers: it seeds the demo account (a password hash) right after.
+    for (;;) {
+      const ok = await fetch(`http://127.0.0.1:${server.port}/healthz`).then(
+        (res) => res.ok,
+        () => false,
+      );
+      if (ok) break;
+      await sleep(2);
+    }
+    server.child.kill('SIGTERM');
+    assert.deepEqual(await exited, { code: 0, signal: null }, `stdout: ${server.stdout()}\nstderr: ${server.stderr()}`);
+    assert.match(server.stdout(), /SIGTERM: shutting down/);
+    // The demo account's start was finished, not cut: its password was shown.
+    assert.match(server.stdout(), /The demo account's password \(shown only now\)/);
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -27,12 +27,15 @@ const LEASE_MS = 30_000;
 class InterruptibleAdapter implements DeliveryAdapter {
   readonly name = 'interruptible';
   stopAt: 'before end of data' | 'after end of data' | undefined;
+  /** Messages an attempt began to send, by id, in the order the attempts reached the "server". */
+  readonly begun: string[] = [];
   /** Messages the "server" received whole (end of data included), by id. */
   readonly received: string[] = [];
   /** What the last beforeEndOfData threw, if it did. */
   refused: Error | undefined;
 
   async deliver(message: OutgoingMessage, attempt?: DeliveryAttempt): Promise<DeliveryOutcome> {
+    this.begun.push(message.id);
     const stop = this.stopAt;
     this.stopAt = undefined;
     if (stop === 'before end of data') return new Promise(() => undefined);
@@ -104,7 +107,10 @@ for (const backend of await backends()) {
       const adapter = new InterruptibleAdapter();
       adapter.stopAt = 'before end of data';
       void worker(adapter).deliver(id);
-      await waitFor(async () => (await outboxRow(id)).attempt_id !== null);
+      // Until the first attempt reached the adapter, not only claimed the message: it still reads the
+      // message after its claim, and a second worker that got to the adapter first took its stop
+      // (and waited for ever: a CI run hung here).
+      await waitFor(async () => adapter.begun.length === 1);
       clock.advance(LEASE_MS + 1);
       assert.equal(await worker(adapter).deliver(id), true);
       assert.deepEqual(adapter.received, [id]);

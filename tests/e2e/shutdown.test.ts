@@ -16,7 +16,7 @@ import { loadConfig } from '../../app/config.ts';
 import { openService } from '../../app/server.ts';
 import { freePort } from '../../runtime/index.ts';
 import { startDeliveryBackend } from '../helpers/delivery-backend.ts';
-import { ALL_SCOPES } from '../helpers/server.ts';
+import { ALL_SCOPES, eventually } from '../helpers/server.ts';
 import { seedStartedCampaign } from '../helpers/started-campaign.ts';
 import { spawnServer } from '../helpers/outreach.ts';
 import { bearer, callTool, rawPost } from '../helpers/mcp-calls.ts';
@@ -121,14 +121,15 @@ test('SIGTERM as soon as /healthz answers, on a first start: the start finishes 
       server.child.once('exit', (code, signal) => resolve({ code, signal })),
     );
     // The first moment the server answers: it seeds the demo account (a password hash) right after.
-    for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${server.port}/healthz`).then(
-        (res) => res.ok,
-        () => false,
-      );
-      if (ok) break;
-      await sleep(2);
-    }
+    await eventually(
+      () =>
+        fetch(`http://127.0.0.1:${server.port}/healthz`).then(
+          (res) => res.ok,
+          () => false,
+        ),
+      'the server answers /healthz',
+      { timeoutMs: 60_000, everyMs: 2 },
+    );
     server.child.kill('SIGTERM');
     assert.deepEqual(await exited, { code: 0, signal: null }, `stdout: ${server.stdout()}\nstderr: ${server.stderr()}`);
     assert.match(server.stdout(), /SIGTERM: shutting down/);

@@ -16,6 +16,7 @@ import {
   chromiumSkip,
   clipboardText,
   focused,
+  focusedOnArrival,
   launchChromium,
   openContext,
   ProblemLog,
@@ -126,7 +127,7 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 150_000 
     const { context, page } = await open();
     try {
       await page.goto(`${server.baseUrl}/signin`);
-      assert.equal((await focused(page)).name, 'input#email', 'the email field has the focus on arrival');
+      assert.equal((await focusedOnArrival(page)).name, 'input#email', 'the email field has the focus on arrival');
       await submitSignIn(page, account.email, 'wrong-password');
 
       assert.equal((await page.getByRole('alert').textContent())?.trim(), 'Email or password is incorrect.');
@@ -295,7 +296,7 @@ describe('the MCP dialog in Chromium', { skip: chromiumSkip(), timeout: 150_000 
     try {
       // Sign-in: the email field has the focus; the skip link and the brand come before it.
       await page.goto(`${server.baseUrl}/signin`);
-      assert.equal((await focused(page)).name, 'input#email');
+      assert.equal((await focusedOnArrival(page)).name, 'input#email');
       assert.equal((await tab(page, true)).name, 'a "Docs"');
       assert.equal((await tab(page, true)).name, 'a "Outreach"');
       const skip = await tab(page, true);

@@ -127,6 +127,17 @@ export interface Focused {
   ring: boolean;
 }
 
+/**
+ * The element focused on arrival: Chromium applies `autofocus` at a rendering update that can come
+ * after the load event `goto` waits for (a CI run read `body` there), so this waits for it first.
+ */
+export async function focusedOnArrival(page: Page): Promise<Focused> {
+  await page
+    .waitForFunction(() => !document.querySelector('[autofocus]') || document.activeElement !== document.body, undefined, { timeout: 5_000 })
+    .catch(() => undefined);
+  return focused(page);
+}
+
 export function focused(page: Page): Promise<Focused> {
   return page.evaluate(() => {
     const el = document.activeElement;

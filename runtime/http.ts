@@ -165,7 +165,10 @@ export async function mcpHttp<Services, Claims extends PrincipalClaims = NoClaim
     resourceMetadataUrl(options.publicUrl, path),
     definition.scopes.filter((s) => s.default).map((s) => s.name),
   );
-  const { protocol, resources } = buildProtocol(options, errors, challenges, app.log);
+  const { protocol, resources, tasks } = buildProtocol(options, errors, challenges, app.log);
+  // Tasks of instances that died are failed by the survivors' sweeps, read or not (runtime/tasks.ts).
+  const stopSweeping = tasks?.watchAbandoned();
+  if (stopSweeping) app.addHook('onClose', async () => stopSweeping());
   const policy = defaultOriginPolicy(options.publicUrl, options.allowedOrigins, options.allowedHosts);
   const allScopes = definition.scopes.map((s) => s.name);
   // One principal for every request of an `auth: none` server: nothing of it changes.
@@ -255,7 +258,7 @@ export function buildProtocol<Services, Claims extends PrincipalClaims>(
   errors: ErrorFactory,
   challenges: Challenges,
   logger: ServerLogger & { error(obj: object, msg: string): void },
-): { protocol: McpProtocol; resources: ResourceRunner<Services> } {
+): { protocol: McpProtocol; resources: ResourceRunner<Services>; tasks: Tasks | undefined } {
   const { definition } = options;
   const runner = new ToolRunner(definition, options.handlers as HandlerMap<Services>, options.services as Services, errors, {
     validateResults: options.validateResults ?? false,
@@ -285,5 +288,5 @@ export function buildProtocol<Services, Claims extends PrincipalClaims>(
     listTtlMs: options.listTtlMs ?? 300_000,
     defaultLogLevel: options.defaultLogLevel ?? 'info',
   });
-  return { protocol, resources };
+  return { protocol, resources, tasks };
 }

@@ -6,7 +6,8 @@
  * database), so any instance answers `tasks/get`, `tasks/update` and `tasks/cancel`; the work
  * runs on the instance that created the task, which reads answers and cancellation from the store.
  * That instance holds a lease on the task, renewed while the work runs: a task whose lease ended
- * (its instance died, or stalled past the lease) is failed by whichever instance reads it next.
+ * (its instance died, or stalled past the lease) is failed by whichever instance reads it next, and,
+ * where the store can list such tasks, by the next sweep of any instance, read or not.
  */
 import { randomUUID } from 'node:crypto';
 import { INTERNAL_RPC_ERROR, taskError } from './error-mapping.ts';
@@ -51,6 +52,13 @@ export interface TaskStore {
   create(task: TaskRecord): Promise<void>;
   get(id: string): Promise<TaskRecord | undefined>;
   update(id: string, patch: Partial<Omit<TaskRecord, 'id' | 'caller' | 'tool' | 'createdAt'>>): Promise<boolean>;
+  /**
+   * The ids of at most `limit` tasks under way whose lease ended before `leaseEndedBefore` (an ISO
+   * time). Optional: with it, every instance sweeps them and fails them within a bounded time of
+   * their last renewal, whether or not a client reads them; without it, such a task stays `working`
+   * in the store until it is next read (and is failed then), or until it expires.
+   */
+  abandoned?(leaseEndedBefore: string, limit: number): Promise<string[]>;
 }
 
 /** The statuses of a task under way: the only ones a write may find. */
@@ -73,6 +81,10 @@ export function memoryTaskStore(): TaskStore {
       Object.assign(task, structuredClone(patch));
       return true;
     },
+    async abandoned(leaseEndedBefore, limit) {
+      const ended = [...tasks.values()].filter((t) => UNDER_WAY.has(t.status) && t.leaseExpiresAt !== undefined && t.leaseExpiresAt < leaseEndedBefore);
+      return ended.slice(0, limit).map((t) => t.id);
+    },
   };
 }
 
@@ -91,6 +103,8 @@ export interface TaskOptions {
 }
 
 const DEFAULT_LEASE_MS = 10_000;
+/** Tasks failed per sweep at most: a backlog (a cluster that lost an instance running many) takes a few sweeps. */
+const SWEEP_LIMIT = 100;
 
 /** What the task's work gets: a way to ask the client, and the signal of its cancellation. */
 export interface TaskWork {
@@ -118,6 +132,8 @@ export class Tasks {
   private readonly running = new Map<string, AbortController>();
   /** Renews the leases of the tasks running here, while there are any. */
   private renewal?: NodeJS.Timeout;
+  /** Fails the tasks of instances that died (sweepAbandoned), while watchAbandoned runs. */
+  private sweeps?: NodeJS.Timeout;
 
   constructor(
     private readonly store: TaskStore,
@@ -253,9 +269,50 @@ export class Tasks {
     return UNDER_WAY.has(task.status) && task.leaseExpiresAt !== undefined && Date.parse(task.leaseExpiresAt) < this.clock();
   }
 
+  /**
+   * Fails every task under way whose lease ended (up to SWEEP_LIMIT a sweep), read or not, and
+   * says how many it failed. Several instances may sweep at once: a task is failed once, by the
+   * first write (a write finds only tasks under way), and one renewed since it was listed is left alone.
+   */
+  async sweepAbandoned(): Promise<number> {
+    if (!this.store.abandoned) return 0;
+    let failed = 0;
+    for (const id of await this.store.abandoned(this.now(), SWEEP_LIMIT)) {
+      const task = await this.store.get(id);
+      if (task && this.abandoned(task) && (await this.store.update(id, this.abandonment(task)))) failed++;
+    }
+    return failed;
+  }
+
+  /**
+   * Sweeps every half lease while the server runs, when the store can list abandoned tasks: a task
+   * whose instance died is then failed at most 1.5 leases after its last renewal (15 s by default),
+   * whether or not a client reads it. Returns the stop.
+   */
+  watchAbandoned(): () => void {
+    if (!this.store.abandoned || this.sweeps) return () => this.stopWatching();
+    this.sweeps = setInterval(() => {
+      this.sweepAbandoned().catch((err: unknown) => this.options.logger.error({ err }, 'could not fail the tasks of stopped instances; trying again'));
+    }, this.leaseMs / 2);
+    this.sweeps.unref();
+    return () => this.stopWatching();
+  }
+
+  private stopWatching(): void {
+    clearInterval(this.sweeps);
+    this.sweeps = undefined;
+  }
+
   /** Fails a task whose lease ended, and returns it as it is now (it may have ended otherwise meanwhile). */
   private async failAbandoned(task: TaskRecord): Promise<TaskRecord> {
-    const failed = {
+    const failed = this.abandonment(task);
+    if (await this.store.update(task.id, failed)) return { ...task, ...failed };
+    return (await this.store.get(task.id)) ?? task;
+  }
+
+  /** What a task whose instance stopped is failed with. */
+  private abandonment(task: TaskRecord) {
+    return {
       status: 'failed' as const,
       statusMessage: 'The server instance running this task stopped before it finished',
       error: {
@@ -265,8 +322,6 @@ export class Tasks {
       inputRequests: {},
       lastUpdatedAt: this.now(),
     };
-    if (await this.store.update(task.id, failed)) return { ...task, ...failed };
-    return (await this.store.get(task.id)) ?? task;
   }
 
   /** tasks/get: the task with its status's payload (result, error or questions). */

@@ -1,7 +1,8 @@
 /**
  * The runtime's TaskStore on the app's database (SQLite or PostgreSQL): tasks of the MCP tasks
  * extension outlive the request that created them and are read by whichever instance the client
- * polls. JSON fields are stored as text. Expired tasks are deleted by housekeeping (deleteExpired).
+ * polls. JSON fields are stored as text. Expired tasks are deleted by housekeeping (deleteExpired);
+ * tasks whose instance died are listed for the runtime's sweep (abandoned).
  */
 import { UNDER_WAY, type TaskRecord, type TaskStore } from 'mcpyard';
 import type { Db } from './db/database.ts';
@@ -77,6 +78,17 @@ export class SqlTaskStore implements TaskStore {
       .where('status', 'in', [...UNDER_WAY])
       .executeTakeFirst();
     return Number(written.numUpdatedRows) > 0;
+  }
+
+  async abandoned(leaseEndedBefore: string, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('mcp_tasks')
+      .select('id')
+      .where('status', 'in', [...UNDER_WAY])
+      .where('lease_expires_at', '<', leaseEndedBefore)
+      .limit(limit)
+      .execute();
+    return rows.map((row) => row.id);
   }
 
   /** Deletes tasks past their life; returns how many. */

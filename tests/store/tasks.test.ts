@@ -145,6 +145,42 @@ for (const backend of await backends()) {
       assert.equal((await get(created.taskId)).status, 'failed', 'a late result does not overwrite the failure');
     });
 
+    test("a task whose instance died is failed by another instance's sweep, with nobody reading it; a live one is left alone", async () => {
+      const store = new SqlTaskStore(database.db);
+      let dead = false;
+      const dying = new Tasks(
+        { create: (task) => store.create(task), get: (id) => store.get(id), update: async (id, patch) => (dead ? true : store.update(id, patch)) },
+        { ttlMs: 60_000, pollIntervalMs: 20, leaseMs: 400, logger: quietLogger },
+      );
+      const live = new Tasks(store, { ttlMs: 60_000, pollIntervalMs: 20, leaseMs: 400, logger: quietLogger });
+      const sweepers = [0, 1].map(() => new Tasks(store, { ttlMs: 60_000, pollIntervalMs: 20, leaseMs: 400, logger: quietLogger }));
+      const forever = async () => new Promise<string>(() => undefined);
+      const abandonedTask = JSON.parse(await dying.start(CALLER, 'tool', forever)).taskId as string;
+      const liveTask = JSON.parse(await live.start(CALLER, 'tool', forever)).taskId as string;
+      dead = true;
+      const diedAt = Date.now();
+      // Two instances sweep at once, as a cluster's survivors do: the task is failed once.
+      const stops = sweepers.map((tasks) => tasks.watchAbandoned());
+      try {
+        const failed = await until(
+          () => store.get(abandonedTask),
+          (t) => t?.status === 'failed',
+        );
+        const after = Date.now() - diedAt;
+        // The lease (400 ms) plus at most one sweep interval (half a lease), plus the machine's slack.
+        assert.ok(after < 1_200, `failed ${after} ms after its instance stopped; the lease is 400 ms, a sweep every 200 ms`);
+        assert.equal(failed!.statusMessage, 'The server instance running this task stopped before it finished');
+        assert.deepEqual(failed!.error, {
+          code: -32603,
+          message: `Task ${abandonedTask} failed: the server instance running tool stopped before it finished; call tool again`,
+        });
+        assert.equal((await store.get(liveTask))!.status, 'working', 'its instance renews its lease: no sweep fails it');
+        assert.equal(await sweepers[0]!.sweepAbandoned(), 0, 'nothing is left to fail');
+      } finally {
+        for (const stop of stops) stop();
+      }
+    });
+
     test('an instance that stalled past its lease finds the task failed and stops its work', async () => {
       const stalled = new Tasks(new SqlTaskStore(database.db), { ttlMs: 60_000, pollIntervalMs: 20, leaseMs: 10_000, logger: quietLogger });
       let aborted = false;

@@ -532,6 +532,13 @@ const migrations: Record<string, Migration> = {
       await sql`alter table outbox drop constraint if exists outbox_message_id_fkey`.execute(db);
     },
   },
+  // Issue 30: every instance sweeps for tasks under way whose lease ended (their instance died) and
+  // fails them (runtime/tasks.ts, sweepAbandoned); this index keeps that sweep off the rest of the table.
+  '0021_mcp_task_lease_sweep': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.createIndex('mcp_tasks_under_way_lease').on('mcp_tasks').columns(['status', 'lease_expires_at']).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

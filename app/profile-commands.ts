@@ -100,6 +100,7 @@ async function update(id: string | undefined, flags: ProfileFlags, { profiles }:
   if (!Object.keys(changes).length)
     throw new UsageError('profile update needs something to change: --name, --from, --smtp, --imap, --timezone or --daily-limit');
   const profile = await profiles.find(id);
+  await profiles.refuseIncompleteMailbox(id, changes);
   const said = profile?.channel === 'email' && (changes.smtp || changes.imap) ? await checked(changes, flags) : [];
   await profiles.update(id, changes);
   if ((changes.smtp || changes.imap) && !profiles.encrypted) console.error(PLAIN_PASSWORD_WARNING);

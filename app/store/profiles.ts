@@ -4,13 +4,14 @@
  * out sealed (auth/mailbox-passwords.ts); `list` says only whether one is set. What the tools read
  * of profiles (`profiles`, the sequencer) stays in accounts.ts and never joins the mailbox table.
  */
+import type { Transaction } from 'kysely';
 import type { Db } from './db/database.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { MailboxPasswords } from '../auth/mailbox-passwords.ts';
 import type { MailServer } from '../mailbox/mailbox-url.ts';
 import { newId } from './ids.ts';
 import { connectMailbox, forgetMailbox, mailboxKey } from './mailbox-readers.ts';
-import type { ProfileMailboxesTable, ProfilesTable } from './schema.ts';
+import type { Database, ProfileMailboxesTable, ProfilesTable } from './schema.ts';
 
 export interface Mailbox {
   fromName: string;
@@ -56,6 +57,16 @@ export class ProfileRefusedError extends Error {
   override name = 'ProfileRefusedError';
 }
 
+/** The mailbox a change gives whole (From address, SMTP and IMAP), or undefined. */
+function wholeMailbox({ fromName, fromAddress, smtp, imap }: ProfileChanges): Mailbox | undefined {
+  return fromAddress !== undefined && smtp && imap ? { fromName: fromName ?? '', fromAddress, smtp, imap } : undefined;
+}
+
+const incompleteMailbox = (profileId: string) =>
+  new ProfileRefusedError(
+    `Profile ${profileId} has no mailbox yet: connect one by giving all of it, --from "NAME <ADDRESS>", --smtp smtp[s]://USER:PASSWORD@HOST:PORT and --imap imap[s]://USER:PASSWORD@HOST:PORT`,
+  );
+
 export class ProfileStore {
   constructor(
     private readonly db: Db,
@@ -97,7 +108,11 @@ export class ProfileStore {
     return this.db.selectFrom('profiles').selectAll().where('id', '=', profileId).executeTakeFirst();
   }
 
-  /** Changes what is given; a mailbox change applies to an email profile only. */
+  /**
+   * Changes what is given; a mailbox change applies to an email profile only. An email profile
+   * without a mailbox (the demo's, or one removed and kept as disconnected) gets one when the
+   * change gives all of it (From, SMTP and IMAP), and is active again.
+   */
   async update(profileId: string, changes: ProfileChanges): Promise<void> {
     const profile = await this.find(profileId);
     if (!profile) throw new ProfileRefusedError(`No profile ${profileId}; \`profile list --account EMAIL\` shows the ids`);
@@ -116,11 +131,37 @@ export class ProfileStore {
       if (changes.smtp) Object.assign(mailbox, this.serverColumns(profileId, 'smtp', changes.smtp));
       if (changes.imap) Object.assign(mailbox, this.serverColumns(profileId, 'imap', changes.imap));
       const before = await trx.selectFrom('profile_mailboxes').select(['imap_host', 'imap_user']).where('profile_id', '=', profileId).executeTakeFirst();
+      if (!before) return this.connect(trx, profileId, changes, now);
       await trx.updateTable('profile_mailboxes').set(mailbox).where('profile_id', '=', profileId).execute();
       // Another mailbox (not the same one with a new password or port): read from now on, as a new one.
       const key = changes.imap && mailboxKey(changes.imap);
       if (key && before && key !== mailboxKey({ host: before.imap_host, user: before.imap_user })) await connectMailbox(trx, profileId, key, now);
     });
+  }
+
+  /**
+   * Refuses a mailbox change to an email profile that has no mailbox unless it gives all of one (so
+   * the CLI says so before it checks any server).
+   */
+  async refuseIncompleteMailbox(profileId: string, changes: ProfileChanges): Promise<void> {
+    const given = changes.fromAddress !== undefined || changes.smtp || changes.imap;
+    if (!given || wholeMailbox(changes)) return;
+    const profile = await this.find(profileId);
+    if (profile?.channel !== 'email') return;
+    const row = await this.db.selectFrom('profile_mailboxes').select('profile_id').where('profile_id', '=', profileId).executeTakeFirst();
+    if (!row) throw incompleteMailbox(profileId);
+  }
+
+  /** Gives a profile without a mailbox the one the change describes whole, and makes it active. */
+  private async connect(trx: Transaction<Database>, profileId: string, changes: ProfileChanges, now: string): Promise<void> {
+    const mailbox = wholeMailbox(changes);
+    if (!mailbox) throw incompleteMailbox(profileId);
+    await trx
+      .insertInto('profile_mailboxes')
+      .values(this.mailboxRow(profileId, mailbox, now))
+      .execute();
+    await trx.updateTable('profiles').set({ status: 'active' }).where('id', '=', profileId).execute();
+    await connectMailbox(trx, profileId, mailboxKey(mailbox.imap), now);
   }
 
   /**

@@ -94,7 +94,11 @@ export async function profileRoutes(app: FastifyInstance, ctx: WebContext): Prom
     const profile = await ownProfile(user, req.params.id, reply);
     if (!profile) return reply;
     const saved = profile.mailbox ? await ctx.profiles.mailbox(profile.id) : undefined;
-    const read = readProfileForm(req.body, { mailbox: Boolean(saved), ...(saved && { saved: { smtp: saved.smtp.password, imap: saved.imap.password } }) });
+    // An email profile without a mailbox (the demo's, or one kept as disconnected) is connected here: the form then needs all of it.
+    const read = readProfileForm(req.body, {
+      mailbox: profile.channel === 'email',
+      ...(saved && { saved: { smtp: saved.smtp.password, imap: saved.imap.password } }),
+    });
     const again = (code: number, form: ProfileFormState) =>
       html(reply.code(code), profileEditPage({ appName: ctx.appName, viewer: viewerOf(user), csrf: reply.generateCsrf(), profile, form }));
     if (!read.ok) return again(400, { values: read.values, errors: read.errors });
@@ -102,8 +106,8 @@ export async function profileRoutes(app: FastifyInstance, ctx: WebContext): Prom
     // Only a server whose settings changed is checked: renaming a profile connects to nothing.
     const changed = (a: MailServer, b: MailServer) =>
       JSON.stringify([a.host, a.port, a.tls, a.user, a.password]) !== JSON.stringify([b.host, b.port, b.tls, b.user, b.password]);
-    const smtp = mailbox && saved && changed(mailbox.smtp, saved.smtp) ? mailbox.smtp : undefined;
-    const imap = mailbox && saved && changed(mailbox.imap, saved.imap) ? mailbox.imap : undefined;
+    const smtp = mailbox && (!saved || changed(mailbox.smtp, saved.smtp)) ? mailbox.smtp : undefined;
+    const imap = mailbox && (!saved || changed(mailbox.imap, saved.imap)) ? mailbox.imap : undefined;
     const problems = await refusals({ ...(smtp && { smtp }), ...(imap && { imap }) });
     if (problems) return again(422, { values: read.values, errors: {}, checkProblems: problems });
     try {

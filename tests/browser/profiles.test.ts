@@ -161,5 +161,58 @@ for (const backend of await serverBackends()) {
         await context.close();
       }
     });
+
+    test("an email profile without a mailbox (the demo's, or one kept as disconnected) is connected from its edit page", async () => {
+      const [sender] = await createMailboxes('webconnect');
+      const account = await server.createAccount();
+      const id = `prf_nomailbox${Date.now().toString(36)}`;
+      await server.admin.db
+        .insertInto('profiles')
+        .values({
+          id,
+          account_id: account.accountId,
+          name: 'Ada (email)',
+          channel: 'email',
+          status: 'disconnected',
+          timezone: 'UTC',
+          daily_limit: 20,
+          created_at: new Date().toISOString(),
+        })
+        .execute();
+      const context = await openContext(browser, log, { viewport: VIEWPORTS.narrow });
+      const page = await context.newPage();
+      try {
+        await page.goto(`${server.baseUrl}/signin`);
+        await submitSignIn(page, account.email, TEST_PASSWORD);
+        await page.goto(`${server.baseUrl}/app/profiles`);
+        assert.match((await page.locator(`#profile-${id}`).textContent()) ?? '', /none connected: Edit connects one/);
+        await andWaitForPage(page, () => page.locator(`#profile-${id}`).getByRole('link', { name: 'Edit' }).click());
+        assert.match((await page.locator('.card .hint').first().textContent()) ?? '', /No mailbox is connected/);
+        await fillMailbox(page, {
+          from_name: 'Ada',
+          from_address: sender.address,
+          smtp_host: '127.0.0.1',
+          smtp_tls: 'none',
+          smtp_port: '587',
+          smtp_user: sender.address,
+          smtp_password: sender.password,
+          imap_host: '127.0.0.1',
+          imap_tls: 'none',
+          imap_port: '143',
+          imap_user: sender.address,
+          imap_password: sender.password,
+        });
+        await andWaitForPage(page, () => page.getByRole('button', { name: 'Check and save' }).click());
+        assert.equal((await page.locator('.alert.success').textContent())?.trim(), 'Saved "Ada (email)": SMTP and IMAP accepted the user and password.');
+        const connected = await server.admin.profiles.mailbox(id);
+        assert.equal(connected?.fromAddress, sender.address);
+        assert.equal(connected?.smtp.password, sender.password);
+        const shown = (await server.admin.profiles.list(account.accountId)).find((p) => p.id === id);
+        assert.equal(shown?.status, 'active', 'a profile given its mailbox back is active again');
+        log.assertNone();
+      } finally {
+        await context.close();
+      }
+    });
   });
 }

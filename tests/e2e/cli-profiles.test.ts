@@ -150,6 +150,30 @@ for (const backend of await backends()) {
       assert.ok(cli('profile', 'list', '--account', owner.email).stdout.includes('  smtp: mail.example.org:465 TLS  user other  password: set\n'));
     });
 
+    test('an email profile kept as disconnected gets a mailbox again by update, given whole; a part of one is refused in words first', async () => {
+      const id = emailProfile('--no-check').stdout.trim().split('\n').at(-1)!;
+      const token = await server.token(owner);
+      const campaign = await postMcp(server.mcpUrl, callTool('create_campaign', { service_profile_id: id, name: 'Keeps the profile' }), bearer(token));
+      assert.equal(campaign.status, 200, campaign.text);
+      assert.equal(cli('profile', 'remove', id).status, 0);
+      assert.equal(await server.admin.profiles.mailbox(id), undefined, 'removed with history: kept, its mailbox deleted');
+
+      const partial = cli('profile', 'update', id, '--smtp', SMTP);
+      assert.equal(partial.status, 1);
+      assert.equal(
+        partial.stderr,
+        `Profile ${id} has no mailbox yet: connect one by giving all of it, --from "NAME <ADDRESS>", --smtp smtp[s]://USER:PASSWORD@HOST:PORT and --imap imap[s]://USER:PASSWORD@HOST:PORT\n`,
+      );
+      assert.equal(partial.stdout, '', 'refused before any server was checked');
+
+      const whole = cli('profile', 'update', id, '--from', 'Nu <nu@example.com>', '--smtp', SMTP, '--imap', IMAP, '--no-check');
+      assert.equal(whole.status, 0, whole.stderr);
+      assert.equal(whole.stdout, `not checked (--no-check): SMTP smtp.example.com:587, IMAP imap.example.com:993\nupdated profile ${id}\n`);
+      const mailbox = await server.admin.profiles.mailbox(id);
+      assert.equal(mailbox?.imap.password, IMAP_PASSWORD);
+      assert.ok(cli('profile', 'list', '--account', owner.email).stdout.includes(`${id}  Nu (email)  email  active  `), 'active again');
+    });
+
     test("remove refuses the account's only profile, in words (the store tests cover a running campaign)", async () => {
       const alone = await server.createAccount();
       const [only] = alone.profileIds;

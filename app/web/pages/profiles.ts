@@ -64,7 +64,7 @@ function profileCard(p: ShownProfile, view: ProfilesView): SafeHtml {
         !m &&
         p.channel === 'email' &&
         html`<dt>Mailbox</dt>
-          <dd>none connected</dd>`
+          <dd>none connected: Edit connects one</dd>`
       }
       <dt>Id</dt>
       <dd class="mono wrap">${p.id}</dd>
@@ -223,10 +223,20 @@ export function profileEditPage(view: ProfileEditView): string {
     narrow: true,
     body: html`<div class="card">
       <h1>Edit ${view.profile.name}</h1>
-      ${mailbox && html`<p class="hint">A changed mailbox is checked before it is saved.</p>`} ${formProblems(view.form)}
+      ${
+        mailbox &&
+        html`<p class="hint">
+          ${
+            view.profile.mailbox
+              ? 'A changed mailbox is checked before it is saved.'
+              : 'No mailbox is connected: give its From address, SMTP and IMAP to connect one. It is checked before it is saved.'
+          }
+        </p>`
+      }
+      ${formProblems(view.form)}
       <form class="stack" method="post" action="/app/profiles/${encodeURIComponent(view.profile.id)}" novalidate>
         <input type="hidden" name="_csrf" value="${view.csrf}" />
-        ${profileFields(view.form, { mailbox, editing: true })}
+        ${profileFields(view.form, { mailbox, editing: Boolean(view.profile.mailbox) })}
         <div class="actions">
           <button type="submit">${mailbox ? 'Check and save' : 'Save'}</button>
           <a class="button secondary" href="/app/profiles">Cancel</a>

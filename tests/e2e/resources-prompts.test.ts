@@ -68,7 +68,10 @@ function clientScenario(connect: () => Promise<AnyClient>) {
       const app = (await client.readResource({ uri: 'ui://outreach/campaign-review' })).contents[0] as { mimeType?: string; text?: string; _meta?: any };
       assert.equal(app.mimeType, 'text/html;profile=mcp-app');
       assert.match(app.text ?? '', /^<!doctype html>[\s\S]*Approve and start[\s\S]*<\/html>\s*$/i);
-      assert.deepEqual(app._meta?.ui, { prefersBorder: true });
+      assert.deepEqual(app._meta?.ui, {
+        csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] },
+        prefersBorder: true,
+      });
       const { tools } = await client.listTools();
       const ui = (name: string) => (tools.find((t) => t.name === name)?._meta as any)?.ui;
       for (const name of ['create_campaign', 'start_campaign', 'review_campaign'])

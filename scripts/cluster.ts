@@ -21,6 +21,7 @@ import { freePort } from '../runtime/index.ts';
 import { createDatabase, dropDatabase, LOCAL_POSTGRES_ADMIN_URL } from './cluster/database.ts';
 import { Haproxy, type ServerStates } from './cluster/haproxy.ts';
 import { ClusterInstance } from './cluster/instance.ts';
+import { superviseInstances } from './cluster/supervisor.ts';
 
 const HOST = '127.0.0.1';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -149,8 +150,9 @@ async function main(): Promise<void> {
   console.log(
     `The admin CLI reaches the same store with: PUBLIC_URL=${cluster.url} DATABASE_URL=${process.env.DATABASE_URL ? '<yours>' : databaseUrl} npm run cli -- ...`,
   );
-  console.log('Ctrl-C stops everything.');
+  console.log('An instance that dies is started again. Ctrl-C stops everything.');
   let stopping = false;
+  superviseInstances(cluster.instances, { stopping: () => stopping, say: (line) => console.log(line) });
   const stop = async () => {
     if (stopping) return;
     stopping = true;

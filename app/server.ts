@@ -194,6 +194,10 @@ export async function buildServer(config: AppConfig, options: BuildOptions = {})
     ...(options.logger !== false && { childLoggerFactory: deferredChildLogger }),
     // The MCP plugin sets its own limit and error; this covers the other routes.
     bodyLimit: 1024 * 1024,
+    // An unsubscribe link's token carries the address (app/unsubscribe/links.ts): up to about 410
+    // characters for the longest address (254). Fastify's default of 100 answered 414 to the links
+    // of every address over 27 characters.
+    maxParamLength: 512,
     trustProxy: config.trustProxy,
     // A client that sends its request slowly (a byte every few seconds) is cut off with 408. Node
     // applies this only with headersTimeout no longer than it, given when the server is made, and

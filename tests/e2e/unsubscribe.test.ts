@@ -186,6 +186,19 @@ for (const backend of await serverBackends()) {
       assert.equal(outbox?.state, 'cancelled');
     });
 
+    test('the link of a long address works, up to the longest an address may be (254 characters)', async () => {
+      const longest = `${'l'.repeat(64)}@${'d'.repeat(63)}.${'e'.repeat(63)}.${'f'.repeat(57)}.com`;
+      assert.equal(longest.length, 254);
+      for (const email of ['firstname.lastname@a-long-company-name.example.com', longest]) {
+        const url = await urlOf(email);
+        const page = await fetch(url);
+        assert.equal(page.status, 200, `GET of a ${url.length}-character link`);
+        const post = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+        assert.ok(post.status >= 200 && post.status < 300, `the one-click POST answered ${post.status}`);
+        assert.equal((await suppressions.find(account.accountId, email))?.source, 'one-click', email);
+      }
+    });
+
     test('a tampered or malformed token is a 404 page, and changes nothing', async () => {
       const genuine = await urlOf('eve@example.com');
       const tampered = genuine.replace(/\.[^.]+$/, '.AAAA' + genuine.slice(-40));

@@ -21,8 +21,8 @@ export interface AppConfig {
   dkimKeysDir?: string;
   /**
    * How the outbox retries a message its server did not take (a 4xx, no connection): the first
-   * retry after DELIVERY_RETRY_DELAY_MS (default 1 s), each next one after twice the last, DELIVERY_ATTEMPTS
-   * attempts in all (default 5); an attempt holds its message for DELIVERY_LEASE_MS (default 30 s)
+   * retry after DELIVERY_RETRY_DELAY_MS (default 30 s), each next one after twice the last, DELIVERY_ATTEMPTS
+   * attempts in all (default 8: about an hour); an attempt holds its message for DELIVERY_LEASE_MS (default 30 s)
    * before another worker may take it over.
    */
   delivery: { retryDelayMs: number; attempts: number; leaseMs: number };
@@ -99,8 +99,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 100 || idleTimeoutMs > 600_000)
     problems.push(`IDLE_TIMEOUT_MS must be a whole number of milliseconds from 100 to 600000, got "${env.IDLE_TIMEOUT_MS}"`);
   const delivery = {
-    retryDelayMs: wholeNumber(env, 'DELIVERY_RETRY_DELAY_MS', 1_000, [100, 86_400_000], 'milliseconds', problems),
-    attempts: wholeNumber(env, 'DELIVERY_ATTEMPTS', 5, [1, 100], 'attempts', problems),
+    // 30 s, then twice as long each time, 8 attempts: tried for about an hour, the span over which
+    // a mail server's "try again later" (greylisting, a rate limit, a full queue) usually lifts.
+    retryDelayMs: wholeNumber(env, 'DELIVERY_RETRY_DELAY_MS', 30_000, [100, 86_400_000], 'milliseconds', problems),
+    attempts: wholeNumber(env, 'DELIVERY_ATTEMPTS', 8, [1, 100], 'attempts', problems),
     leaseMs: wholeNumber(env, 'DELIVERY_LEASE_MS', 30_000, [1_000, 3_600_000], 'milliseconds', problems),
   };
   const mailboxLeaseMs = wholeNumber(env, 'MAILBOX_LEASE_MS', 60_000, [1_000, 3_600_000], 'milliseconds', problems);

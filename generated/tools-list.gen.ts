@@ -554,7 +554,21 @@ const DayStatsSchema = {
 /** $defs CampaignStats, as clients get it (inlined). */
 const CampaignStatsSchema = {
   type: 'object',
-  required: ['campaign_id', 'leads', 'contacted', 'contacted_dry_run', 'replied', 'reply_rate', 'sent', 'delivered', 'dry_run', 'failed', 'replies', 'per_day'],
+  required: [
+    'campaign_id',
+    'leads',
+    'contacted',
+    'contacted_dry_run',
+    'replied',
+    'reply_rate',
+    'sent',
+    'delivered',
+    'unconfirmed',
+    'dry_run',
+    'failed',
+    'replies',
+    'per_day',
+  ],
   additionalProperties: false,
   description: "A campaign's totals and per-day counts.",
   properties: {
@@ -596,7 +610,13 @@ const CampaignStatsSchema = {
     delivered: {
       type: 'integer',
       minimum: 0,
-      description: 'Messages delivered in the range.',
+      description: 'Messages delivered in the range: a server accepted them.',
+    },
+    unconfirmed: {
+      type: 'integer',
+      minimum: 0,
+      description:
+        'Messages in the range the mail server received whole but never answered for (the connection was lost): not sent again, not counted as delivered.',
     },
     dry_run: {
       type: 'integer',
@@ -672,7 +692,7 @@ const MessageSchema = {
     status: {
       enum: ['queued', 'delivered', 'dry_run', 'failed', 'received'],
       description:
-        'Outbound: queued -> delivered (a server accepted it), failed, or dry_run ("dry run: not sent (no mailbox connected)": no delivery is configured, nothing was sent; the sequence goes on). Inbound: received.',
+        'Outbound: queued -> delivered (a server accepted it; or, when error begins "unconfirmed:", the mail server received the whole message but its answer never came, so it is not sent again and not known to be accepted), failed, or dry_run ("dry run: not sent (no mailbox connected)": no delivery is configured, nothing was sent; the sequence goes on). Inbound: received.',
     },
     subject: {
       type: 'string',
@@ -705,7 +725,7 @@ const MessageSchema = {
     error: {
       type: 'string',
       description:
-        'Why delivery failed, or why the email bounced ("bounced: ..."). On a queued message: why its last attempt did not go through (a temporary refusal, such as an SMTP 4xx), which attempt that was and when the next one is.',
+        'Why delivery failed, or why the email bounced ("bounced: ..."). On a queued message: why its last attempt did not go through (a temporary refusal, such as an SMTP 4xx), which attempt that was and when the next one is. On a delivered one, "unconfirmed: ...": the server never answered the end of the message.',
     },
     automatic: {
       type: 'boolean',

@@ -230,9 +230,13 @@ export interface CampaignStats {
    */
   sent: number;
   /**
-   * Messages delivered in the range.
+   * Messages delivered in the range: a server accepted them.
    */
   delivered: number;
+  /**
+   * Messages in the range the mail server received whole but never answered for (the connection was lost): not sent again, not counted as delivered.
+   */
+  unconfirmed: number;
   /**
    * Of those, messages not sent because no mailbox is connected (dry run: "dry run: not sent (no mailbox connected)").
    */
@@ -582,7 +586,7 @@ export interface Message {
    */
   direction: 'outbound' | 'inbound';
   /**
-   * Outbound: queued -> delivered (a server accepted it), failed, or dry_run ("dry run: not sent (no mailbox connected)": no delivery is configured, nothing was sent; the sequence goes on). Inbound: received.
+   * Outbound: queued -> delivered (a server accepted it; or, when error begins "unconfirmed:", the mail server received the whole message but its answer never came, so it is not sent again and not known to be accepted), failed, or dry_run ("dry run: not sent (no mailbox connected)": no delivery is configured, nothing was sent; the sequence goes on). Inbound: received.
    */
   status: 'queued' | 'delivered' | 'dry_run' | 'failed' | 'received';
   /**
@@ -614,7 +618,7 @@ export interface Message {
    */
   delivered_at?: Timestamp;
   /**
-   * Why delivery failed, or why the email bounced ("bounced: ..."). On a queued message: why its last attempt did not go through (a temporary refusal, such as an SMTP 4xx), which attempt that was and when the next one is.
+   * Why delivery failed, or why the email bounced ("bounced: ..."). On a queued message: why its last attempt did not go through (a temporary refusal, such as an SMTP 4xx), which attempt that was and when the next one is. On a delivered one, "unconfirmed: ...": the server never answered the end of the message.
    */
   error?: string;
   /**

@@ -18,6 +18,7 @@ import { failSpan, inSpan } from '../tracing/span-failure.ts';
 import type { Db } from '../store/db/database.ts';
 import { suppressedAmong, suppressionAddress } from '../store/suppressions.ts';
 import { systemClock, type Clock } from '../clock.ts';
+import { UNCONFIRMED_MESSAGE } from '../domain/unconfirmed.ts';
 import type { DeliveryAdapter, DeliveryAttempt, DeliveryOutcome, OutgoingMessage } from './adapter.ts';
 
 const tracer = trace.getTracer('outreach-outbox');
@@ -286,7 +287,11 @@ export class OutboxWorker {
           : { status: 'delivered' as const, delivered_at: (deliveredAt ?? at).toISOString() };
         await trx
           .updateTable('messages')
-          .set({ ...sent, error: null, ...(outcome.emailMessageId && { email_message_id: outcome.emailMessageId }) })
+          .set({
+            ...sent,
+            error: outcome.unconfirmed ? UNCONFIRMED_MESSAGE : null,
+            ...(outcome.emailMessageId && { email_message_id: outcome.emailMessageId }),
+          })
           .where('id', '=', messageId)
           .execute();
         return true;

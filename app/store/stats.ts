@@ -2,6 +2,7 @@
 import type { Fallible } from '../domain/errors.ts';
 import { assertCampaign } from './ownership.ts';
 import type { Db } from './db/database.ts';
+import { isUnconfirmed } from '../domain/unconfirmed.ts';
 
 import type { CampaignStats, DayStats } from '../../generated/types.gen.ts';
 
@@ -31,7 +32,7 @@ export class StatsStore {
     let q = this.db
       .selectFrom('messages')
       .innerJoin('conversations', 'conversations.id', 'messages.conversation_id')
-      .select(['messages.direction', 'messages.status', 'messages.lead_id', 'messages.created_at', 'messages.automatic'])
+      .select(['messages.direction', 'messages.status', 'messages.error', 'messages.lead_id', 'messages.created_at', 'messages.automatic'])
       .where('conversations.campaign_id', '=', campaignId);
     if (range.from) q = q.where('messages.created_at', '>=', range.from);
     if (range.to) q = q.where('messages.created_at', '<', nextDay(range.to));
@@ -41,7 +42,7 @@ export class StatsStore {
     // Leads a message actually went to (queued or delivered): the others of `contacted` had only dry runs.
     const reached = new Set<string>();
     const replied = new Set<string>();
-    const totals = { sent: 0, delivered: 0, dry_run: 0, failed: 0, replies: 0 };
+    const totals = { sent: 0, delivered: 0, unconfirmed: 0, dry_run: 0, failed: 0, replies: 0 };
     for (const m of messages) {
       const day = m.created_at.slice(0, 10);
       const d = days.get(day) ?? { day, sent: 0, delivered: 0, dry_run: 0, failed: 0, replies: 0 };
@@ -59,7 +60,9 @@ export class StatsStore {
           d.dry_run++;
           totals.dry_run++;
         }
-        if (m.status === 'delivered') {
+        // Handed over whole with no answer from the server: sent, but not called delivered.
+        if (m.status === 'delivered' && isUnconfirmed(m.error)) totals.unconfirmed++;
+        else if (m.status === 'delivered') {
           d.delivered++;
           totals.delivered++;
         }

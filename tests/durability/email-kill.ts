@@ -18,6 +18,7 @@
 import { openService } from '../../app/server.ts';
 import { loadConfig } from '../../app/config.ts';
 import { UNCONFIRMED_NOTE } from '../../app/delivery/outbox-worker.ts';
+import { UNCONFIRMED_MESSAGE } from '../../app/domain/unconfirmed.ts';
 import { parseMailboxUrl } from '../../app/mailbox/mailbox-url.ts';
 import type { Db } from '../../app/store/db/database.ts';
 import {
@@ -70,6 +71,8 @@ export interface EmailKillFigures {
   strangers: string[];
   /** Messages a killed attempt had handed over whole: recorded delivered, not sent again. */
   unconfirmed: number;
+  /** Messages whose `error` tells the person and the assistant the server never answered (as many as `unconfirmed`). */
+  saidUnconfirmed: number;
   settled: boolean;
   settleMs: number;
 }
@@ -215,7 +218,7 @@ async function compare(db: Db, campaignId: string, leads: Mailbox[]) {
     .selectFrom('messages')
     .innerJoin('leads', 'leads.id', 'messages.lead_id')
     .innerJoin('steps', 'steps.id', 'messages.step_id')
-    .select(['messages.id', 'messages.status', 'leads.email', 'steps.name'])
+    .select(['messages.id', 'messages.status', 'messages.error', 'leads.email', 'steps.name'])
     .where('leads.campaign_id', '=', campaignId)
     .execute();
   const unconfirmed = await db
@@ -244,6 +247,7 @@ async function compare(db: Db, campaignId: string, leads: Mailbox[]) {
     missing: pairs.filter((p) => !held.has(p)),
     strangers,
     unconfirmed: Number(unconfirmed.n),
+    saidUnconfirmed: messages.filter((m) => m.error === UNCONFIRMED_MESSAGE).length,
   };
 }
 

@@ -60,6 +60,8 @@ export function emailProblemsOf(f: EmailKillFigures): string[] {
   // Each kill while Postfix held a message leaves one for the next worker to recognise as handed over, and no other does.
   if (f.unconfirmed !== f.killsWhileHeld)
     problems.push(`${f.killsWhileHeld} kills fell while the server held a message, and ${f.unconfirmed} messages were recorded as handed over at a kill`);
+  if (f.saidUnconfirmed !== f.unconfirmed)
+    problems.push(`${f.unconfirmed} messages were handed over at a kill, and ${f.saidUnconfirmed} say so (unconfirmed) to the person and the assistant`);
   return problems;
 }
 

@@ -44,7 +44,8 @@ describe('webhook delivery adapter', () => {
       });
     });
     await new Promise<void>((resolve) => backend.listen(port, '127.0.0.1', resolve));
-    server = await startTestServer({ DELIVERY_WEBHOOK_URL: `http://127.0.0.1:${port}/deliver` });
+    // Retries a second apart, not the default 30 s, as an operator may set them (DELIVERY_RETRY_DELAY_MS).
+    server = await startTestServer({ DELIVERY_WEBHOOK_URL: `http://127.0.0.1:${port}/deliver`, DELIVERY_RETRY_DELAY_MS: '1000' });
     const account = await accountWithToken(server);
     headers = bearer(account.token);
     profileId = account.profileIds[0]!;

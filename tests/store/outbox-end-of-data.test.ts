@@ -11,6 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../../app/clock.ts';
 import type { DeliveryAdapter, DeliveryAttempt, DeliveryOutcome, OutgoingMessage } from '../../app/delivery/adapter.ts';
 import { OutboxWorker, UNCONFIRMED_NOTE } from '../../app/delivery/outbox-worker.ts';
+import { UNCONFIRMED_MESSAGE } from '../../app/domain/unconfirmed.ts';
+import { StatsStore, type CampaignStats } from '../../app/store/stats.ts';
 import { AccountStore } from '../../app/store/accounts.ts';
 import { MessageStore } from '../../app/store/messages.ts';
 import { CampaignStore } from '../../app/store/campaigns.ts';
@@ -56,6 +58,7 @@ for (const backend of await backends()) {
     let database: TestDatabase;
     let messages: MessageStore;
     let queueOne: () => Promise<string>;
+    let statsOf: () => Promise<CampaignStats>;
     const clock = new ManualClock('2026-11-23T10:00:00.000Z');
     const worker = (adapter: DeliveryAdapter) => new OutboxWorker(database.db, adapter, { logger: quiet, clock: clock.now, leaseMs: LEASE_MS });
     const outboxRow = (id: string) => database.db.selectFrom('outbox').selectAll().where('message_id', '=', id).executeTakeFirstOrThrow();
@@ -71,6 +74,7 @@ for (const backend of await backends()) {
       const profileId = profileIds[0]!;
       const campaign = await new CampaignStore(database.db, database.kind, clock.now).create({ accountId, profileId, name: 'C', steps: [] });
       messages = new MessageStore(database.db, database.kind, clock.now);
+      statsOf = () => new StatsStore(database.db).campaign(accountId, profileId, campaign.id);
       let n = 0;
       queueOne = async () => {
         const [added] = await new LeadStore(database.db, database.kind).add(accountId, profileId, campaign.id, [{ email: `lead${++n}@example.test` }]);
@@ -96,6 +100,9 @@ for (const backend of await backends()) {
       const message = (await messages.getMessage(id))!;
       assert.equal(message.status, 'delivered');
       assert.equal(message.delivered_at, '2026-11-23T10:00:00.000Z', 'when it was handed over');
+      assert.equal(message.error, UNCONFIRMED_MESSAGE, 'it says the server never answered: never called delivered as such');
+      const stats = await statsOf();
+      assert.deepEqual([stats.sent, stats.delivered, stats.unconfirmed], [1, 0, 1], 'sent, counted apart from the delivered');
       const row = await outboxRow(id);
       assert.deepEqual([row.state, row.last_error], ['done', UNCONFIRMED_NOTE]);
       const stored = await database.db.selectFrom('messages').select('email_message_id').where('id', '=', id).executeTakeFirstOrThrow();

@@ -153,7 +153,8 @@ export function campaignPage(view: CampaignView): string {
         <dl class="figures">
           ${figure('Leads', stats.leads)} ${contactedFigure(stats)} ${figure('Leads who replied', stats.replied)}
           ${figure('Reply rate', `${Math.round(stats.reply_rate * 100)}%`)} ${figure('Messages sent', stats.sent - stats.dry_run)}
-          ${figure('Delivered', stats.delivered)} ${figure('Failed to send', stats.failed)} ${figure('Replies received', stats.replies)}
+          ${figure('Delivered', stats.delivered)} ${stats.unconfirmed > 0 && figure('Sent, unconfirmed', stats.unconfirmed)}
+          ${figure('Failed to send', stats.failed)} ${figure('Replies received', stats.replies)}
         </dl>
         ${dryRunNotice(stats.dry_run)}
       </section>

@@ -8,6 +8,7 @@ import { html } from '../../html/html.ts';
 import { page, when, type Viewer } from '../../html/layout.ts';
 import { badge } from './table.ts';
 import { messageStatusLabel } from './message-status.ts';
+import { isUnconfirmed } from '../../domain/unconfirmed.ts';
 import { SUPPRESSION_SOURCE } from './suppression-source.ts';
 
 export interface ConversationView {
@@ -24,6 +25,9 @@ export interface ConversationView {
 function suppressedSentence(s: NonNullable<ConversationHeading['unsubscribed']>): string {
   return s.source === 'manual' ? `Suppressed: ${s.address} is on the account's suppression list` : `Unsubscribed: ${s.address} asked to receive no more email`;
 }
+
+/** Handed to its server whole, with no answer: sent, never called delivered. */
+const unconfirmed = (m: Message) => m.status === 'delivered' && isUnconfirmed(m.error);
 
 function origin(message: Message, steps: ConversationView['steps']): string {
   if (message.direction === 'inbound') return message.automatic ? 'Automatic reply (not counted as a reply; the sequence goes on)' : 'Reply';
@@ -63,10 +67,12 @@ export function conversationPage(view: ConversationView): string {
           (m) =>
             html`<li class="${m.direction}">
               <div class="timeline-head">
-                <strong>${origin(m, view.steps)}</strong> ${badge(m.status, messageStatusLabel(m.status))}
+                <strong>${origin(m, view.steps)}</strong> ${badge(unconfirmed(m) ? 'unconfirmed' : m.status, messageStatusLabel(m))}
                 <span class="hint"
                   ><time datetime="${m.created_at}">${when(m.created_at)}</time>${
-                    m.direction === 'outbound' && m.delivered_at && html` · delivered <time datetime="${m.delivered_at}">${when(m.delivered_at)}</time>`
+                    m.direction === 'outbound' &&
+                    m.delivered_at &&
+                    html` · ${unconfirmed(m) ? 'sent' : 'delivered'} <time datetime="${m.delivered_at}">${when(m.delivered_at)}</time>`
                   }</span
                 >
               </div>
@@ -75,7 +81,11 @@ export function conversationPage(view: ConversationView): string {
               ${
                 m.error &&
                 // A queued message's error is why its last attempt did not go through; it is tried again.
-                (m.status === 'queued' ? html`<p class="alert info" role="status">Not sent yet: ${m.error}</p>` : html`<p class="alert error">${m.error}</p>`)
+                (m.status === 'queued'
+                  ? html`<p class="alert info" role="status">Not sent yet: ${m.error}</p>`
+                  : unconfirmed(m)
+                    ? html`<p class="alert info">${m.error}</p>`
+                    : html`<p class="alert error">${m.error}</p>`)
               }
             </li>`,
         )}

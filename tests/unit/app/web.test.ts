@@ -7,6 +7,8 @@ import { clientConfigs } from '../../../runtime/index.ts';
 import { chosenScopes, safeNext } from '../../../app/web/context.ts';
 import { html, raw } from '../../../app/html/html.ts';
 import { consentPolicy } from '../../../app/html/security.ts';
+import { UNCONFIRMED_MESSAGE } from '../../../app/domain/unconfirmed.ts';
+import { conversationPage, type ConversationView } from '../../../app/web/pages/conversation.ts';
 
 describe('html', () => {
   // Called through another name so that the formatter leaves the exact markup of these cases alone.
@@ -95,5 +97,47 @@ describe('the demo account', () => {
     const a = randomPassword();
     assert.match(a, /^[a-z2-9]{5}(-[a-z2-9]{5}){3}$/);
     assert.notEqual(a, randomPassword());
+  });
+});
+
+describe('a message handed to its mail server whole, whose answer never came', () => {
+  const view = (error: string | undefined): ConversationView => ({
+    appName: 'Outreach',
+    viewer: { name: 'Ada', email: 'ada@example.com' },
+    csrf: 'csrf',
+    heading: {
+      id: 'cnv_1',
+      profile_id: 'prf_1',
+      profile_name: 'Nu',
+      campaign_id: null,
+      campaign_name: null,
+      lead_name: 'Grace',
+      lead_company: null,
+      unsubscribed: null,
+    },
+    messages: [
+      {
+        id: 'msg_1',
+        conversation_id: 'cnv_1',
+        direction: 'outbound',
+        status: 'delivered',
+        text: 'Hi Grace',
+        created_at: '2026-11-23T10:00:00.000Z',
+        delivered_at: '2026-11-23T10:00:02.000Z',
+        ...(error !== undefined && { error }),
+      },
+    ],
+    steps: new Map(),
+  });
+
+  test('reads "sent, unconfirmed" with why, never "delivered"; an accepted one reads delivered', () => {
+    const unconfirmed = conversationPage(view(UNCONFIRMED_MESSAGE));
+    assert.match(unconfirmed, /<span class="badge unconfirmed">sent, unconfirmed<\/span>/);
+    assert.match(unconfirmed, / · sent <time/);
+    assert.ok(unconfirmed.includes('its answer never came'), 'the reason is shown');
+    assert.doesNotMatch(unconfirmed.replace(/<head>[\s\S]*<\/head>/, ''), /delivered/);
+    const accepted = conversationPage(view(undefined));
+    assert.match(accepted, /<span class="badge delivered">delivered<\/span>/);
+    assert.match(accepted, / · delivered <time/);
   });
 });

@@ -17,6 +17,8 @@ import { startInProcessServer } from '../helpers/in-process-server.ts';
 import { createMailboxes, localMailboxUrl, rawHeader, readMailbox, requireMailServers, sendMail, waitForMail, type Mailbox } from '../helpers/mailboxes.ts';
 import { accountWithToken } from '../helpers/mcp-calls.ts';
 import { connectAssistant, serverBackends } from '../helpers/outreach.ts';
+import { TEST_PASSWORD } from '../helpers/server.ts';
+import { signIn, WebClient } from '../helpers/web-client.ts';
 
 const DAY = 86_400_000;
 
@@ -114,6 +116,12 @@ for (const backend of await serverBackends()) {
           [annsReply.status, annsReply.subject, annsReply.text, annsReply.automatic],
           ['received', 'Re: Hello Ann', 'Yes, let us talk on Tuesday.', undefined],
         );
+        // The person sees it on the conversation page: a reply, received (never "delivered"), with its text.
+        const web = new WebClient(server.mcpUrl.replace(/\/mcp$/, ''));
+        assert.equal((await signIn(web, account.email, TEST_PASSWORD)).status, 303);
+        const annsPage = (await web.get(`/app/conversations/${annsReply.conversation_id}`)).text;
+        assert.match(annsPage, /<strong>Reply<\/strong> <span class="badge received">received<\/span>/);
+        assert.ok(annsPage.includes('Yes, let us talk on Tuesday.'), 'the reply read over IMAP is on the page');
         const bensReply = await answerOf(ben.address);
         assert.equal(bensReply.text, 'Call me next week.', 'matched by its sender, without threading headers');
         const olgasAnswer = await answerOf(olga.address);

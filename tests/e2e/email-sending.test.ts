@@ -100,7 +100,15 @@ for (const backend of await serverBackends()) {
         steps: [
           { name: 'Intro', type: 'email', subject: 'Hello {first_name}', text: 'Hi {first_name}, a word about {company}.', auto_fallback: true },
           { name: 'Follow-up', type: 'email', text: 'Following up, {first_name}.', auto_fallback: true, delay_days: 1 },
-          { name: 'Last note', type: 'email', text: 'One last note, {first_name}.', auto_fallback: true, delay_days: 1 },
+          // A follow-up with a subject of its own: that subject, personalised, still in the thread.
+          {
+            name: 'Last note',
+            type: 'email',
+            subject: 'A last word for {first_name}',
+            text: 'One last note, {first_name}.',
+            auto_fallback: true,
+            delay_days: 1,
+          },
         ],
       });
       cid = { ...pid, campaign_id: campaign.id };
@@ -194,7 +202,12 @@ for (const backend of await serverBackends()) {
       // A day later the last step goes out to Ann, and to nobody else.
       clock.advance(DAY);
       await tick();
-      await waitForMail(ann, (m) => m.mail.text?.trim() === 'One last note, Ann.');
+      const last = await waitForMail(ann, (m) => m.mail.text?.trim() === 'One last note, Ann.');
+      assert.equal(last.mail.subject, 'A last word for Ann', 'a step\'s own subject, personalised, instead of "Re: "');
+      const annsFirst = await waitForMail(ann, (m) => m.mail.subject === 'Hello Ann');
+      const firstOfThread = rawHeader(annsFirst, 'Message-ID')!;
+      assert.ok(rawHeader(last, 'References')?.includes(firstOfThread), 'in the same thread as the first step (References)');
+      assert.ok(rawHeader(last, 'In-Reply-To'), 'a reply in that thread');
       const { leads } = await assistant.tools.listLeads(cid);
       assert.deepEqual(
         leads.map((l) => [l.email, l.sequence.status, l.sequence.steps_sent]),

@@ -310,6 +310,7 @@ for (const backend of [...(await serverBackends()), await clusterBackend()]) {
             reply_rate: 0,
             sent: 3,
             delivered: 0,
+            unconfirmed: 0,
             dry_run: 3,
             failed: 0,
             replies: 0,

@@ -5,6 +5,7 @@
  * tools/call; the database's address in the public /readyz; and a huge JSON-RPC method copied whole
  * into the request log.
  */
+import { get as httpGet } from 'node:http';
 import { eventually, postMcp, TEST_PASSWORD } from '../helpers/server.ts';
 import { attackerSigninForm, postForm, signedInCookies } from '../helpers/planted-cookies.ts';
 import { startServerWithCuttableStore } from '../helpers/store-outage.ts';
@@ -127,6 +128,21 @@ const nulInMethods: Attack<Target>[] = nulCases.map((c) => ({
   run: async (t) => expectInvalid(await c.send(t), c.expected(t), c.method),
 }));
 
+/** GET on a connection made for it alone: the status and the body. */
+function getOnFreshConnection(url: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { agent: false, timeout: 10_000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 10 s')));
+    req.on('error', reject);
+  });
+}
+
 const readinessDetail: Attack<Target> = {
   front: 'http',
   name: "/readyz while the database does not answer: its address and the driver's error",
@@ -136,8 +152,14 @@ const readinessDetail: Attack<Target> = {
     const outage = await startServerWithCuttableStore();
     try {
       await outage.cut();
-      const res = await fetch(`${outage.server.baseUrl}/readyz`);
-      const text = await res.text();
+      // On a connection of its own (fetch's pool may hold a kept-alive socket to an earlier server
+      // that had this port); if even that fails, say whether the server died, and what it printed.
+      const { status, text } = await getOnFreshConnection(`${outage.server.baseUrl}/readyz`).catch((err: Error) => {
+        const child = outage.server.process.child;
+        const state = child.exitCode !== null || child.signalCode !== null ? `the server exited (${child.exitCode ?? child.signalCode})` : 'the server runs';
+        throw new Error(`${err.message}; ${state}; its stderr ends: ${outage.server.process.stderr().slice(-1500)}`);
+      });
+      const res = { status };
       const leaked = [String(outage.relayPort), '127.0.0.1', outage.databaseName, 'ECONNREFUSED', 'connect'].filter((s) => text.includes(s));
       mustRefuse(!leaked.length, () => `the answer names ${leaked.join(', ')}: ${quote(text)}`);
       mustRefuse(res.status === 503, () => `HTTP ${res.status}: ${quote(text)}`);

@@ -53,12 +53,12 @@ export interface TaskStore {
   get(id: string): Promise<TaskRecord | undefined>;
   update(id: string, patch: Partial<Omit<TaskRecord, 'id' | 'caller' | 'tool' | 'createdAt'>>): Promise<boolean>;
   /**
-   * The ids of at most `limit` tasks under way whose lease ended before `leaseEndedBefore` (an ISO
-   * time). Optional: with it, every instance sweeps them and fails them within a bounded time of
+   * At most `limit` tasks under way whose lease ended before `leaseEndedBefore` (an ISO time).
+   * Optional: with it, every instance sweeps them and fails them within a bounded time of
    * their last renewal, whether or not a client reads them; without it, such a task stays `working`
    * in the store until it is next read (and is failed then), or until it expires.
    */
-  abandoned?(leaseEndedBefore: string, limit: number): Promise<string[]>;
+  abandoned?(leaseEndedBefore: string, limit: number): Promise<TaskRecord[]>;
 }
 
 /** The statuses of a task under way: the only ones a write may find. */
@@ -83,7 +83,7 @@ export function memoryTaskStore(): TaskStore {
     },
     async abandoned(leaseEndedBefore, limit) {
       const ended = [...tasks.values()].filter((t) => UNDER_WAY.has(t.status) && t.leaseExpiresAt !== undefined && t.leaseExpiresAt < leaseEndedBefore);
-      return ended.slice(0, limit).map((t) => t.id);
+      return ended.slice(0, limit).map((t) => structuredClone(t));
     },
   };
 }
@@ -272,15 +272,12 @@ export class Tasks {
   /**
    * Fails every task under way whose lease ended (up to SWEEP_LIMIT a sweep), read or not, and
    * says how many it failed. Several instances may sweep at once: a task is failed once, by the
-   * first write (a write finds only tasks under way), and one renewed since it was listed is left alone.
+   * first write (a write finds only tasks under way).
    */
   async sweepAbandoned(): Promise<number> {
     if (!this.store.abandoned) return 0;
     let failed = 0;
-    for (const id of await this.store.abandoned(this.now(), SWEEP_LIMIT)) {
-      const task = await this.store.get(id);
-      if (task && this.abandoned(task) && (await this.store.update(id, this.abandonment(task)))) failed++;
-    }
+    for (const task of await this.store.abandoned(this.now(), SWEEP_LIMIT)) if (await this.store.update(task.id, this.abandonment(task))) failed++;
     return failed;
   }
 

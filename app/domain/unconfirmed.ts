@@ -8,7 +8,7 @@
 export const UNCONFIRMED_MESSAGE =
   'unconfirmed: the mail server received the whole message, but its answer never came (the connection was lost), so whether it accepted it is not known; it is not sent again';
 
-/** Whether a message's `error` marks it as handed over without the server's answer. */
-export function isUnconfirmed(error: string | null | undefined): boolean {
-  return error?.startsWith('unconfirmed:') ?? false;
+/** Whether a message was handed over without the server's answer: delivered, and its `error` says so. */
+export function isUnconfirmed(message: { status: string; error?: string | null | undefined }): boolean {
+  return message.status === 'delivered' && (message.error?.startsWith('unconfirmed:') ?? false);
 }

@@ -61,7 +61,7 @@ export class StatsStore {
           totals.dry_run++;
         }
         // Handed over whole with no answer from the server: sent, but not called delivered.
-        if (m.status === 'delivered' && isUnconfirmed(m.error)) totals.unconfirmed++;
+        if (isUnconfirmed(m)) totals.unconfirmed++;
         else if (m.status === 'delivered') {
           d.delivered++;
           totals.delivered++;

@@ -80,15 +80,15 @@ export class SqlTaskStore implements TaskStore {
     return Number(written.numUpdatedRows) > 0;
   }
 
-  async abandoned(leaseEndedBefore: string, limit: number): Promise<string[]> {
+  async abandoned(leaseEndedBefore: string, limit: number): Promise<TaskRecord[]> {
     const rows = await this.db
       .selectFrom('mcp_tasks')
-      .select('id')
+      .selectAll()
       .where('status', 'in', [...UNDER_WAY])
       .where('lease_expires_at', '<', leaseEndedBefore)
       .limit(limit)
       .execute();
-    return rows.map((row) => row.id);
+    return rows.map(toRecord);
   }
 
   /** Deletes tasks past their life; returns how many. */

@@ -26,9 +26,6 @@ function suppressedSentence(s: NonNullable<ConversationHeading['unsubscribed']>)
   return s.source === 'manual' ? `Suppressed: ${s.address} is on the account's suppression list` : `Unsubscribed: ${s.address} asked to receive no more email`;
 }
 
-/** Handed to its server whole, with no answer: sent, never called delivered. */
-const unconfirmed = (m: Message) => m.status === 'delivered' && isUnconfirmed(m.error);
-
 function origin(message: Message, steps: ConversationView['steps']): string {
   if (message.direction === 'inbound') return message.automatic ? 'Automatic reply (not counted as a reply; the sequence goes on)' : 'Reply';
   const step = message.step_id === undefined ? undefined : steps.get(message.step_id);
@@ -67,12 +64,12 @@ export function conversationPage(view: ConversationView): string {
           (m) =>
             html`<li class="${m.direction}">
               <div class="timeline-head">
-                <strong>${origin(m, view.steps)}</strong> ${badge(unconfirmed(m) ? 'unconfirmed' : m.status, messageStatusLabel(m))}
+                <strong>${origin(m, view.steps)}</strong> ${badge(isUnconfirmed(m) ? 'unconfirmed' : m.status, messageStatusLabel(m))}
                 <span class="hint"
                   ><time datetime="${m.created_at}">${when(m.created_at)}</time>${
                     m.direction === 'outbound' &&
                     m.delivered_at &&
-                    html` · ${unconfirmed(m) ? 'sent' : 'delivered'} <time datetime="${m.delivered_at}">${when(m.delivered_at)}</time>`
+                    html` · ${isUnconfirmed(m) ? 'sent' : 'delivered'} <time datetime="${m.delivered_at}">${when(m.delivered_at)}</time>`
                   }</span
                 >
               </div>
@@ -83,7 +80,7 @@ export function conversationPage(view: ConversationView): string {
                 // A queued message's error is why its last attempt did not go through; it is tried again.
                 (m.status === 'queued'
                   ? html`<p class="alert info" role="status">Not sent yet: ${m.error}</p>`
-                  : unconfirmed(m)
+                  : isUnconfirmed(m)
                     ? html`<p class="alert info">${m.error}</p>`
                     : html`<p class="alert error">${m.error}</p>`)
               }

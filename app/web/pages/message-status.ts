@@ -15,6 +15,6 @@ export const UNCONFIRMED_LABEL = 'sent, unconfirmed';
 
 export function messageStatusLabel(message: Pick<Message, 'status' | 'error'>): string {
   if (message.status === 'dry_run') return DRY_RUN_LABEL;
-  if (message.status === 'delivered' && isUnconfirmed(message.error)) return UNCONFIRMED_LABEL;
+  if (isUnconfirmed(message)) return UNCONFIRMED_LABEL;
   return message.status;
 }
